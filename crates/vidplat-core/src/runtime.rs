@@ -1,0 +1,342 @@
+//! The runtime every generated client delegates its hooks to.
+
+use crate::operation::{Method, OperationMeta, RouteTemplate, Service};
+use secrecy::{ExposeSecret, SecretString};
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed future of a response, as a [`Transport`] returns it.
+pub type ResponseFuture<'a> = Pin<Box<dyn Future<Output = reqwest::Result<reqwest::Response>> + Send + 'a>>;
+
+/// Sends a prepared request. The default sends it with the client's `reqwest::Client`;
+/// tests substitute one that records the request and answers without a network.
+pub trait Transport: Send + Sync + 'static {
+    fn send<'a>(&'a self, client: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a>;
+}
+
+struct Network;
+
+impl Transport for Network {
+    fn send<'a>(&'a self, client: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {
+        Box::pin(client.execute(request))
+    }
+}
+
+/// Shared, cheap to clone: every clone of a client uses the same runtime.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    service: Service,
+    operations: &'static [OperationMeta],
+    api_key: Option<SecretString>,
+    routes: HashMap<&'static str, Route>,
+    transport: Arc<dyn Transport>,
+}
+
+/// Where an operation is sent when it was overridden.
+#[derive(Clone, Debug)]
+struct Route {
+    method: Method,
+    template: RouteTemplate,
+    default: RouteTemplate,
+}
+
+/// A configuration mistake found while building a runtime, or a request the runtime refuses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    UnknownOperation {
+        service: Service,
+        operation: String,
+    },
+    InvalidRoute {
+        operation: String,
+        reason: String,
+    },
+    /// The request's path did not match its operation's template (cannot happen with generated clients).
+    UnroutableRequest {
+        operation: String,
+        path: String,
+    },
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeError::UnknownOperation { service, operation } => {
+                write!(f, "the {service} service has no operation `{operation}`")
+            }
+            RuntimeError::InvalidRoute { operation, reason } => write!(f, "route for `{operation}`: {reason}"),
+            RuntimeError::UnroutableRequest { operation, path } => {
+                write!(f, "request path `{path}` does not match the route of `{operation}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("service", &self.inner.service)
+            .field("api_key", &self.inner.api_key.as_ref().map(|_| "[redacted]"))
+            .field(
+                "routes",
+                &self
+                    .inner
+                    .routes
+                    .iter()
+                    .map(|(id, r)| (id, format!("{} {}", r.method, r.template)))
+                    .collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl Runtime {
+    pub fn builder(service: Service, operations: &'static [OperationMeta]) -> RuntimeBuilder {
+        RuntimeBuilder {
+            service,
+            operations,
+            api_key: None,
+            routes: Vec::new(),
+            transport: Arc::new(Network),
+        }
+    }
+
+    pub fn service(&self) -> Service {
+        self.inner.service
+    }
+
+    pub fn operation(&self, id: &str) -> Option<&'static OperationMeta> {
+        self.inner.operations.iter().find(|op| op.id == id)
+    }
+
+    /// The method and path template an operation is sent with, overrides applied.
+    pub fn route_of(&self, id: &str) -> Option<(Method, String)> {
+        if let Some(route) = self.inner.routes.get(id) {
+            return Some((route.method, route.template.to_string()));
+        }
+        self.operation(id).map(|op| (op.method, op.path.to_owned()))
+    }
+
+    /// Runs before a request leaves: credentials, route override, and removal
+    /// of the `api-version` header progenitor adds (the services define none).
+    pub fn prepare(
+        &self,
+        base_url: &str,
+        request: &mut reqwest::Request,
+        operation_id: &str,
+    ) -> Result<(), RuntimeError> {
+        let headers = request.headers_mut();
+        headers.remove("api-version");
+        let op = self.operation(operation_id);
+        if let Some(key) = &self.inner.api_key {
+            if op.is_none_or(|op| op.authenticated) {
+                let value = format!("Bearer {}", key.expose_secret());
+                let mut value =
+                    reqwest::header::HeaderValue::from_str(&value).map_err(|_| RuntimeError::InvalidRoute {
+                        operation: operation_id.into(),
+                        reason: "the API key is not a valid header value".into(),
+                    })?;
+                value.set_sensitive(true);
+                headers.insert(reqwest::header::AUTHORIZATION, value);
+            }
+        }
+        if let Some(route) = self.inner.routes.get(operation_id) {
+            self.reroute(base_url, request, operation_id, route)?;
+        }
+        Ok(())
+    }
+
+    fn reroute(
+        &self,
+        base_url: &str,
+        request: &mut reqwest::Request,
+        operation_id: &str,
+        route: &Route,
+    ) -> Result<(), RuntimeError> {
+        let unroutable = || RuntimeError::UnroutableRequest {
+            operation: operation_id.into(),
+            path: request.url().path().into(),
+        };
+        let base_path = reqwest::Url::parse(base_url)
+            .map(|u| u.path().trim_end_matches('/').to_owned())
+            .unwrap_or_default();
+        let full_path = request.url().path().to_owned();
+        let relative = full_path.strip_prefix(base_path.as_str()).ok_or_else(unroutable)?;
+        let values = route.default.capture(relative).ok_or_else(unroutable)?;
+        let new_path = route.template.render(&values).ok_or_else(unroutable)?;
+        request.url_mut().set_path(&format!("{base_path}{new_path}"));
+        *request.method_mut() = route.method.to_reqwest();
+        Ok(())
+    }
+
+    /// Sends the request.
+    pub async fn execute(
+        &self,
+        client: &reqwest::Client,
+        request: reqwest::Request,
+        _operation_id: &str,
+    ) -> reqwest::Result<reqwest::Response> {
+        self.inner.transport.send(client, request).await
+    }
+}
+
+/// Builds a [`Runtime`]; route overrides are checked here, before any request.
+pub struct RuntimeBuilder {
+    service: Service,
+    operations: &'static [OperationMeta],
+    api_key: Option<SecretString>,
+    routes: Vec<(String, Method, String)>,
+    transport: Arc<dyn Transport>,
+}
+
+impl RuntimeBuilder {
+    pub fn api_key(mut self, key: SecretString) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// Replaces the network (for tests and recording).
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// Sends `operation_id` with `method` to `template` instead of the YAML's route.
+    pub fn route(mut self, operation_id: impl Into<String>, method: Method, template: impl Into<String>) -> Self {
+        self.routes.push((operation_id.into(), method, template.into()));
+        self
+    }
+
+    pub fn build(self) -> Result<Runtime, RuntimeError> {
+        let mut routes = HashMap::new();
+        for (id, method, template) in self.routes {
+            let op = self
+                .operations
+                .iter()
+                .find(|op| op.id == id)
+                .ok_or_else(|| RuntimeError::UnknownOperation {
+                    service: self.service,
+                    operation: id.clone(),
+                })?;
+            let invalid = |reason: String| RuntimeError::InvalidRoute {
+                operation: id.clone(),
+                reason,
+            };
+            let template = RouteTemplate::parse(&template).map_err(invalid)?;
+            let default = RouteTemplate::parse(op.path).map_err(invalid)?;
+            if !template.same_params(&default) {
+                return Err(invalid(format!(
+                    "template `{template}` has parameters {:?}, the operation has {:?}",
+                    template.params(),
+                    default.params()
+                )));
+            }
+            routes.insert(
+                op.id,
+                Route {
+                    method,
+                    template,
+                    default,
+                },
+            );
+        }
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                service: self.service,
+                operations: self.operations,
+                api_key: self.api_key,
+                routes,
+                transport: self.transport,
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPS: &[OperationMeta] = &[
+        OperationMeta {
+            id: "get_task",
+            summary: "Get task",
+            method: Method::Get,
+            path: "/v1/tasks/{task-id}",
+            route_assumed: false,
+            authenticated: true,
+            rate_limited: false,
+        },
+        OperationMeta {
+            id: "realtime",
+            summary: "real-time",
+            method: Method::Get,
+            path: "/v1/realtime",
+            route_assumed: false,
+            authenticated: false,
+            rate_limited: false,
+        },
+    ];
+
+    fn request(url: &str) -> reqwest::Request {
+        let mut request = reqwest::Request::new(reqwest::Method::GET, url.parse().unwrap());
+        request.headers_mut().insert("api-version", "1.0".parse().unwrap());
+        request
+    }
+
+    #[test]
+    fn adds_bearer_and_drops_api_version() {
+        let rt = Runtime::builder(Service::Encoder, OPS)
+            .api_key("k-123".into())
+            .build()
+            .unwrap();
+        let mut req = request("http://h/base/v1/tasks/7");
+        rt.prepare("http://h/base", &mut req, "get_task").unwrap();
+        assert_eq!(req.headers()["authorization"], "Bearer k-123");
+        assert!(req.headers()["authorization"].is_sensitive());
+        assert!(!req.headers().contains_key("api-version"));
+        let mut unauth = request("http://h/base/v1/realtime");
+        rt.prepare("http://h/base", &mut unauth, "realtime").unwrap();
+        assert!(!unauth.headers().contains_key("authorization"));
+        assert!(!format!("{rt:?}").contains("k-123"));
+    }
+
+    #[test]
+    fn reroutes_with_captured_parameters() {
+        let rt = Runtime::builder(Service::Encoder, OPS)
+            .route("get_task", Method::Post, "/v2/task/{task-id}/show")
+            .build()
+            .unwrap();
+        let mut req = request("http://h/base/v1/tasks/7?x=1");
+        rt.prepare("http://h/base/", &mut req, "get_task").unwrap();
+        assert_eq!(req.url().as_str(), "http://h/base/v2/task/7/show?x=1");
+        assert_eq!(req.method(), reqwest::Method::POST);
+        assert_eq!(
+            rt.route_of("get_task"),
+            Some((Method::Post, "/v2/task/{task-id}/show".into()))
+        );
+    }
+
+    #[test]
+    fn bad_overrides_fail_at_build_time() {
+        let unknown = Runtime::builder(Service::Encoder, OPS)
+            .route("nope", Method::Get, "/x")
+            .build()
+            .unwrap_err();
+        assert_eq!(unknown.to_string(), "the encoder service has no operation `nope`");
+        let params = Runtime::builder(Service::Encoder, OPS)
+            .route("get_task", Method::Get, "/v1/tasks/{id}")
+            .build()
+            .unwrap_err();
+        assert!(matches!(params, RuntimeError::InvalidRoute { .. }), "{params}");
+    }
+}

@@ -1,0 +1,235 @@
+//! The services' timestamp (`yyyy-mm-dd hh:mm:ss`) and date (`YYYY-MM-DD`).
+//!
+//! Neither is RFC 3339: they carry no offset. Values read from a response are
+//! kept even when they do not parse (the documents ask clients to be tolerant),
+//! so a round trip is always lossless; values built by the caller always parse.
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+const TIMESTAMP_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
+const DATE_FORMAT: &str = "%Y-%m-%d";
+
+/// Japan Standard Time (UTC+9, no daylight saving): the analytics cloud edition's `start`/`end`.
+pub const JAPAN_OFFSET_SECONDS: i32 = 9 * 3600;
+
+/// Why a string is not a `yyyy-mm-dd hh:mm:ss` timestamp or a `YYYY-MM-DD` date.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimestampParseError {
+    input: String,
+    expected: &'static str,
+}
+
+impl fmt::Display for TimestampParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not of the form {}", self.input, self.expected)
+    }
+}
+
+impl std::error::Error for TimestampParseError {}
+
+macro_rules! civil_value {
+    ($name:ident, $inner:ty, $format:expr, $shape:expr, $example:expr, $doc:expr) => {
+        #[doc = $doc]
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Repr<$inner>);
+
+        impl $name {
+            /// The value, or `None` when the server sent a string of another form.
+            pub fn value(&self) -> Option<$inner> {
+                match &self.0 {
+                    Repr::Parsed(value) => Some(*value),
+                    Repr::Unparsed(_) => None,
+                }
+            }
+
+            /// The text as sent on the wire.
+            pub fn as_str(&self) -> Cow<'_, str> {
+                match &self.0 {
+                    Repr::Parsed(value) => Cow::Owned(value.format($format).to_string()),
+                    Repr::Unparsed(raw) => Cow::Borrowed(raw),
+                }
+            }
+        }
+
+        impl From<$inner> for $name {
+            fn from(value: $inner) -> Self {
+                Self(Repr::Parsed(value))
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = TimestampParseError;
+
+            /// Strict: only the documented form is accepted from the caller.
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <$inner>::parse_from_str(s, $format)
+                    .ok()
+                    .filter(|value| value.format($format).to_string() == s)
+                    .map(|value| Self(Repr::Parsed(value)))
+                    .ok_or_else(|| TimestampParseError { input: s.to_owned(), expected: $shape })
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = TimestampParseError;
+            fn try_from(s: &str) -> Result<Self, Self::Error> {
+                s.parse()
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = TimestampParseError;
+            fn try_from(s: String) -> Result<Self, Self::Error> {
+                s.parse()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.as_str())
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match &self.0 {
+                    Repr::Parsed(_) => write!(f, "{}({})", stringify!($name), self.as_str()),
+                    Repr::Unparsed(raw) => write!(f, "{}(unparsed {raw:?})", stringify!($name)),
+                }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            /// Tolerant: a string of another form is kept as it is.
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let raw = String::deserialize(deserializer)?;
+                Ok(raw.parse().unwrap_or(Self(Repr::Unparsed(raw))))
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "description": $shape,
+                    "examples": [$example],
+                })
+            }
+        }
+    };
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Repr<T> {
+    Parsed(T),
+    Unparsed(String),
+}
+
+civil_value!(
+    Timestamp,
+    NaiveDateTime,
+    TIMESTAMP_FORMAT,
+    "`yyyy-mm-dd hh:mm:ss`",
+    "2025-06-01 12:34:56",
+    "A timestamp as the services write it: `yyyy-mm-dd hh:mm:ss`, a civil time with no offset."
+);
+
+civil_value!(
+    Date,
+    NaiveDate,
+    DATE_FORMAT,
+    "`YYYY-MM-DD`",
+    "2025-06-01",
+    "A calendar date as the services write it: `YYYY-MM-DD`."
+);
+
+impl Timestamp {
+    /// The civil time in Japan (UTC+9) at an absolute instant: what the analytics
+    /// cloud edition's `start` and `end` expect.
+    pub fn japan_time<Tz: TimeZone>(instant: &DateTime<Tz>) -> Self {
+        Self::from(instant.with_timezone(&japan()).naive_local())
+    }
+
+    /// The civil time in UTC at an absolute instant.
+    pub fn utc<Tz: TimeZone>(instant: &DateTime<Tz>) -> Self {
+        Self::from(instant.naive_utc())
+    }
+
+    /// The absolute instant of this timestamp read as Japan time.
+    pub fn to_instant_in_japan(&self) -> Option<DateTime<Utc>> {
+        self.in_offset(japan())
+    }
+
+    /// The absolute instant of this timestamp read in the given offset.
+    pub fn in_offset(&self, offset: FixedOffset) -> Option<DateTime<Utc>> {
+        let local = self.value()?.and_local_timezone(offset).single()?;
+        Some(local.with_timezone(&Utc))
+    }
+}
+
+fn japan() -> FixedOffset {
+    FixedOffset::east_opt(JAPAN_OFFSET_SECONDS).expect("+09:00 is a valid offset")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_formats_and_round_trips() {
+        let t: Timestamp = "2025-06-01 09:05:00".parse().unwrap();
+        assert_eq!(t.to_string(), "2025-06-01 09:05:00");
+        assert_eq!(serde_json::to_string(&t).unwrap(), "\"2025-06-01 09:05:00\"");
+        let back: Timestamp = serde_json::from_str("\"2025-06-01 09:05:00\"").unwrap();
+        assert_eq!(back, t);
+        let d: Date = "2025-02-28".parse().unwrap();
+        assert_eq!(d.value(), NaiveDate::from_ymd_opt(2025, 2, 28));
+    }
+
+    #[test]
+    fn strict_for_the_caller() {
+        for bad in [
+            "2025-06-01T09:05:00",
+            "2025-06-01 9:05:00",
+            "2025-13-01 00:00:00",
+            "",
+            "2025-06-01 09:05:00Z",
+        ] {
+            let error = bad.parse::<Timestamp>().unwrap_err();
+            assert!(error.to_string().contains("yyyy-mm-dd hh:mm:ss"), "{error}");
+        }
+        assert!("2025-02-30".parse::<Date>().is_err());
+        assert!("2025-2-3".parse::<Date>().is_err());
+    }
+
+    #[test]
+    fn tolerant_and_lossless_for_the_server() {
+        let t: Timestamp = serde_json::from_str("\"2025-06-01T09:05:00+09:00\"").unwrap();
+        assert_eq!(t.value(), None);
+        assert_eq!(serde_json::to_string(&t).unwrap(), "\"2025-06-01T09:05:00+09:00\"");
+        assert_eq!(format!("{t:?}"), "Timestamp(unparsed \"2025-06-01T09:05:00+09:00\")");
+    }
+
+    #[test]
+    fn japan_time_conversions() {
+        let instant = Utc.with_ymd_and_hms(2025, 12, 31, 15, 30, 0).unwrap();
+        let jst = Timestamp::japan_time(&instant);
+        assert_eq!(jst.to_string(), "2026-01-01 00:30:00");
+        assert_eq!(jst.to_instant_in_japan(), Some(instant));
+        assert_eq!(Timestamp::utc(&instant).to_string(), "2025-12-31 15:30:00");
+    }
+}

@@ -1,0 +1,12 @@
+//! Client for the video management service, generated from `openapi/vms.yaml`.
+//!
+//! Most users reach it through the `vidplat` facade. The operations and types
+//! are on [`Client`] and in [`types`]; the hooks below hand every request to the shared
+//! [`vidplat_core::Runtime`].
+
+// Formatted by prettyplease when generated; rustfmt must leave it as written.
+#[rustfmt::skip]
+mod generated;
+pub use generated::*;
+
+vidplat_core::client_hooks!(Client);

@@ -1,0 +1,30 @@
+//! Support code for the workspace's integration tests.
+
+pub mod surface;
+
+use std::path::{Path, PathBuf};
+
+/// The services, by short name, as in `openapi/<name>.yaml` and `crates/vidplat-<name>`.
+pub const SERVICES: [&str; 3] = ["encoder", "vms", "analytics"];
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// A service's YAML as JSON.
+pub fn load_spec(service: &str) -> serde_json::Value {
+    let path = repo_root().join("openapi").join(format!("{service}.yaml"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+}
+
+pub fn generated_source(service: &str) -> String {
+    let path = repo_root()
+        .join("crates")
+        .join(format!("vidplat-{service}"))
+        .join("src/generated.rs");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}

@@ -1,0 +1,167 @@
+//! `cargo xtask lint`: validates openapi/*.yaml with pinned third-party tools,
+//! and proves other-language tooling can reuse them. The tools are installed
+//! into `.tools/` (git-ignored) from the package registries on first use.
+
+use crate::services::{repo_root, SERVICES};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// npm packages, pinned.
+const NPM_TOOLS: [&str; 4] = [
+    "@redocly/cli@2.77.0",
+    "openapi-typescript@7.13.0",
+    "typescript@5.6.3",
+    "@stoplight/prism-cli@5.14.2",
+];
+/// PyPI packages, pinned.
+const PIP_TOOLS: [&str; 2] = ["openapi-spec-validator==0.9.0", "openapi-python-client==0.29.1"];
+
+pub fn tools_dir() -> PathBuf {
+    repo_root().join(".tools")
+}
+
+pub fn npm_bin(tool: &str) -> PathBuf {
+    tools_dir().join("node/node_modules/.bin").join(tool)
+}
+
+pub fn venv_bin(tool: &str) -> PathBuf {
+    tools_dir().join("venv/bin").join(tool)
+}
+
+/// Installs the pinned tools unless the stamp says this exact set is there.
+pub fn install() -> Result<()> {
+    let dir = tools_dir();
+    std::fs::create_dir_all(dir.join("node"))?;
+    let wanted = format!("{}\n{}\n", NPM_TOOLS.join("\n"), PIP_TOOLS.join("\n"));
+    let stamp = dir.join("installed.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    println!("installing pinned spec tools into .tools/ ...");
+    let node = dir.join("node");
+    if !node.join("package.json").exists() {
+        std::fs::write(
+            node.join("package.json"),
+            "{\"name\":\"vidplat-spec-tools\",\"private\":true}\n",
+        )?;
+    }
+    run(Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error"])
+        .args(NPM_TOOLS)
+        .current_dir(&node))?;
+    if !venv_bin("python").exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(dir.join("venv")))?;
+    }
+    run(Command::new(venv_bin("pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(PIP_TOOLS))?;
+    std::fs::write(stamp, wanted)?;
+    Ok(())
+}
+
+pub fn run_lint() -> Result<()> {
+    let root = repo_root();
+    let out = tools_dir().join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(out.join("ts"))?;
+    std::fs::create_dir_all(out.join("python"))?;
+    for service in &SERVICES {
+        let yaml = service.yaml_path();
+        let name = service.name;
+
+        run(Command::new(venv_bin("openapi-spec-validator")).arg(&yaml))?;
+
+        let report = output(
+            Command::new(npm_bin("redocly"))
+                .args(["lint", "--format=json", "--config"])
+                .arg(root.join("redocly.yaml"))
+                .arg(&yaml)
+                .current_dir(&root),
+        )?;
+        let totals = redocly_totals(&report).with_context(|| format!("reading redocly's report for {name}"))?;
+        if totals != (0, 0) {
+            // Re-run in the readable format so the problems are shown.
+            let _ = Command::new(npm_bin("redocly"))
+                .args(["lint", "--config"])
+                .arg(root.join("redocly.yaml"))
+                .arg(&yaml)
+                .status();
+            bail!("redocly lint {name}.yaml: {} errors, {} warnings", totals.0, totals.1);
+        }
+        println!("redocly lint {name}.yaml: 0 errors, 0 warnings");
+
+        let ts = out.join("ts").join(format!("{name}.ts"));
+        run(Command::new(npm_bin("openapi-typescript"))
+            .arg(&yaml)
+            .arg("--output")
+            .arg(&ts))?;
+
+        let package = out.join("python").join(format!("{name}_client"));
+        // It formats its output with ruff, which the venv provides.
+        let path = format!(
+            "{}:{}",
+            tools_dir().join("venv/bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        run(Command::new(venv_bin("openapi-python-client"))
+            .env("PATH", path)
+            .args([
+                "generate",
+                "--meta",
+                "none",
+                "--overwrite",
+                "--fail-on-warning",
+                "--path",
+            ])
+            .arg(&yaml)
+            .arg("--output-path")
+            .arg(&package))?;
+        run(Command::new(venv_bin("python"))
+            .args(["-c", &format!("import {name}_client, {name}_client.api, {name}_client.models; print('python client {name}_client imports')")])
+            .current_dir(out.join("python")))?;
+    }
+    run(Command::new(npm_bin("tsc"))
+        .args(["--noEmit", "--strict", "--target", "es2020"])
+        .args(SERVICES.iter().map(|s| out.join("ts").join(format!("{}.ts", s.name)))))?;
+    println!("openapi-typescript output type-checks with tsc --strict");
+    Ok(())
+}
+
+pub fn run_all() -> Result<()> {
+    install()?;
+    run_lint()
+}
+
+/// (errors, warnings) from `redocly lint --format=json`.
+fn redocly_totals(report: &str) -> Result<(u64, u64)> {
+    let start = report.find('{').context("no JSON in the report")?;
+    let value: serde_json::Value = serde_json::from_str(&report[start..])?;
+    let totals = &value["totals"];
+    Ok((
+        totals["errors"].as_u64().context("totals.errors")?,
+        totals["warnings"].as_u64().context("totals.warnings")?,
+    ))
+}
+
+fn run(command: &mut Command) -> Result<()> {
+    let status = command.status().with_context(|| format!("starting {command:?}"))?;
+    if !status.success() {
+        bail!("{} failed ({status})", describe(command));
+    }
+    Ok(())
+}
+
+fn output(command: &mut Command) -> Result<String> {
+    let out = command.output().with_context(|| format!("starting {command:?}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn describe(command: &Command) -> String {
+    let program = Path::new(command.get_program())
+        .file_name()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+    format!("`{program} {}`", args.join(" "))
+}
