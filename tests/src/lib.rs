@@ -1,5 +1,8 @@
 //! Support code for the workspace's integration tests.
 
+pub mod driver;
+pub mod generated;
+pub mod samples;
 pub mod surface;
 
 use std::path::{Path, PathBuf};

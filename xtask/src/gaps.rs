@@ -91,6 +91,7 @@ fn describe(spec: &Value, at: &[String]) -> String {
                     };
                     let label = match key.as_str() {
                         "parameters" => match node["name"].as_str() {
+                            Some(param) if name.parse::<usize>().is_err() => format!("parameter `{param}` ({name})"),
                             Some(param) => format!("parameter `{param}`"),
                             None => format!("parameter {}", node["$ref"].as_str().unwrap_or(name)),
                         },
@@ -100,6 +101,20 @@ fn describe(spec: &Value, at: &[String]) -> String {
                         _ => format!("`{name}`"),
                     };
                     parts.push(label);
+                    i += 2;
+                    continue;
+                }
+            }
+            "tags" | "servers" => {
+                if let Some(index) = at.get(i + 1) {
+                    let element = index
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|n| node.get(n))
+                        .unwrap_or(&Value::Null);
+                    let label = element["name"].as_str().or(element["url"].as_str()).unwrap_or(index);
+                    parts.push(format!("{} `{label}`", if key == "tags" { "tag" } else { "server" }));
+                    node = element;
                     i += 2;
                     continue;
                 }

@@ -1,0 +1,49 @@
+//! What the generated drivers (`tests/src/generated/*.rs`) need: named
+//! arguments as JSON, and one error type for every way a call can fail.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Arguments of one call, keyed by the generated builder's parameter names (`task_id`, `body`, …).
+#[derive(Clone, Debug, Default)]
+pub struct Args(pub Map<String, Value>);
+
+impl Args {
+    pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Failure> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(value) => serde_json::from_value(value.clone())
+                .map(Some)
+                .map_err(|e| Failure::BadArgument(format!("{name} = {value}: {e}"))),
+        }
+    }
+
+    /// A raw body (octet-stream operations), from a JSON string.
+    pub fn bytes(&self, name: &str) -> Option<Vec<u8>> {
+        self.0.get(name).and_then(Value::as_str).map(|s| s.as_bytes().to_vec())
+    }
+}
+
+#[derive(Debug)]
+pub enum Failure {
+    UnknownOperation(String),
+    BadArgument(String),
+    Call(String),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::UnknownOperation(op) => write!(f, "no operation {op}"),
+            Failure::BadArgument(e) => write!(f, "bad argument: {e}"),
+            Failure::Call(e) => write!(f, "call failed: {e}"),
+        }
+    }
+}
+
+/// Decodes `value` as `T`, then serialises it back.
+pub fn roundtrip<T: DeserializeOwned + serde::Serialize>(value: Value) -> Result<Value, serde_json::Error> {
+    let decoded: T = serde_json::from_value(value)?;
+    serde_json::to_value(decoded)
+}

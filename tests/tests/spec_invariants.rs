@@ -1,0 +1,180 @@
+//! The conventions of openapi/CONVENTIONS.md that a machine can check.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use vidplat_tests::{load_spec, SERVICES};
+
+/// Keywords that would make a decode fail on a value the server is free to send.
+const DECODE_BOUNDS: [&str; 11] = [
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "enum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+];
+
+/// Called with each object's path and members.
+type Visit<'a, 'v> = &'a mut dyn FnMut(&[String], &'v serde_json::Map<String, Value>);
+
+fn walk<'v>(value: &'v Value, path: &mut Vec<String>, visit: Visit<'_, 'v>) {
+    match value {
+        Value::Object(map) => {
+            visit(path, map);
+            for (key, child) in map {
+                path.push(key.clone());
+                walk(child, path, visit);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                path.push(i.to_string());
+                walk(child, path, visit);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_closed_enums_rfc3339_or_closed_objects() {
+    for service in SERVICES {
+        let spec = load_spec(service);
+        let mut problems = Vec::new();
+        walk(&spec, &mut Vec::new(), &mut |path, map| {
+            let at = path.join("/");
+            if path
+                .last()
+                .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples")
+            {
+                return; // member names, not keywords
+            }
+            if map.contains_key("enum") {
+                problems.push(format!("{at}: closed `enum` (use x-extensible-enum)"));
+            }
+            if matches!(map.get("format").and_then(Value::as_str), Some("date-time" | "date")) {
+                problems.push(format!("{at}: RFC 3339 format (use Timestamp/Date)"));
+            }
+            if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+                problems.push(format!("{at}: additionalProperties: false"));
+            }
+            if map.get("responses").and_then(|r| r.get("default")).is_some() {
+                problems.push(format!("{at}: `default` response"));
+            }
+        });
+        assert!(problems.is_empty(), "{service}:\n{}", problems.join("\n"));
+    }
+}
+
+#[test]
+fn returned_schemas_carry_no_bound_that_could_fail_a_decode() {
+    for service in SERVICES {
+        let spec = load_spec(service);
+        let schemas = &spec["components"]["schemas"];
+        // Every schema reachable from a response, following $refs.
+        let mut reachable = BTreeSet::new();
+        let mut queue: Vec<&Value> = Vec::new();
+        for item in spec["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                if let Some(responses) = op.get("responses") {
+                    queue.push(responses);
+                }
+            }
+        }
+        queue.extend(
+            spec["components"]["responses"]
+                .as_object()
+                .into_iter()
+                .flat_map(|m| m.values()),
+        );
+        while let Some(node) = queue.pop() {
+            let mut found = Vec::new();
+            walk(node, &mut Vec::new(), &mut |_, map| {
+                if let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    found.push(name.to_owned());
+                }
+            });
+            for name in found {
+                if reachable.insert(name.clone()) {
+                    queue.push(&schemas[name.as_str()]);
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for name in &reachable {
+            walk(&schemas[name.as_str()], &mut vec![name.clone()], &mut |path, map| {
+                if path.last().is_some_and(|k| k == "properties") {
+                    return;
+                }
+                for keyword in DECODE_BOUNDS {
+                    if map.contains_key(keyword) {
+                        problems.push(format!("{}: {keyword}", path.join("/")));
+                    }
+                }
+                if matches!(map.get("format").and_then(Value::as_str), Some("uuid" | "ipv4" | "uri")) {
+                    problems.push(format!("{}: strict format", path.join("/")));
+                }
+            });
+        }
+        assert!(!reachable.is_empty());
+        assert!(
+            problems.is_empty(),
+            "{service}: returned schemas with decode-failing bounds:\n{}",
+            problems.join("\n")
+        );
+    }
+}
+
+#[test]
+fn operations_have_unique_ids_summaries_and_tags() {
+    let expected = [("encoder", 25), ("vms", 60), ("analytics", 34)];
+    for (service, count) in expected {
+        let spec = load_spec(service);
+        let mut ids = BTreeSet::new();
+        for (path, item) in spec["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                    continue;
+                };
+                assert!(ids.insert(id.to_owned()), "{service}: duplicate operationId {id}");
+                assert!(
+                    id.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                    "{id} is not snake_case"
+                );
+                assert!(
+                    op["summary"].is_string() && op["description"].is_string(),
+                    "{service} {method} {path}: summary and description"
+                );
+                assert_eq!(op["tags"].as_array().map(Vec::len), Some(1), "{service} {id}: one tag");
+                if service == "analytics" {
+                    assert!(
+                        id.starts_with("basic_") || id.starts_with("cloud_"),
+                        "{id}: edition prefix"
+                    );
+                    for code in ["408", "429"] {
+                        assert!(op["responses"].get(code).is_some(), "{id}: {code} response");
+                    }
+                }
+                if op.get("x-route-assumed").is_some() {
+                    assert!(
+                        op.get("x-gap").is_some(),
+                        "{service} {id}: an assumed route says what is unknown"
+                    );
+                }
+            }
+        }
+        assert_eq!(ids.len(), count, "{service}: operation count");
+    }
+}
