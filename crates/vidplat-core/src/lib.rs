@@ -10,7 +10,7 @@ mod runtime;
 mod time;
 
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
-pub use runtime::{ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport};
+pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 
@@ -36,7 +36,7 @@ macro_rules! client_hooks {
                 use $crate::__private::progenitor_client::ClientInfo as _;
                 self.inner()
                     .prepare(self.baseurl(), request, info.operation_id)
-                    .map_err(|error| $crate::__private::progenitor_client::Error::Custom(error.to_string()))
+                    .map_err(|error| $crate::__private::progenitor_client::Error::Custom(error.to_custom()))
             }
 
             async fn exec(

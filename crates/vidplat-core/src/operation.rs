@@ -3,7 +3,8 @@
 use std::fmt;
 
 /// The three services.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Service {
     Encoder,
     Vms,

@@ -48,7 +48,8 @@ struct Route {
 }
 
 /// A configuration mistake found while building a runtime, or a request the runtime refuses.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RuntimeError {
     UnknownOperation {
@@ -64,6 +65,41 @@ pub enum RuntimeError {
         operation: String,
         path: String,
     },
+    /// A value breaks a documented bound; the request was not sent.
+    InvalidInput {
+        field: String,
+        rule: String,
+    },
+    /// The client-side limiter refused the call (fail-fast mode); the request was not sent.
+    QuotaExhausted {
+        quota: QuotaKind,
+        retry_after_ms: Option<u64>,
+    },
+}
+
+/// Which client-side usage limit refused a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuotaKind {
+    PerMinute,
+    Concurrency,
+    Month,
+}
+
+/// progenitor's hooks can only fail with `Error::Custom(String)`; the runtime's
+/// errors travel through it with this prefix so the facade can restore them.
+const CUSTOM_PREFIX: &str = "vidplat-runtime:";
+
+impl RuntimeError {
+    /// The form carried in progenitor's `Error::Custom`.
+    pub fn to_custom(&self) -> String {
+        format!("{CUSTOM_PREFIX}{}", serde_json::to_string(self).unwrap_or_default())
+    }
+
+    /// Restores an error made by [`RuntimeError::to_custom`].
+    pub fn from_custom(custom: &str) -> Option<Self> {
+        serde_json::from_str(custom.strip_prefix(CUSTOM_PREFIX)?).ok()
+    }
 }
 
 impl fmt::Display for RuntimeError {
@@ -76,6 +112,8 @@ impl fmt::Display for RuntimeError {
             RuntimeError::UnroutableRequest { operation, path } => {
                 write!(f, "request path `{path}` does not match the route of `{operation}`")
             }
+            RuntimeError::InvalidInput { field, rule } => write!(f, "`{field}` {rule}"),
+            RuntimeError::QuotaExhausted { quota, .. } => write!(f, "client-side {quota:?} quota exhausted"),
         }
     }
 }
@@ -324,6 +362,16 @@ mod tests {
             rt.route_of("get_task"),
             Some((Method::Post, "/v2/task/{task-id}/show".into()))
         );
+    }
+
+    #[test]
+    fn errors_survive_the_custom_string() {
+        let error = RuntimeError::InvalidInput {
+            field: "priority".into(),
+            rule: "must be at most 99".into(),
+        };
+        assert_eq!(RuntimeError::from_custom(&error.to_custom()), Some(error));
+        assert_eq!(RuntimeError::from_custom("something else"), None);
     }
 
     #[test]

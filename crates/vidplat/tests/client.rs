@@ -1,0 +1,86 @@
+//! Configuration of the facade: what the builder accepts and refuses, and what it never prints.
+
+use vidplat::{Client, Error, Method};
+
+#[test]
+fn debug_never_shows_the_api_key() {
+    let builder = Client::builder()
+        .api_key("sk-very-secret-123")
+        .encoder_url("http://127.0.0.1:1");
+    assert!(!format!("{builder:?}").contains("sk-very-secret-123"));
+    let client = builder.build().unwrap();
+    let shown = format!("{client:?}");
+    assert!(!shown.contains("sk-very-secret-123"), "{shown}");
+    assert!(shown.contains("http://127.0.0.1:1"));
+}
+
+#[test]
+fn a_service_without_base_url_is_a_config_error() {
+    let client = Client::builder().encoder_url("http://127.0.0.1:1").build().unwrap();
+    assert!(client.encoder().is_ok());
+    let error = client.vms().unwrap_err();
+    assert!(
+        matches!(error, Error::Config(ref why) if why.contains("VIDPLAT_VMS_URL")),
+        "{error}"
+    );
+    let bad = Client::builder().encoder_url("not a url").build().unwrap_err();
+    assert!(bad.to_string().contains("not a url"), "{bad}");
+}
+
+#[test]
+fn route_overrides_are_checked_at_build_time() {
+    let unknown = Client::builder()
+        .route("register_taks", Method::Post, "/v1/tasks")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "client configuration: route override for unknown operation `register_taks`"
+    );
+    let wrong_params = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .route("update_preset", Method::Patch, "/v1/presets/{id}")
+        .build()
+        .unwrap_err();
+    assert!(wrong_params.to_string().contains("update_preset"), "{wrong_params}");
+    let fine = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .route("update_preset", Method::Patch, "/v1/presets/{preset-id}/settings")
+        .build();
+    assert!(fine.is_ok());
+}
+
+#[test]
+fn bounds_checked_by_the_generated_types_never_leave() {
+    // typify rejects a string outside its documented length when the body is built.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .api_key("k")
+        .build()
+        .unwrap();
+    let error: Error = runtime.block_on(async {
+        let body = vidplat::encoder::types::TaskCreate::builder()
+            .input_filepath("x".repeat(71))
+            .profile_id(std::num::NonZeroU64::new(1).unwrap());
+        client
+            .encoder()
+            .unwrap()
+            .register_task()
+            .body(body)
+            .send()
+            .await
+            .unwrap_err()
+            .into()
+    });
+    match error {
+        Error::InvalidInput { field, rule } => {
+            assert_eq!(field, "body");
+            assert!(rule.contains("input_filepath") && rule.contains("70"), "{rule}");
+        }
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
+}
