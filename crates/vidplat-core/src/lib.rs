@@ -6,10 +6,12 @@
 
 mod open_enum;
 mod operation;
+mod retry;
 mod runtime;
 mod time;
 
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
+pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};

@@ -1,6 +1,7 @@
 //! The runtime every generated client delegates its hooks to.
 
 use crate::operation::{Method, OperationMeta, RouteTemplate, Service};
+use crate::retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
 use std::fmt;
@@ -37,6 +38,7 @@ struct Inner {
     api_key: Option<SecretString>,
     routes: HashMap<&'static str, Route>,
     transport: Arc<dyn Transport>,
+    retry: RetryPolicy,
 }
 
 /// Where an operation is sent when it was overridden.
@@ -146,6 +148,7 @@ impl Runtime {
             api_key: None,
             routes: Vec::new(),
             transport: Arc::new(Network),
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -217,15 +220,143 @@ impl Runtime {
         Ok(())
     }
 
-    /// Sends the request.
+    /// Sends the request: retries what is safe to retry, normalises error
+    /// bodies, and records one tracing span for the whole call.
     pub async fn execute(
         &self,
         client: &reqwest::Client,
         request: reqwest::Request,
-        _operation_id: &str,
+        operation_id: &str,
     ) -> reqwest::Result<reqwest::Response> {
-        self.inner.transport.send(client, request).await
+        let span = tracing::info_span!(
+            "vidplat.call",
+            service = %self.inner.service,
+            operation = operation_id,
+            method = %request.method(),
+            path = request.url().path(),
+            attempts = tracing::field::Empty,
+            status = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+            quota_wait_ms = tracing::field::Empty,
+        );
+        let started = tokio::time::Instant::now();
+        let result =
+            tracing::Instrument::instrument(self.send_with_retries(client, request, operation_id), span.clone()).await;
+        span.record("latency_ms", started.elapsed().as_millis() as u64);
+        match &result {
+            Ok(response) => span.record("status", response.status().as_u16()),
+            Err(error) => span.record("status", tracing::field::display(error_kind(error))),
+        };
+        result
     }
+
+    async fn send_with_retries(
+        &self,
+        client: &reqwest::Client,
+        request: reqwest::Request,
+        operation_id: &str,
+    ) -> reqwest::Result<reqwest::Response> {
+        let policy = &self.inner.retry;
+        let idempotent = matches!(*request.method(), reqwest::Method::GET | reqwest::Method::DELETE);
+        let started = tokio::time::Instant::now();
+        let deadline = started + policy.total_timeout;
+        let mut next = Some(request);
+        let mut attempt: u32 = 0;
+        loop {
+            let Some(request) = next.take() else {
+                unreachable!("a request is kept for every attempt")
+            };
+            attempt += 1;
+            tracing::Span::current().record("attempts", attempt);
+            // Keep a copy for another attempt (streaming bodies cannot be copied: one attempt).
+            let spare = if attempt < policy.max_attempts {
+                request.try_clone()
+            } else {
+                None
+            };
+            let outcome = self.inner.transport.send(client, request).await;
+            let wait = match &outcome {
+                Err(error) => {
+                    // A connection that never opened carried nothing: safe for every method.
+                    let unsent = error.is_connect();
+                    if !(unsent || idempotent) {
+                        None
+                    } else {
+                        Some(policy.backoff(attempt - 1))
+                    }
+                }
+                Ok(response) if idempotent && is_retryable_status(response.status().as_u16()) => {
+                    let retry_after = response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+                    let backoff = policy.backoff(attempt - 1);
+                    Some(retry_after.map_or(backoff, |after| after.max(backoff)))
+                }
+                Ok(_) => None,
+            };
+            match (wait, spare) {
+                (Some(wait), Some(spare)) if tokio::time::Instant::now() + wait < deadline => {
+                    tracing::debug!(
+                        attempt,
+                        wait_ms = wait.as_millis() as u64,
+                        cause = %outcome.as_ref().map(|r| r.status().to_string()).unwrap_or_else(|e| error_kind(e).to_owned()),
+                        "retrying {operation_id}"
+                    );
+                    tokio::time::sleep(wait).await;
+                    next = Some(spare);
+                }
+                _ => return normalise_error_body(outcome?).await,
+            }
+        }
+    }
+}
+
+fn error_kind(error: &reqwest::Error) -> &'static str {
+    if error.is_timeout() {
+        "timeout"
+    } else if error.is_connect() {
+        "connect"
+    } else if error.is_body() || error.is_decode() {
+        "body"
+    } else {
+        "transport"
+    }
+}
+
+/// An error answer whose body is not a JSON object (an HTML 500 page from a
+/// proxy, say) becomes `{"code": null, "message": "..."}`, so it still decodes
+/// as the services' error body and keeps its status.
+async fn normalise_error_body(response: reqwest::Response) -> reqwest::Result<reqwest::Response> {
+    if response.status().as_u16() < 400 {
+        return Ok(response);
+    }
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await?;
+    let is_object = matches!(
+        serde_json::from_slice::<serde_json::Value>(&body),
+        Ok(serde_json::Value::Object(_))
+    );
+    let body = if is_object {
+        body.to_vec()
+    } else {
+        let excerpt: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+        let message = format!("HTTP {status} with a body that is not a JSON error: {excerpt}");
+        serde_json::to_vec(&serde_json::json!({"code": null, "message": message})).unwrap_or_default()
+    };
+    let mut rebuilt = http::Response::builder().status(status);
+    for (name, value) in &headers {
+        if name != reqwest::header::CONTENT_LENGTH && name != reqwest::header::CONTENT_TYPE {
+            rebuilt = rebuilt.header(name, value);
+        }
+    }
+    let rebuilt = rebuilt
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .expect("status and headers come from a valid response");
+    Ok(reqwest::Response::from(rebuilt))
 }
 
 /// Builds a [`Runtime`]; route overrides are checked here, before any request.
@@ -235,9 +366,15 @@ pub struct RuntimeBuilder {
     api_key: Option<SecretString>,
     routes: Vec<(String, Method, String)>,
     transport: Arc<dyn Transport>,
+    retry: RetryPolicy,
 }
 
 impl RuntimeBuilder {
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     pub fn api_key(mut self, key: SecretString) -> Self {
         self.api_key = Some(key);
         self
@@ -295,6 +432,7 @@ impl RuntimeBuilder {
                 api_key: self.api_key,
                 routes,
                 transport: self.transport,
+                retry: self.retry,
             }),
         })
     }
@@ -303,6 +441,7 @@ impl RuntimeBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     const OPS: &[OperationMeta] = &[
         OperationMeta {
@@ -386,5 +525,138 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(matches!(params, RuntimeError::InvalidRoute { .. }), "{params}");
+    }
+
+    /// Answers from a script, counting sends; never touches the network.
+    struct Scripted {
+        answers: std::sync::Mutex<Vec<(u16, Option<&'static str>)>>,
+        sent: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Scripted {
+        fn new(answers: &[(u16, Option<&'static str>)]) -> Arc<Self> {
+            Arc::new(Self {
+                answers: std::sync::Mutex::new(answers.iter().rev().copied().collect()),
+                sent: Default::default(),
+            })
+        }
+        fn sent(&self) -> usize {
+            self.sent.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    impl Transport for Scripted {
+        fn send<'a>(&'a self, _: &'a reqwest::Client, _: reqwest::Request) -> ResponseFuture<'a> {
+            self.sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let (status, retry_after) = self.answers.lock().unwrap().pop().expect("script long enough");
+            let mut response = http::Response::builder().status(status);
+            if let Some(after) = retry_after {
+                response = response.header("retry-after", after);
+            }
+            let response = response.body(r#"{"code":"X","message":null}"#).unwrap();
+            Box::pin(async move { Ok(reqwest::Response::from(response)) })
+        }
+    }
+
+    fn runtime(script: Arc<Scripted>, policy: RetryPolicy) -> Runtime {
+        Runtime::builder(Service::Encoder, OPS)
+            .transport(script)
+            .retry(policy)
+            .build()
+            .unwrap()
+    }
+
+    fn quick() -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+            total_timeout: Duration::from_secs(60),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn get_is_retried_and_retry_after_is_honoured() {
+        let script = Scripted::new(&[(503, Some("7")), (429, Some("3")), (200, None)]);
+        let rt = runtime(script.clone(), quick());
+        let started = tokio::time::Instant::now();
+        let response = rt
+            .execute(&reqwest::Client::new(), request("http://h/v1/tasks/1"), "get_task")
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(script.sent(), 3);
+        let waited = started.elapsed();
+        // Retry-After is a floor; the jittered backoff (at most 100 ms, then 200 ms) may add to it.
+        assert!(
+            waited >= Duration::from_secs(10) && waited <= Duration::from_millis(10_300),
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn post_put_patch_are_never_sent_twice_after_an_answer() {
+        for method in [reqwest::Method::POST, reqwest::Method::PUT, reqwest::Method::PATCH] {
+            let script = Scripted::new(&[(503, None), (200, None)]);
+            let rt = runtime(script.clone(), quick());
+            let mut req = request("http://h/v1/tasks");
+            *req.method_mut() = method.clone();
+            let response = rt.execute(&reqwest::Client::new(), req, "get_task").await.unwrap();
+            assert_eq!(response.status(), 503, "{method}");
+            assert_eq!(script.sent(), 1, "{method}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn attempts_and_total_time_are_capped() {
+        let script = Scripted::new(&[(503, None); 10]);
+        let rt = runtime(script.clone(), quick());
+        let response = rt
+            .execute(&reqwest::Client::new(), request("http://h/v1/tasks/1"), "get_task")
+            .await
+            .unwrap();
+        assert_eq!((response.status().as_u16(), script.sent()), (503, 4));
+
+        // A Retry-After beyond the total budget ends the call at once with the answer.
+        let script = Scripted::new(&[(503, Some("120")), (200, None)]);
+        let rt = runtime(script.clone(), quick());
+        let started = tokio::time::Instant::now();
+        let response = rt
+            .execute(&reqwest::Client::new(), request("http://h/v1/tasks/1"), "get_task")
+            .await
+            .unwrap();
+        assert_eq!((response.status().as_u16(), script.sent()), (503, 1));
+        assert!(started.elapsed() < Duration::from_millis(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_non_json_error_body_becomes_a_json_error() {
+        struct Html;
+        impl Transport for Html {
+            fn send<'a>(&'a self, _: &'a reqwest::Client, _: reqwest::Request) -> ResponseFuture<'a> {
+                let response = http::Response::builder()
+                    .status(500)
+                    .header("content-type", "text/html")
+                    .body("<html><h1>Bad gateway</h1></html>")
+                    .unwrap();
+                Box::pin(async move { Ok(reqwest::Response::from(response)) })
+            }
+        }
+        let rt = Runtime::builder(Service::Encoder, OPS)
+            .transport(Arc::new(Html))
+            .retry(RetryPolicy::never())
+            .build()
+            .unwrap();
+        let response = rt
+            .execute(&reqwest::Client::new(), request("http://h/v1/tasks"), "get_task")
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 500);
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(body["code"], serde_json::Value::Null);
+        assert!(
+            body["message"].as_str().unwrap().contains("<h1>Bad gateway</h1>"),
+            "{body}"
+        );
     }
 }

@@ -5,7 +5,7 @@ use progenitor_client::ClientInfo as _;
 use secrecy::SecretString;
 use std::fmt;
 use std::time::Duration;
-use vidplat_core::{Method, OperationMeta, Runtime, Service};
+use vidplat_core::{Method, OperationMeta, RetryPolicy, Runtime, Service};
 
 /// The SDK's entry point: configured once, cheap to clone, shared by every task.
 ///
@@ -96,6 +96,7 @@ pub struct ClientBuilder {
     attempt_timeout: Duration,
     analytics_attempt_timeout: Duration,
     user_agent: String,
+    retry: RetryPolicy,
     routes: Vec<(String, Method, String)>,
 }
 
@@ -112,6 +113,7 @@ impl Default for ClientBuilder {
             // The server answers 408 to a slow analytics query; wait long enough to hear it.
             analytics_attempt_timeout: Duration::from_secs(180),
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
+            retry: RetryPolicy::default(),
             routes: Vec::new(),
         }
     }
@@ -129,6 +131,7 @@ impl fmt::Debug for ClientBuilder {
             .field("attempt_timeout", &self.attempt_timeout)
             .field("analytics_attempt_timeout", &self.analytics_attempt_timeout)
             .field("user_agent", &self.user_agent)
+            .field("retry", &self.retry)
             .field("routes", &self.routes)
             .finish()
     }
@@ -193,6 +196,12 @@ impl ClientBuilder {
 
     pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
         self.user_agent = user_agent.into();
+        self
+    }
+
+    /// How failed attempts are retried (see [`RetryPolicy`]); `RetryPolicy::never()` disables retries.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
         self
     }
 
@@ -268,7 +277,7 @@ impl ClientBuilder {
             .user_agent(self.user_agent.clone())
             .build()
             .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
-        let mut runtime = Runtime::builder(service, operations);
+        let mut runtime = Runtime::builder(service, operations).retry(self.retry.clone());
         if let Some(key) = &self.api_key {
             runtime = runtime.api_key(key.clone());
         }

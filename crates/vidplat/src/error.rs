@@ -126,16 +126,6 @@ impl std::error::Error for Error {
     }
 }
 
-/// Parses `Retry-After`: delay-seconds or an HTTP date.
-pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
 /// The first bytes of a body, for error messages.
 pub(crate) fn excerpt(body: &[u8]) -> String {
     const LIMIT: usize = 200;
@@ -226,21 +216,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn retry_after_seconds_and_http_date() {
-        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
-        assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:50:07 GMT", now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon", now), None);
-    }
-
-    #[test]
     fn json_path_of_a_decode_failure() {
         let body = br#"{"data": [{"id": 1}, {"id": "x", "status": 3}], "total": 2}"#;
         let error = serde_json::from_slice::<serde_json::Value>(b"{").unwrap_err();
@@ -289,7 +264,7 @@ pub(crate) fn from_progenitor<E>(
                 .headers()
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()));
+                .and_then(|v| vidplat_core::parse_retry_after(v, std::time::SystemTime::now()));
             let (code, message) = body(response.into_inner());
             classify(status, code, message, retry_after, analytics)
         }
