@@ -6,13 +6,15 @@
 
 mod open_enum;
 mod operation;
+mod quota;
 mod retry;
 mod runtime;
 mod time;
 
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
+pub use quota::{QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
-pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport};
+pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport, LOCAL_QUOTA_HEADER};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 

@@ -1,6 +1,7 @@
 //! The runtime every generated client delegates its hooks to.
 
 use crate::operation::{Method, OperationMeta, RouteTemplate, Service};
+use crate::quota::{QuotaLimiter, QuotaRefusal};
 use crate::retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 use secrecy::{ExposeSecret, SecretString};
 use std::collections::HashMap;
@@ -39,7 +40,12 @@ struct Inner {
     routes: HashMap<&'static str, Route>,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
+    quota: Option<QuotaLimiter>,
 }
+
+/// The header of the 429 the runtime answers itself when its limiter refuses a
+/// call in fail-fast mode (or the month is spent): which quota, as in [`QuotaKind`].
+pub const LOCAL_QUOTA_HEADER: &str = "x-vidplat-local-quota";
 
 /// Where an operation is sent when it was overridden.
 #[derive(Clone, Debug)]
@@ -149,11 +155,17 @@ impl Runtime {
             routes: Vec::new(),
             transport: Arc::new(Network),
             retry: RetryPolicy::default(),
+            quota: None,
         }
     }
 
     pub fn service(&self) -> Service {
         self.inner.service
+    }
+
+    /// The usage limiter, when one is set.
+    pub fn quota(&self) -> Option<&QuotaLimiter> {
+        self.inner.quota.as_ref()
     }
 
     pub fn operation(&self, id: &str) -> Option<&'static OperationMeta> {
@@ -262,6 +274,7 @@ impl Runtime {
         let deadline = started + policy.total_timeout;
         let mut next = Some(request);
         let mut attempt: u32 = 0;
+        let mut quota_wait = std::time::Duration::ZERO;
         loop {
             let Some(request) = next.take() else {
                 unreachable!("a request is kept for every attempt")
@@ -273,6 +286,20 @@ impl Runtime {
                 request.try_clone()
             } else {
                 None
+            };
+            let _permit = match &self.inner.quota {
+                Some(limiter) => match self.operation(operation_id) {
+                    Some(op) => match limiter.acquire(op).await {
+                        Ok(permit) => {
+                            quota_wait += permit.waited;
+                            tracing::Span::current().record("quota_wait_ms", quota_wait.as_millis() as u64);
+                            Some(permit)
+                        }
+                        Err(refusal) => return Ok(refused(refusal)),
+                    },
+                    None => None,
+                },
+                None => None,
             };
             let outcome = self.inner.transport.send(client, request).await;
             let wait = match &outcome {
@@ -311,6 +338,28 @@ impl Runtime {
             }
         }
     }
+}
+
+/// The answer to a call the limiter refused: a 429 that never left the client.
+fn refused(refusal: QuotaRefusal) -> reqwest::Response {
+    let quota = serde_json::to_value(refusal.quota)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    tracing::debug!(quota = %quota, "refused by the client-side limiter");
+    let body = serde_json::json!({
+        "code": "TOO_MANY_REQUESTS",
+        "message": format!("client-side {quota} limit reached; the request was not sent"),
+    });
+    let mut response = http::Response::builder()
+        .status(429)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(LOCAL_QUOTA_HEADER, quota);
+    if let Some(after) = refusal.retry_after {
+        response = response.header(reqwest::header::RETRY_AFTER, after.as_secs_f64().ceil().to_string());
+    }
+    let response = response.body(body.to_string()).expect("a static response is valid");
+    reqwest::Response::from(response)
 }
 
 fn error_kind(error: &reqwest::Error) -> &'static str {
@@ -367,9 +416,16 @@ pub struct RuntimeBuilder {
     routes: Vec<(String, Method, String)>,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
+    quota: Option<QuotaLimiter>,
 }
 
 impl RuntimeBuilder {
+    /// Puts every call through a usage limiter (analytics).
+    pub fn quota(mut self, limiter: QuotaLimiter) -> Self {
+        self.quota = Some(limiter);
+        self
+    }
+
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
         self
@@ -433,6 +489,7 @@ impl RuntimeBuilder {
                 routes,
                 transport: self.transport,
                 retry: self.retry,
+                quota: self.quota,
             }),
         })
     }

@@ -5,7 +5,7 @@ use progenitor_client::ClientInfo as _;
 use secrecy::SecretString;
 use std::fmt;
 use std::time::Duration;
-use vidplat_core::{Method, OperationMeta, RetryPolicy, Runtime, Service};
+use vidplat_core::{Method, OperationMeta, QuotaConfig, QuotaLimiter, RetryPolicy, Runtime, Service};
 
 /// The SDK's entry point: configured once, cheap to clone, shared by every task.
 ///
@@ -22,6 +22,7 @@ pub struct Client {
     #[cfg(feature = "analytics")]
     analytics: Option<vidplat_analytics::Client>,
     login_id: Option<String>,
+    analytics_quota: Option<QuotaLimiter>,
 }
 
 impl fmt::Debug for Client {
@@ -78,6 +79,12 @@ impl Client {
             .ok_or_else(|| not_configured("analytics", "VIDPLAT_ANALYTICS_URL"))
     }
 
+    /// The client-side analytics limiter (shared by every clone of this client):
+    /// `client.analytics_quota().map(|q| q.remaining())` is the month's remaining calls.
+    pub fn analytics_quota(&self) -> Option<&QuotaLimiter> {
+        self.analytics_quota.as_ref()
+    }
+
     /// The login id for the basic edition's real-time operation (called without the API key).
     pub fn login_id(&self) -> Option<&str> {
         self.login_id.as_deref()
@@ -97,6 +104,7 @@ pub struct ClientBuilder {
     analytics_attempt_timeout: Duration,
     user_agent: String,
     retry: RetryPolicy,
+    analytics_quota: Option<QuotaConfig>,
     routes: Vec<(String, Method, String)>,
 }
 
@@ -114,6 +122,7 @@ impl Default for ClientBuilder {
             analytics_attempt_timeout: Duration::from_secs(180),
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
             retry: RetryPolicy::default(),
+            analytics_quota: Some(QuotaConfig::default()),
             routes: Vec::new(),
         }
     }
@@ -132,6 +141,7 @@ impl fmt::Debug for ClientBuilder {
             .field("analytics_attempt_timeout", &self.analytics_attempt_timeout)
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
+            .field("analytics_quota", &self.analytics_quota)
             .field("routes", &self.routes)
             .finish()
     }
@@ -205,6 +215,19 @@ impl ClientBuilder {
         self
     }
 
+    /// The analytics usage limits enforced on the client side (default: the
+    /// documented 3 calls a minute, 1 at a time, 50,000 a month; waiting for a turn).
+    pub fn analytics_quota(mut self, config: QuotaConfig) -> Self {
+        self.analytics_quota = Some(config);
+        self
+    }
+
+    /// No client-side analytics limiter (the server's 429s still map to `RateLimited`).
+    pub fn without_analytics_quota(mut self) -> Self {
+        self.analytics_quota = None;
+        self
+    }
+
     /// Sends an operation with another method and path template, e.g. when the
     /// real route of an operation the documents do not show differs from the
     /// YAML's assumption. Checked in [`ClientBuilder::build`]: the operation must
@@ -229,6 +252,7 @@ impl ClientBuilder {
                 return Err(Error::Config(format!("route override for unknown operation `{id}`")));
             }
         }
+        let analytics_quota = self.analytics_quota.clone().map(QuotaLimiter::new);
         Ok(Client {
             #[cfg(feature = "encoder")]
             encoder: self
@@ -237,6 +261,7 @@ impl ClientBuilder {
                     vidplat_encoder::operations::ALL,
                     &self.encoder_url,
                     self.attempt_timeout,
+                    None,
                 )?
                 .map(|(url, http, runtime)| vidplat_encoder::Client::new_with_client(&url, http, runtime)),
             #[cfg(feature = "vms")]
@@ -246,6 +271,7 @@ impl ClientBuilder {
                     vidplat_vms::operations::ALL,
                     &self.vms_url,
                     self.attempt_timeout,
+                    None,
                 )?
                 .map(|(url, http, runtime)| vidplat_vms::Client::new_with_client(&url, http, runtime)),
             #[cfg(feature = "analytics")]
@@ -255,9 +281,11 @@ impl ClientBuilder {
                     vidplat_analytics::operations::ALL,
                     &self.analytics_url,
                     self.analytics_attempt_timeout,
+                    analytics_quota.clone(),
                 )?
                 .map(|(url, http, runtime)| vidplat_analytics::Client::new_with_client(&url, http, runtime)),
             login_id: self.login_id,
+            analytics_quota,
         })
     }
 
@@ -268,6 +296,7 @@ impl ClientBuilder {
         operations: &'static [OperationMeta],
         url: &Option<String>,
         attempt_timeout: Duration,
+        quota: Option<QuotaLimiter>,
     ) -> Result<Option<(String, reqwest::Client, Runtime)>, Error> {
         let Some(url) = url else { return Ok(None) };
         reqwest::Url::parse(url).map_err(|e| Error::Config(format!("{service} base URL `{url}`: {e}")))?;
@@ -280,6 +309,9 @@ impl ClientBuilder {
         let mut runtime = Runtime::builder(service, operations).retry(self.retry.clone());
         if let Some(key) = &self.api_key {
             runtime = runtime.api_key(key.clone());
+        }
+        if let Some(limiter) = quota {
+            runtime = runtime.quota(limiter);
         }
         for (id, method, template) in &self.routes {
             if operations.iter().any(|op| op.id == id) {

@@ -265,6 +265,16 @@ pub(crate) fn from_progenitor<E>(
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| vidplat_core::parse_retry_after(v, std::time::SystemTime::now()));
+            let local_quota = response
+                .headers()
+                .get(vidplat_core::LOCAL_QUOTA_HEADER)
+                .and_then(|v| serde_json::from_value(serde_json::Value::String(v.to_str().ok()?.to_owned())).ok());
+            if let Some(quota) = local_quota {
+                return from_runtime(vidplat_core::RuntimeError::QuotaExhausted {
+                    quota,
+                    retry_after_ms: retry_after.map(|d| d.as_millis() as u64),
+                });
+            }
             let (code, message) = body(response.into_inner());
             classify(status, code, message, retry_after, analytics)
         }

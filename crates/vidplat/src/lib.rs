@@ -23,7 +23,7 @@ pub mod signing;
 
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, Error, Quota};
-pub use vidplat_core::{Date, Method, RetryPolicy, Timestamp};
+pub use vidplat_core::{Date, Method, QuotaConfig, QuotaLimiter, QuotaMode, RetryPolicy, Timestamp};
 
 #[cfg(feature = "analytics")]
 pub use vidplat_analytics as analytics;

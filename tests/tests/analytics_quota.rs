@@ -1,0 +1,180 @@
+//! The analytics limiter against a local server that enforces the documented
+//! limits (calls per window, one at a time) and answers 429 when they are broken.
+//! The window is one second here instead of a minute, on both sides.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use vidplat::{Client, Error, Quota, QuotaConfig, QuotaMode};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const WINDOW: Duration = Duration::from_secs(1);
+const SERVER_DELAY: Duration = Duration::from_millis(40);
+
+/// 3 calls per WINDOW and 1 at a time, measured at arrival, like the documents say.
+#[derive(Clone, Default)]
+struct EnforcingServer {
+    arrivals: Arc<Mutex<Vec<Instant>>>,
+    refused: Arc<Mutex<usize>>,
+}
+
+impl Respond for EnforcingServer {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let now = Instant::now();
+        let mut arrivals = self.arrivals.lock().unwrap();
+        let in_window = arrivals.iter().filter(|t| now.duration_since(**t) < WINDOW).count();
+        let in_flight = arrivals
+            .iter()
+            .filter(|t| now.duration_since(**t) < SERVER_DELAY)
+            .count();
+        arrivals.push(now);
+        if in_window >= 3 || in_flight >= 1 {
+            *self.refused.lock().unwrap() += 1;
+            return ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": "limit"}));
+        }
+        ResponseTemplate::new(200).set_delay(SERVER_DELAY).set_body_json(
+            serde_json::json!({"data": [{"os_name": "Android", "play_requested_count": 3}], "truncated": false}),
+        )
+    }
+}
+
+fn quota(mode: QuotaMode) -> QuotaConfig {
+    QuotaConfig {
+        window: WINDOW,
+        safety_margin: Duration::from_millis(60),
+        mode,
+        ..QuotaConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn a_burst_of_ten_draws_no_429() {
+    let server = MockServer::start().await;
+    let enforcing = EnforcingServer::default();
+    Mock::given(wiremock::matchers::path("/v2/os/data"))
+        .respond_with(enforcing.clone())
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .analytics_url(server.uri())
+        .api_key("k")
+        .analytics_quota(quota(QuotaMode::Wait))
+        .build()
+        .unwrap();
+
+    let started = Instant::now();
+    let calls = (0..10).map(|_| {
+        let client = client.clone(); // clones share the limiter
+        tokio::spawn(async move {
+            client
+                .analytics()
+                .unwrap()
+                .cloud_by_os()
+                .send()
+                .await
+                .map(|page| page.data.len())
+        })
+    });
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap(), 1);
+    }
+    assert_eq!(*enforcing.refused.lock().unwrap(), 0, "the server refused a call");
+    assert_eq!(enforcing.arrivals.lock().unwrap().len(), 10);
+    // 10 calls at 3 per window need at least 3 full windows.
+    assert!(started.elapsed() >= 3 * WINDOW, "{:?}", started.elapsed());
+    assert_eq!(client.analytics_quota().unwrap().remaining(), 50_000 - 10);
+}
+
+#[tokio::test]
+async fn fail_fast_reports_the_quota_without_sending() {
+    let server = MockServer::start().await;
+    let enforcing = EnforcingServer::default();
+    Mock::given(wiremock::matchers::path("/v2/os/data"))
+        .respond_with(enforcing.clone())
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .analytics_url(server.uri())
+        .api_key("k")
+        .analytics_quota(quota(QuotaMode::FailFast))
+        .build()
+        .unwrap();
+    let analytics = client.analytics().unwrap();
+    for _ in 0..3 {
+        analytics.cloud_by_os().send().await.unwrap();
+    }
+    let error: Error = analytics.cloud_by_os().send().await.unwrap_err().into();
+    match error {
+        Error::RateLimited { quota, retry_after } => {
+            assert_eq!(quota, Quota::PerMinute);
+            assert!(
+                retry_after.is_some_and(|after| after <= Duration::from_secs(2)),
+                "{retry_after:?}"
+            );
+        }
+        other => panic!("expected RateLimited, got {other:?}"),
+    }
+    assert_eq!(
+        enforcing.arrivals.lock().unwrap().len(),
+        3,
+        "the refused call never left"
+    );
+}
+
+#[tokio::test]
+async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::path("/v2/os/data"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "30")
+                .set_body_json(serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": null})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(wiremock::matchers::path("/v2/history"))
+        .respond_with(
+            ResponseTemplate::new(408).set_body_json(serde_json::json!({"code": "REQUEST_TIMEOUT", "message": "slow"})),
+        )
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .analytics_url(server.uri())
+        .api_key("k")
+        .without_analytics_quota()
+        .retry(vidplat::RetryPolicy::never())
+        .build()
+        .unwrap();
+    let analytics = client.analytics().unwrap();
+    let limited: Error = analytics.cloud_by_os().send().await.unwrap_err().into();
+    assert!(
+        matches!(limited, Error::RateLimited { quota: Quota::Unspecified, retry_after: Some(d) } if d == Duration::from_secs(30)),
+        "{limited:?}"
+    );
+    // With the default retry policy: 408 is not a status worth another attempt.
+    let default_policy = Client::builder()
+        .analytics_url(server.uri())
+        .api_key("k")
+        .build()
+        .unwrap();
+    let slow: Error = default_policy
+        .analytics()
+        .unwrap()
+        .cloud_viewing_history()
+        .send()
+        .await
+        .unwrap_err()
+        .into();
+    assert!(matches!(slow, Error::QueryTooSlow { .. }), "{slow:?}");
+    assert!(slow.to_string().contains("shorten the period"), "{slow}");
+    assert!(!slow.is_retryable());
+    let history_calls = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/v2/history")
+        .count();
+    assert_eq!(history_calls, 1);
+}
