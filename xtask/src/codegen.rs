@@ -91,8 +91,8 @@ pub fn open_enums(spec: &Value) -> Vec<OpenEnum> {
 /// The client crate's `generated.rs`, and the test driver for it.
 pub fn generate(service: &Service) -> Result<(String, String)> {
     let value = service.load()?;
-    let spec: openapiv3::OpenAPI =
-        serde_json::from_value(value.clone()).with_context(|| format!("{} is not OpenAPI 3.0", service.name))?;
+    let spec: openapiv3::OpenAPI = serde_json::from_value(with_route_notes(&value))
+        .with_context(|| format!("{} is not OpenAPI 3.0", service.name))?;
     let enums = open_enums(&value);
 
     let mut settings = GenerationSettings::default();
@@ -153,6 +153,33 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
 }
 
 const PROGENITOR_VERSION: &str = "0.15.1";
+
+/// The YAML as progenitor should read it: the description of every operation
+/// whose route the document does not show says so, and how to override it,
+/// so the note reaches the generated method's rustdoc.
+fn with_route_notes(spec: &Value) -> Value {
+    let mut spec = spec.clone();
+    if let Some(paths) = spec["paths"].as_object_mut() {
+        for (path, item) in paths.iter_mut() {
+            for (method, op) in item.as_object_mut().into_iter().flatten() {
+                if op["x-route-assumed"].as_bool() != Some(true) {
+                    continue;
+                }
+                let id = op["operationId"].as_str().unwrap_or_default().to_owned();
+                let note = format!(
+                    "\n\n**Route assumed.** The document does not show this operation's method and path; \
+                     `{} {path}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: \
+                     `vidplat::Client::builder().route(\"{id}\", Method::{}, \"/your/path\")`.",
+                    method.to_uppercase(),
+                    method[..1].to_uppercase() + &method[1..]
+                );
+                let description = op["description"].as_str().unwrap_or_default().to_owned();
+                op["description"] = Value::String(description + &note);
+            }
+        }
+    }
+    spec
+}
 
 fn enum_tokens(e: &OpenEnum) -> TokenStream {
     let name = format_ident!("{}", e.name);

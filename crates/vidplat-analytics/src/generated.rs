@@ -15251,6 +15251,8 @@ let response = client.cloud_viewing_history()
 
 Returns metric set B and complete_play_percent per content name (with its category and content type). complete_play_percent is the share of plays whose play ratio reached complete_play_percent_threshold percent (1..100, default 90). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc); the complete-play-percent key is also accepted. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
 
+**Route assumed.** The document does not show this operation's method and path; `GET /v2/name/data` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("cloud_by_content_name", Method::Get, "/your/path")`.
+
 Sends a `GET` request to `/v2/name/data`
 
 Arguments:
@@ -15281,6 +15283,8 @@ let response = client.cloud_by_content_name()
     /**by content name and user
 
 Returns per content name and user the engagement bitmap, play percentage, total play time and the player-impression, play-requested and play-started counts. engagement_bitmap_granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default content_title|asc, as the document states). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
+
+**Route assumed.** The document does not show this operation's method and path; `GET /v2/name/userid/data` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("cloud_by_content_name_and_user", Method::Get, "/your/path")`.
 
 Sends a `GET` request to `/v2/name/userid/data`
 
@@ -15473,6 +15477,8 @@ let response = client.cloud_viewing_situation()
 
 Returns metric set B and complete_play_percent per content title (with its category and content type). complete_play_percent is the share of plays whose play ratio reached complete_play_percent_threshold percent (1..100, default 90). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc); the complete-play-percent key is also accepted. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
 
+**Route assumed.** The document does not show this operation's method and path; `GET /v2/title/data` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("cloud_by_content_title", Method::Get, "/your/path")`.
+
 Sends a `GET` request to `/v2/title/data`
 
 Arguments:
@@ -15503,6 +15509,8 @@ let response = client.cloud_by_content_title()
     /**by content title and user
 
 Returns per content title and user the engagement bitmap, play percentage, total play time and the player-impression, play-requested and play-started counts. engagement_bitmap_granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default content_title|asc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
+
+**Route assumed.** The document does not show this operation's method and path; `GET /v2/title/userid/data` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("cloud_by_content_title_and_user", Method::Get, "/your/path")`.
 
 Sends a `GET` request to `/v2/title/userid/data`
 

@@ -6735,6 +6735,8 @@ let response = client.get_notification_settings()
 
 Sets which occurrences are notified (notify_error, notify_ready, notify_imported_tasks). The Endpoints table names task read as the permission of this operation.
 
+**Route assumed.** The document does not show this operation's method and path; `PUT /v1/notifications` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_notification_settings", Method::Put, "/your/path")`.
+
 Sends a `PUT` request to `/v1/notifications`
 
 Arguments:
@@ -6795,6 +6797,8 @@ Rules:
 
 Requires the preset register permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/presets` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_preset", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/presets`
 
 Arguments:
@@ -6828,6 +6832,8 @@ let response = client.get_preset()
     /**Update preset
 
 Updates a preset with the fields of registration except profile_config, under the same field rules as registration (name unique, formats that require hls_config or dash_config, destination forms, objstore authentication method, output file name placeholders; DISTRIBUTOR_NOT_FOUND when the distributor id is not registered). Requires the preset update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PUT /v1/presets/{preset-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_preset", Method::Put, "/your/path")`.
 
 Sends a `PUT` request to `/v1/presets/{preset-id}`
 
@@ -6895,6 +6901,8 @@ Rules:
 
 Requires the profile register permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/profiles` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_profile", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/profiles`
 
 Arguments:
@@ -6911,6 +6919,8 @@ let response = client.register_profile()
     /**List shared profiles
 
 Returns the profiles shared with this account by another account. A task that uses a shared profile and registers to the video management service must override the category through `vms_config.config_overrides.category_id`; the labels, content forward policy, streaming policy and distribution network of the profile's registration settings are ignored. Requires the profile read permission.
+
+**Route assumed.** The document does not show this operation's method and path; `GET /v1/profiles/shared` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("list_shared_profiles", Method::Get, "/your/path")`.
 
 Sends a `GET` request to `/v1/profiles/shared`
 
@@ -6942,6 +6952,8 @@ let response = client.get_profile()
     /**Update profile
 
 Updates a profile with the fields of registration, under the same field rules (name unique, vms_config accepted and required only when a preset of the profile registers to the video management service, a sub-account cannot share). FULL_PROFILE is returned when no more presets can be added to the profile. Requires the profile update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PUT /v1/profiles/{profile-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_profile", Method::Put, "/your/path")`.
 
 Sends a `PUT` request to `/v1/profiles/{profile-id}`
 
@@ -7000,6 +7012,8 @@ format), INVALID_PRIORITY (priority not written correctly),
 OUTPUT_FILE_NAME_NOT_FOUND (output file name not written) and
 PROFILE_NOT_FOUND. When notify_imported_tasks is set, a notification is
 sent once all tasks created by the job have finished.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/task-imports` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("import_tasks_csv", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/task-imports`
 
@@ -7097,6 +7111,8 @@ Rules:
   would be exceeded the request fails with 403 OVER_SERVICE_LIMIT.
 
 Requires the task register permission.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/tasks` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_task", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/tasks`
 

@@ -25638,6 +25638,8 @@ let response = client.list_categories()
 
 Registers a category. The name is hierarchical (levels separated by '/'), at most 302 characters. With `create_parents` true, missing parent categories are created and returned in `parents`; otherwise a missing parent gives PARENT_CATEGORY_NOT_FOUND. Returns the id and the created parents. Requires the category register permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/categories` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_category", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/categories`
 
 Arguments:
@@ -25692,6 +25694,8 @@ let response = client.delete_category()
     /**Update category
 
 Renames the category (at most 302 characters). A category that has child categories cannot be renamed (CATEGORY_WITH_CHILDREN) unless `rename_children` is true, which renames the child categories too. A missing parent gives PARENT_CATEGORY_NOT_FOUND. Requires the category update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/categories/{category-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_category", Method::Patch, "/your/path")`.
 
 Sends a `PATCH` request to `/v1/categories/{category-id}`
 
@@ -25778,6 +25782,8 @@ let response = client.list_contents()
 
 Registers a content together with its stream sets, streams, subtitles, posters and documents (the encoding service also calls this when one of its tasks registers to this service). `title`, `category_id`, `stream_sets` and `streams` are required. Items refer to each other by name within the request: a stream set lists `stream_names` and `subtitle_names`; `primary_poster_name`, `presentation_document_name`, chapters' `poster_name` and `playlist_item_overrides.primary_poster_name` name items sent in the same request. Several subtitles, posters or documents in one request cannot all carry `content` (base64); to register several with content, use the single-item operations repeatedly. The content name is generated when omitted and fixed afterwards. At most 5 stream sets, 10 streams, 10 subtitles, 200 posters and 5 documents. The response returns the name of the content and of each stream set, and the name and id of each stream, subtitle, poster and document. Requires the content register permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_content", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents`
 
 ```ignore
@@ -25827,6 +25833,8 @@ let response = client.delete_content()
 
 Updates the fields sent; the name cannot be changed. An invalid change of status (for example PUBLIC to PROCESSING) is rejected with CONTENT_INVALID_STATUS. `publish_start` and `publish_end` are valid only when the status is LIMITED. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_content", Method::Patch, "/your/path")`.
+
 Sends a `PATCH` request to `/v1/contents/{content-name}`
 
 Arguments:
@@ -25863,6 +25871,8 @@ let response = client.list_documents()
 
 Registers one related document of the content; `title` and either `url` or `content` (base64) are required. When both are sent, `content` wins; the URL is neither downloaded nor checked. Returns the document id. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/documents` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_document", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/documents`
 
 Arguments:
@@ -25881,6 +25891,8 @@ let response = client.register_document()
     /**Register documents in bulk
 
 Registers up to 5 related documents in one request; each needs `title` and `url` or `content`. The Nth id of `responses` corresponds to the Nth item of `requests`. Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/documents/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_documents_bulk", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/contents/{content-name}/documents/bulk`
 
@@ -25938,6 +25950,8 @@ let response = client.delete_document()
     /**Update document
 
 Updates the fields sent of the related document. When both `url` and `content` are sent, `content` wins. Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/documents/{document-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_document", Method::Patch, "/your/path")`.
 
 Sends a `PATCH` request to `/v1/contents/{content-name}/documents/{document-id}`
 
@@ -26008,6 +26022,8 @@ let response = client.list_posters()
 
 Registers one poster of the content; either `url` or `content` (base64) is required. When both are sent, `content` wins; the URL is neither downloaded nor checked; `format`, `width` and `height` are ignored when `content` is given. The new poster is appended at the end of the poster order (which drives the pre-playback slideshow). At most 20 posters of a content may be used in the slideshow (FULL_POSTER_SLIDESHOW); FULL_POSTERS when no more posters can be added. Returns the poster id. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/posters` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_poster", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/posters`
 
 Arguments:
@@ -26027,6 +26043,8 @@ let response = client.register_poster()
 
 Registers up to 200 posters in one request; each needs `url` or `content`. New posters are appended at the end of the poster order. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_POSTERS and FULL_POSTER_SLIDESHOW apply as for a single poster. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/posters/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_posters_bulk", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/posters/bulk`
 
 Arguments:
@@ -26045,6 +26063,8 @@ let response = client.register_posters_bulk()
     /**Reorder posters
 
 Replaces the poster order of the content: `order` must contain every poster id of the content (at most 200), and the array order becomes the poster order, which drives the pre-playback slideshow. Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PUT /v1/contents/{content-name}/posters/order` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("reorder_posters", Method::Put, "/your/path")`.
 
 Sends a `PUT` request to `/v1/contents/{content-name}/posters/order`
 
@@ -26102,6 +26122,8 @@ let response = client.delete_poster()
     /**Update poster
 
 Updates the fields sent of the poster. `format`, `width` and `height` are ignored when `content` is given. At most 20 posters of a content may be used in the slideshow (FULL_POSTER_SLIDESHOW). Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/posters/{poster-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_poster", Method::Patch, "/your/path")`.
 
 Sends a `PATCH` request to `/v1/contents/{content-name}/posters/{poster-id}`
 
@@ -26164,6 +26186,8 @@ let response = client.list_stream_sets()
 
 Adds a stream set to the content. `streams` (stream ids of the content) is required; streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS) and at most one stream of format MP4 or UNKNOWN may be included. The name is generated when omitted and must be unique within the content; the distribution network is decided automatically when `distribution_id` is omitted (SUITABLE_DISTRIBUTION_NOT_FOUND when none suits). FULL_STREAM_SETS when no more stream sets can be added. Returns the stream set's name. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/stream-sets` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_stream_set", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/stream-sets`
 
 Arguments:
@@ -26221,6 +26245,8 @@ let response = client.delete_stream_set()
 
 Updates the distribution network, streams or subtitles of the stream set; the name cannot be changed. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS) and at most one stream of format MP4 or UNKNOWN may be included. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/stream-sets/{set-name}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_stream_set", Method::Patch, "/your/path")`.
+
 Sends a `PATCH` request to `/v1/contents/{content-name}/stream-sets/{set-name}`
 
 Arguments:
@@ -26259,6 +26285,8 @@ let response = client.list_streams()
 
 Registers one stream of the content (a video or audio file already deployed to the storage service); `path` and `format` are required. FULL_STREAMS when no more streams can be added. Returns the stream id. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/streams` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_stream", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/streams`
 
 Arguments:
@@ -26277,6 +26305,8 @@ let response = client.register_stream()
     /**Register streams in bulk
 
 Registers up to 10 streams in one request; `path` and `format` are required in each. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_STREAMS when no more streams can be added. Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/streams/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_streams_bulk", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/contents/{content-name}/streams/bulk`
 
@@ -26335,6 +26365,8 @@ let response = client.delete_stream()
 
 Updates the fields sent of the stream. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/streams/{stream-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_stream", Method::Patch, "/your/path")`.
+
 Sends a `PATCH` request to `/v1/contents/{content-name}/streams/{stream-id}`
 
 Arguments:
@@ -26373,6 +26405,8 @@ let response = client.list_subtitles()
 
 Registers one subtitle of the content; `label` and either `url` or `content` (base64) are required. When both are sent, `content` wins; the URL is neither downloaded nor checked. `format` is detected from the data when `content` is given. FULL_SUBTITLES when no more subtitles can be added. Returns the subtitle id. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/subtitles` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_subtitle", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/contents/{content-name}/subtitles`
 
 Arguments:
@@ -26391,6 +26425,8 @@ let response = client.register_subtitle()
     /**Register subtitles in bulk
 
 Registers up to 10 subtitles in one request; each needs `label` and either `url` or `content`. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_SUBTITLES when no more subtitles can be added. Requires the content update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/subtitles/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_subtitles_bulk", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/contents/{content-name}/subtitles/bulk`
 
@@ -26449,6 +26485,8 @@ let response = client.delete_subtitle()
 
 Updates the fields sent of the subtitle. When both `url` and `content` are sent, `content` wins; `format` is detected from the data when `content` is given. Requires the content update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_subtitle", Method::Patch, "/your/path")`.
+
 Sends a `PATCH` request to `/v1/contents/{content-name}/subtitles/{subtitle-id}`
 
 Arguments:
@@ -26499,6 +26537,8 @@ let response = client.list_viewing_pages()
 
 Registers a viewing page for a content. `content_name` is required and fixed afterwards; `site_id` is required when `configurations` is omitted and `configurations` when `site_id` is omitted; when both are given, `configurations` overrides the site's settings. With `signature_required` true only signed URLs may access the page and the response returns the `signing_key` (see the viewing-pages tag for the signing rules). Requires the viewing page register permission.
 
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/instant-pages` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_viewing_page", Method::Post, "/your/path")`.
+
 Sends a `POST` request to `/v1/instant-pages`
 
 ```ignore
@@ -26548,6 +26588,8 @@ let response = client.delete_viewing_page()
 
 Updates the fields sent of the viewing page; the content and `signature_required` cannot be changed. When both `site_id` and `configurations` are set, `configurations` overrides the site's settings. Requires the viewing page update permission.
 
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/instant-pages/{page-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_viewing_page", Method::Patch, "/your/path")`.
+
 Sends a `PATCH` request to `/v1/instant-pages/{page-id}`
 
 Arguments:
@@ -26566,6 +26608,8 @@ let response = client.update_viewing_page()
     /**Add revoked audience
 
 Adds one user identifier (an `aud` value of signed URLs) to the page's revoked audiences, which are denied access (at most 1000 per page). Adding an identifier that is already listed changes nothing and succeeds. Requires the viewing page update permission (assumed).
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/instant-pages/{page-id}/revoked-audiences` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("add_revoked_audience", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/instant-pages/{page-id}/revoked-audiences`
 
@@ -26599,6 +26643,8 @@ let response = client.list_labels()
     /**Register label
 
 Registers a label. The name (at most 100 characters) must be unique in the account. Returns the label id. Requires the label register permission.
+
+**Route assumed.** The document does not show this operation's method and path; `POST /v1/labels` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_label", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/labels`
 
@@ -26648,6 +26694,8 @@ let response = client.delete_label()
     /**Update label
 
 Renames the label. The new name (at most 100 characters) must be unique in the account. Requires the label update permission.
+
+**Route assumed.** The document does not show this operation's method and path; `PATCH /v1/labels/{label-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_label", Method::Patch, "/your/path")`.
 
 Sends a `PATCH` request to `/v1/labels/{label-id}`
 
