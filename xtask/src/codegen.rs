@@ -122,7 +122,7 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
     let mut file: syn::File = syn::parse2(tokens).context("parsing progenitor's output")?;
 
     // Open enums go into the `types` module beside progenitor's types.
-    let enum_items: Vec<syn::Item> = enums
+    let mut enum_items: Vec<syn::Item> = enums
         .iter()
         .map(enum_tokens)
         .map(syn::parse2)
@@ -135,6 +135,8 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
             _ => None,
         })
         .context("progenitor's output has no `types` module")?;
+    let paged = paged_impls(&types.1)?;
+    enum_items.extend(paged);
     types.1.extend(enum_items);
 
     file.items.push(syn::parse2(operation_table(service, &value)?)?);
@@ -153,6 +155,44 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
 }
 
 const PROGENITOR_VERSION: &str = "0.15.1";
+
+/// `impl vidplat_core::Paged` for every struct with a `data: Vec<T>` field,
+/// reading `truncated` and `last_page` where the struct has them.
+fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
+    use quote::ToTokens;
+    let mut impls = Vec::new();
+    for item in types {
+        let syn::Item::Struct(s) = item else { continue };
+        let field = |name: &str| s.fields.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == name));
+        let Some(data) = field("data") else { continue };
+        let Some(item_ty) = generic_args(&data.ty).into_iter().next().filter(
+            |_| matches!(&data.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec")),
+        ) else {
+            continue;
+        };
+        let name = &s.ident;
+        let truncated = field("truncated")
+            .filter(|f| f.ty.to_token_stream().to_string().contains("bool"))
+            .map(|_| {
+                quote! { fn truncated(&self) -> ::std::option::Option<bool> { self.truncated } }
+            });
+        let last_page = field("last_page")
+            .filter(|f| f.ty.to_token_stream().to_string().contains("i64"))
+            .map(|_| {
+                quote! { fn last_page(&self) -> ::std::option::Option<i64> { self.last_page } }
+            });
+        impls.push(syn::parse2(quote! {
+            impl vidplat_core::Paged for #name {
+                type Item = #item_ty;
+                fn into_items(self) -> ::std::vec::Vec<Self::Item> { self.data }
+                fn len(&self) -> usize { self.data.len() }
+                #truncated
+                #last_page
+            }
+        })?);
+    }
+    Ok(impls)
+}
 
 /// The YAML as progenitor should read it: the description of every operation
 /// whose route the document does not show says so, and how to override it,

@@ -14545,6 +14545,405 @@ pub mod types {
         "Sort direction of the basic edition; default DESC.\n\nKnown values: `DESC`. Any other value is kept in `Other`."]
         pub enum SortOrder { #[doc = "`DESC`"] Desc => "DESC", }
     }
+    impl vidplat_core::Paged for BasicAudienceRatingPage {
+        type Item = BasicAudienceRatingRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicContentCategoryPage {
+        type Item = BasicContentCategoryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicContentTitlePage {
+        type Item = BasicContentTitleRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicContentTitleUserPage {
+        type Item = BasicContentTitleUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicEnvironmentPage {
+        type Item = BasicEnvironmentRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicOsPage {
+        type Item = BasicOsRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicQueryPage {
+        type Item = BasicQueryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicReactionPage {
+        type Item = BasicReactionRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicRealtimeUserCountsPage {
+        type Item = BasicRealtimeUserCountRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicRegionPage {
+        type Item = BasicRegionRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicSitePage {
+        type Item = BasicSiteRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicTimePeriodPage {
+        type Item = BasicTimePeriodRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicUserPage {
+        type Item = BasicUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicViewingHistoryPage {
+        type Item = BasicViewingHistoryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for BasicViewingSituationPage {
+        type Item = BasicViewingSituationRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudActiveUsersPage {
+        type Item = CloudActiveUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudBrowserPage {
+        type Item = CloudBrowserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudContentCategoryPage {
+        type Item = CloudContentCategoryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudContentNamePage {
+        type Item = CloudContentNameRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudContentNameUserPage {
+        type Item = CloudContentNameUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudContentTitlePage {
+        type Item = CloudContentTitleRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudContentTitleUserPage {
+        type Item = CloudContentTitleUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudEngagementPage {
+        type Item = CloudEngagementPoint;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for CloudOsPage {
+        type Item = CloudOsRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudQueryPage {
+        type Item = CloudQueryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudReactionPage {
+        type Item = CloudReactionButton;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for CloudRealtimeUserCountsPage {
+        type Item = CloudRealtimeUserCountRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudRegionPage {
+        type Item = CloudRegionRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudSitePage {
+        type Item = CloudSiteRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudTimePeriodPage {
+        type Item = CloudTimePeriodRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudUserCountsLegacyPage {
+        type Item = CloudUserCountLegacyRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudUserPage {
+        type Item = CloudUserRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudViewingHistoryPage {
+        type Item = CloudViewingHistoryRow;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for CloudViewingSituationPage {
+        type Item = CloudSituation;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
 }
 #[derive(Clone, Debug)]
 /**Client for Viewing Analytics API (basic and cloud editions)

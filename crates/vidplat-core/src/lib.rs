@@ -6,12 +6,14 @@
 
 mod open_enum;
 mod operation;
+mod paged;
 mod quota;
 mod retry;
 mod runtime;
 mod time;
 
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
+pub use paged::Paged;
 pub use quota::{QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport, LOCAL_QUOTA_HEADER};

@@ -6561,6 +6561,45 @@ vms_config.config_overrides.category_id is required.*/
         pub enum UploadType { #[doc = "`internal`"] Internal => "internal", #[doc =
         "`external`"] External => "external", }
     }
+    impl vidplat_core::Paged for PresetList {
+        type Item = Preset;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for ProfileList {
+        type Item = Profile;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for TaskImportList {
+        type Item = TaskImport;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for TaskList {
+        type Item = Task;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn last_page(&self) -> ::std::option::Option<i64> {
+            self.last_page
+        }
+    }
 }
 #[derive(Clone, Debug)]
 /**Client for Encoding Service API

@@ -25539,6 +25539,120 @@ pub mod types {
         pub enum ViewingPageType { #[doc = "`content`"] Content => "content", #[doc =
         "`playlist`"] Playlist => "playlist", }
     }
+    impl vidplat_core::Paged for CategoryList {
+        type Item = Category;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for ContentList {
+        type Item = ContentSummary;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
+    impl vidplat_core::Paged for DocumentList {
+        type Item = Document;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for ForwardPolicyList {
+        type Item = ForwardPolicy;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for LabelList {
+        type Item = Label;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for PosterList {
+        type Item = Poster;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for SiteList {
+        type Item = Site;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for StreamList {
+        type Item = Stream;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for StreamSetList {
+        type Item = StreamSet;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for StreamingPolicyList {
+        type Item = StreamingPolicy;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for SubtitleList {
+        type Item = Subtitle;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+    }
+    impl vidplat_core::Paged for ViewingPageList {
+        type Item = ViewingPage;
+        fn into_items(self) -> ::std::vec::Vec<Self::Item> {
+            self.data
+        }
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn truncated(&self) -> ::std::option::Option<bool> {
+            self.truncated
+        }
+    }
 }
 #[derive(Clone, Debug)]
 /**Client for Video Management Service API

@@ -19,6 +19,7 @@
 
 mod client;
 mod error;
+pub mod pagination;
 pub mod signing;
 
 pub use client::{Client, ClientBuilder};
