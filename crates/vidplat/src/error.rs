@@ -27,6 +27,17 @@ pub enum Error {
     Decode { detail: String, excerpt: String },
     /// The client is not configured for this (missing base URL, bad route override, …).
     Config(String),
+    /// A waited-for task ended `failed` or `canceled`.
+    TaskEnded {
+        task_id: u64,
+        status: String,
+        error_code: Option<i64>,
+    },
+    /// A waiter gave up after its maximum wait; `last_status` is what it saw last.
+    WaitTimedOut {
+        waited: Duration,
+        last_status: Option<String>,
+    },
 }
 
 /// An error answered by a service.
@@ -113,6 +124,24 @@ impl fmt::Display for Error {
             Error::Transport(e) => write!(f, "transport error: {e}"),
             Error::Decode { detail, excerpt } => write!(f, "undecodable response ({detail}); body starts: {excerpt}"),
             Error::Config(why) => write!(f, "client configuration: {why}"),
+            Error::TaskEnded {
+                task_id,
+                status,
+                error_code,
+            } => {
+                write!(f, "task {task_id} ended {status}")?;
+                match error_code {
+                    Some(code) => write!(f, " (error_code {code})"),
+                    None => Ok(()),
+                }
+            }
+            Error::WaitTimedOut { waited, last_status } => {
+                write!(f, "gave up waiting after {waited:?}")?;
+                match last_status {
+                    Some(status) => write!(f, " (last status {status})"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

@@ -21,6 +21,8 @@ mod client;
 mod error;
 pub mod pagination;
 pub mod signing;
+#[cfg(feature = "encoder")]
+pub mod waiters;
 
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, Error, Quota};
