@@ -302,6 +302,9 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
             _ => global_auth,
         };
         let rate_limited = op["x-quota"]["per_minute"].as_bool() == Some(true);
+        let checks = checks_of(spec, &path, op)
+            .into_iter()
+            .map(|(at, rule)| quote! { vidplat_core::Check { at: #at, rule: vidplat_core::Rule::#rule } });
         rows.push(quote! {
             vidplat_core::OperationMeta {
                 id: #id,
@@ -311,6 +314,7 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
                 route_assumed: #assumed,
                 authenticated: #authenticated,
                 rate_limited: #rate_limited,
+                checks: &[#(#checks),*],
             }
         });
     }
@@ -333,6 +337,78 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
             pub const ALL: &[vidplat_core::OperationMeta] = &[#(#rows),*];
         }
     })
+}
+
+/// The documented bounds of an operation's query parameters and JSON body:
+/// (place, rule) pairs for the runtime's pre-send check.
+fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStream)> {
+    let mut out = Vec::new();
+    let params = spec["paths"][path]["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(op["parameters"].as_array().into_iter().flatten());
+    for param in params {
+        let param = resolve(spec, param);
+        if param["in"] == "query" {
+            if let Some(name) = param["name"].as_str() {
+                collect_checks(spec, &param["schema"], &format!("query.{name}"), &mut out, 0);
+            }
+        }
+    }
+    if let Some(schema) = op["requestBody"]["content"]["application/json"].get("schema") {
+        collect_checks(spec, schema, "body", &mut out, 0);
+    }
+    out
+}
+
+fn resolve<'v>(spec: &'v Value, node: &'v Value) -> &'v Value {
+    match node.get("$ref").and_then(Value::as_str) {
+        Some(reference) => spec
+            .pointer(reference.trim_start_matches('#'))
+            .map(|n| resolve(spec, n))
+            .unwrap_or(node),
+        None => node,
+    }
+}
+
+fn collect_checks(spec: &Value, schema: &Value, at: &str, out: &mut Vec<(String, TokenStream)>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    let schema = resolve(spec, schema);
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        collect_checks(spec, part, at, out, depth + 1);
+    }
+    let number = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+    if let Some(x) = number("minimum") {
+        out.push((at.to_owned(), quote!(Minimum(#x))));
+    }
+    if let Some(x) = number("maximum") {
+        out.push((at.to_owned(), quote!(Maximum(#x))));
+    }
+    if let Some(x) = count("minLength") {
+        out.push((at.to_owned(), quote!(MinLength(#x))));
+    }
+    if let Some(x) = count("maxLength") {
+        out.push((at.to_owned(), quote!(MaxLength(#x))));
+    }
+    if let Some(x) = count("minItems") {
+        out.push((at.to_owned(), quote!(MinItems(#x))));
+    }
+    if let Some(x) = count("maxItems") {
+        out.push((at.to_owned(), quote!(MaxItems(#x))));
+    }
+    if schema["uniqueItems"] == Value::Bool(true) {
+        out.push((at.to_owned(), quote!(UniqueItems)));
+    }
+    if let Some(items) = schema.get("items") {
+        collect_checks(spec, items, &format!("{at}[]"), out, depth + 1);
+    }
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        collect_checks(spec, property, &format!("{at}.{name}"), out, depth + 1);
+    }
 }
 
 fn short_diff(old: &str, new: &str) -> String {

@@ -22985,6 +22985,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_query",
@@ -22994,6 +23020,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_time_period",
@@ -23003,6 +23055,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_audience_rating",
@@ -23012,6 +23090,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_reaction",
@@ -23021,6 +23125,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_environment",
@@ -23030,6 +23160,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_history",
@@ -23039,6 +23195,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_os",
@@ -23048,6 +23230,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_realtime_user_counts",
@@ -23057,6 +23265,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: false,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.login_id",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+                vidplat_core::Check {
+                    at: "query.minutes",
+                    rule: vidplat_core::Rule::Minimum(-360f64),
+                },
+                vidplat_core::Check {
+                    at: "query.minutes",
+                    rule: vidplat_core::Rule::Maximum(-1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_region",
@@ -23066,6 +23288,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_site",
@@ -23075,6 +23323,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_situation",
@@ -23084,6 +23358,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title",
@@ -23093,6 +23393,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title_and_user",
@@ -23102,6 +23428,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_user",
@@ -23111,6 +23463,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Minimum(-731f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_interval",
+                    rule: vidplat_core::Rule::Maximum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.start_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.end_with",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_active_users",
@@ -23120,6 +23498,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_browser",
@@ -23129,6 +23521,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_category",
@@ -23138,6 +23544,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_query",
@@ -23147,6 +23567,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_time_period",
@@ -23156,6 +23590,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_engagement",
@@ -23165,6 +23613,16 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_history",
@@ -23174,6 +23632,28 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name",
@@ -23183,6 +23663,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.complete_play_percent_threshold",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.complete_play_percent_threshold",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name_and_user",
@@ -23192,6 +23694,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_os",
@@ -23201,6 +23725,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_reaction",
@@ -23210,6 +23748,16 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_realtime_user_counts",
@@ -23219,6 +23767,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_region",
@@ -23228,6 +23777,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_site",
@@ -23237,6 +23800,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_situation",
@@ -23246,6 +23823,16 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title",
@@ -23255,6 +23842,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.complete_play_percent_threshold",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.complete_play_percent_threshold",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title_and_user",
@@ -23264,6 +23873,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.engagement_bitmap_granularity",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_user_counts_legacy",
@@ -23273,6 +23904,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_user",
@@ -23282,6 +23927,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: true,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.limit",
+                    rule: vidplat_core::Rule::Maximum(50000f64),
+                },
+                vidplat_core::Check {
+                    at: "query.offset",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+            ],
         },
     ];
 }

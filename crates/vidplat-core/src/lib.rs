@@ -11,6 +11,7 @@ mod quota;
 mod retry;
 mod runtime;
 mod time;
+mod validate;
 
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
 pub use paged::Paged;
@@ -19,6 +20,7 @@ pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport, LOCAL_QUOTA_HEADER};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
+pub use validate::{first_violation, Check, Rule};
 
 #[doc(hidden)]
 pub mod __private {

@@ -72,7 +72,7 @@ impl fmt::Display for Method {
 }
 
 /// One operation, as the YAML describes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OperationMeta {
     pub id: &'static str,
     /// The operation's name in the document (the YAML's `summary`).
@@ -86,6 +86,8 @@ pub struct OperationMeta {
     pub authenticated: bool,
     /// Analytics: counts against the per-minute and concurrency limits (not only the monthly one).
     pub rate_limited: bool,
+    /// Documented bounds of the query and body, checked before the request leaves.
+    pub checks: &'static [crate::validate::Check],
 }
 
 /// A path template such as `/v1/tasks/{task-id}`, split into literal and parameter segments.

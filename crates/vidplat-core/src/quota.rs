@@ -209,6 +209,7 @@ mod tests {
         route_assumed: false,
         authenticated: true,
         rate_limited: true,
+        checks: &[],
     };
     const REALTIME: OperationMeta = OperationMeta {
         id: "basic_realtime_user_counts",

@@ -203,6 +203,20 @@ impl Runtime {
                 headers.insert(reqwest::header::AUTHORIZATION, value);
             }
         }
+        if let Some(op) = op.filter(|op| !op.checks.is_empty()) {
+            let query: Vec<(String, String)> = request
+                .url()
+                .query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            let body = request
+                .body()
+                .and_then(|b| b.as_bytes())
+                .and_then(|b| serde_json::from_slice(b).ok());
+            if let Some((field, rule)) = crate::validate::first_violation(op.checks, &query, body.as_ref()) {
+                return Err(RuntimeError::InvalidInput { field, rule });
+            }
+        }
         if let Some(route) = self.inner.routes.get(operation_id) {
             self.reroute(base_url, request, operation_id, route)?;
         }
@@ -509,6 +523,7 @@ mod tests {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         OperationMeta {
             id: "realtime",
@@ -518,6 +533,7 @@ mod tests {
             route_assumed: false,
             authenticated: false,
             rate_limited: false,
+            checks: &[],
         },
     ];
 

@@ -9727,6 +9727,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_external_id",
@@ -9736,6 +9737,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_notification_settings",
@@ -9745,6 +9747,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_notification_settings",
@@ -9754,6 +9757,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_presets",
@@ -9763,6 +9767,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_preset",
@@ -9772,6 +9777,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.destination",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.destination",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+                vidplat_core::Check {
+                    at: "body.output_filename",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_preset",
@@ -9781,6 +9812,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_preset",
@@ -9790,6 +9822,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_preset",
@@ -9799,6 +9832,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.destination",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.destination",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+                vidplat_core::Check {
+                    at: "body.output_filename",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_profiles",
@@ -9808,6 +9867,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_profile",
@@ -9817,6 +9877,24 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+                vidplat_core::Check {
+                    at: "body.presets[]",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_shared_profiles",
@@ -9826,6 +9904,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "delete_profile",
@@ -9835,6 +9914,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_profile",
@@ -9844,6 +9924,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_profile",
@@ -9853,6 +9934,24 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(150u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+                vidplat_core::Check {
+                    at: "body.presets[]",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_task_imports",
@@ -9862,6 +9961,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "import_tasks_csv",
@@ -9871,6 +9971,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "delete_task_import",
@@ -9880,6 +9981,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_task_import",
@@ -9889,6 +9991,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "delete_all_tasks",
@@ -9898,6 +10001,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_tasks",
@@ -9907,6 +10011,20 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_task",
@@ -9916,6 +10034,76 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.episode_name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.input_filepath",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.input_filepath",
+                    rule: vidplat_core::Rule::MaxLength(70u64),
+                },
+                vidplat_core::Check {
+                    at: "body.multi_angle_labels",
+                    rule: vidplat_core::Rule::MinItems(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.multi_angle_labels",
+                    rule: vidplat_core::Rule::MaxItems(8u64),
+                },
+                vidplat_core::Check {
+                    at: "body.multi_angles",
+                    rule: vidplat_core::Rule::MinItems(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.multi_angles",
+                    rule: vidplat_core::Rule::MaxItems(7u64),
+                },
+                vidplat_core::Check {
+                    at: "body.output_filename",
+                    rule: vidplat_core::Rule::MaxLength(70u64),
+                },
+                vidplat_core::Check {
+                    at: "body.poster_filename_prefix",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.poster_filename_prefix",
+                    rule: vidplat_core::Rule::MaxLength(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.priority",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.priority",
+                    rule: vidplat_core::Rule::Maximum(99f64),
+                },
+                vidplat_core::Check {
+                    at: "body.profile_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_filename",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_filename",
+                    rule: vidplat_core::Rule::MaxLength(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.segment_filename_prefix",
+                    rule: vidplat_core::Rule::MinLength(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.segment_filename_prefix",
+                    rule: vidplat_core::Rule::MaxLength(30u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "cancel_or_delete_task",
@@ -9925,6 +10113,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_task",
@@ -9934,6 +10123,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_input_file",
@@ -9943,6 +10133,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
     ];
 }

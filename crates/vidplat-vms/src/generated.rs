@@ -34299,6 +34299,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_category",
@@ -34308,6 +34309,12 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(302u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_category",
@@ -34317,6 +34324,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_category",
@@ -34326,6 +34334,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_category",
@@ -34335,6 +34344,12 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(302u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_forward_policies",
@@ -34344,6 +34359,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_forward_policy",
@@ -34353,6 +34369,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_contents",
@@ -34362,6 +34379,24 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "query.query",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_content",
@@ -34371,6 +34406,220 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.chapters",
+                    rule: vidplat_core::Rule::MaxItems(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(5000u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents",
+                    rule: vidplat_core::Rule::MaxItems(5u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents[].filename",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents[].title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents[].type",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.documents[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.duration",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.encoder_transaction_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.labels",
+                    rule: vidplat_core::Rule::MaxItems(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.labels",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.poster_slideshow_interval",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters",
+                    rule: vidplat_core::Rule::MaxItems(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters[].height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters[].timestamp",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.posters[].width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.presentation_document_name",
+                    rule: vidplat_core::Rule::MaxLength(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.primary_poster_name",
+                    rule: vidplat_core::Rule::MaxLength(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.stream_sets",
+                    rule: vidplat_core::Rule::MinItems(1u64),
+                },
+                vidplat_core::Check {
+                    at: "body.stream_sets",
+                    rule: vidplat_core::Rule::MaxItems(5u64),
+                },
+                vidplat_core::Check {
+                    at: "body.stream_sets[].name",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.stream_sets[].stream_names",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.stream_sets[].subtitle_names",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.streams",
+                    rule: vidplat_core::Rule::MaxItems(10u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].audio_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].audio_label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].audio_language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].audio_language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].channels",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].encoder_task_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].filesize",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].framerate",
+                    rule: vidplat_core::Rule::Maximum(300f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].origin_domain_name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].path",
+                    rule: vidplat_core::Rule::MaxLength(400u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].playback_rate",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].sample_rate",
+                    rule: vidplat_core::Rule::Maximum(10000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].video_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams[].width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles",
+                    rule: vidplat_core::Rule::MaxItems(10u64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles[].label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles[].language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles[].language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.tags",
+                    rule: vidplat_core::Rule::MaxItems(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_content",
@@ -34380,6 +34629,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_content",
@@ -34389,6 +34639,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_content",
@@ -34398,6 +34649,52 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.chapters",
+                    rule: vidplat_core::Rule::MaxItems(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.description",
+                    rule: vidplat_core::Rule::MaxLength(5000u64),
+                },
+                vidplat_core::Check {
+                    at: "body.duration",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.encoder_transaction_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.labels",
+                    rule: vidplat_core::Rule::MaxItems(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.labels",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.poster_slideshow_interval",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.seek_preview_url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.tags",
+                    rule: vidplat_core::Rule::MaxItems(50u64),
+                },
+                vidplat_core::Check {
+                    at: "body.title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_documents",
@@ -34407,6 +34704,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_document",
@@ -34416,6 +34714,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.filename",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.type",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_documents_bulk",
@@ -34425,6 +34745,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.requests",
+                    rule: vidplat_core::Rule::MaxItems(5u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].filename",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].type",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_document",
@@ -34434,6 +34780,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_document",
@@ -34443,6 +34790,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_document",
@@ -34452,6 +34800,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.filename",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.title",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.type",
+                    rule: vidplat_core::Rule::MaxLength(255u64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "get_play_information",
@@ -34461,6 +34831,12 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.ss",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_posters",
@@ -34470,6 +34846,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_poster",
@@ -34479,6 +34856,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.timestamp",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_posters_bulk",
@@ -34488,6 +34887,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.requests",
+                    rule: vidplat_core::Rule::MaxItems(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].timestamp",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "reorder_posters",
@@ -34497,6 +34922,16 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.order",
+                    rule: vidplat_core::Rule::MaxItems(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.order",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_poster",
@@ -34506,6 +34941,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_poster",
@@ -34515,6 +34951,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_poster",
@@ -34524,6 +34961,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.timestamp",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "get_content_statistics",
@@ -34533,6 +34992,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_stream_sets",
@@ -34542,6 +35002,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_stream_set",
@@ -34551,6 +35012,20 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.streams",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_stream_set",
@@ -34560,6 +35035,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_stream_set",
@@ -34569,6 +35045,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_stream_set",
@@ -34578,6 +35055,16 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.streams",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+                vidplat_core::Check {
+                    at: "body.subtitles",
+                    rule: vidplat_core::Rule::UniqueItems,
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_streams",
@@ -34587,6 +35074,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_stream",
@@ -34596,6 +35084,68 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.audio_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.channels",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.encoder_task_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.filesize",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.framerate",
+                    rule: vidplat_core::Rule::Maximum(300f64),
+                },
+                vidplat_core::Check {
+                    at: "body.height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.origin_domain_name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.path",
+                    rule: vidplat_core::Rule::MaxLength(400u64),
+                },
+                vidplat_core::Check {
+                    at: "body.playback_rate",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.sample_rate",
+                    rule: vidplat_core::Rule::Maximum(10000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.video_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_streams_bulk",
@@ -34605,6 +35155,72 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.requests",
+                    rule: vidplat_core::Rule::MaxItems(10u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].audio_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].audio_label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].audio_language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].audio_language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].channels",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].encoder_task_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].filesize",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].framerate",
+                    rule: vidplat_core::Rule::Maximum(300f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].origin_domain_name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].path",
+                    rule: vidplat_core::Rule::MaxLength(400u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].playback_rate",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].sample_rate",
+                    rule: vidplat_core::Rule::Maximum(10000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].video_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_stream",
@@ -34614,6 +35230,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_stream",
@@ -34623,6 +35240,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_stream",
@@ -34632,6 +35250,68 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.audio_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.audio_language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.channels",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.encoder_task_id",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "body.filesize",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.framerate",
+                    rule: vidplat_core::Rule::Maximum(300f64),
+                },
+                vidplat_core::Check {
+                    at: "body.height",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+                vidplat_core::Check {
+                    at: "body.origin_domain_name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+                vidplat_core::Check {
+                    at: "body.path",
+                    rule: vidplat_core::Rule::MaxLength(400u64),
+                },
+                vidplat_core::Check {
+                    at: "body.playback_rate",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "body.sample_rate",
+                    rule: vidplat_core::Rule::Maximum(10000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.video_bitrate",
+                    rule: vidplat_core::Rule::Maximum(100000000f64),
+                },
+                vidplat_core::Check {
+                    at: "body.width",
+                    rule: vidplat_core::Rule::Maximum(8192f64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_subtitles",
@@ -34641,6 +35321,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_subtitle",
@@ -34650,6 +35331,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_subtitles_bulk",
@@ -34659,6 +35362,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.requests",
+                    rule: vidplat_core::Rule::MaxItems(10u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.requests[].url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_subtitle",
@@ -34668,6 +35397,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_subtitle",
@@ -34677,6 +35407,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_subtitle",
@@ -34686,6 +35417,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.content",
+                    rule: vidplat_core::Rule::MaxLength(10485760u64),
+                },
+                vidplat_core::Check {
+                    at: "body.label",
+                    rule: vidplat_core::Rule::MaxLength(15u64),
+                },
+                vidplat_core::Check {
+                    at: "body.language",
+                    rule: vidplat_core::Rule::MinLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.language",
+                    rule: vidplat_core::Rule::MaxLength(2u64),
+                },
+                vidplat_core::Check {
+                    at: "body.url",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_viewing_pages",
@@ -34695,6 +35448,32 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Minimum(1f64),
+                },
+                vidplat_core::Check {
+                    at: "query.per_page",
+                    rule: vidplat_core::Rule::Maximum(100f64),
+                },
+                vidplat_core::Check {
+                    at: "query.content",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "query.playlist",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "query.query",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "register_viewing_page",
@@ -34704,6 +35483,32 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::Rule::Maximum(7200f64),
+                },
+                vidplat_core::Check {
+                    at: "body.content_name",
+                    rule: vidplat_core::Rule::MaxLength(200u64),
+                },
+                vidplat_core::Check {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::Rule::Maximum(5f64),
+                },
+                vidplat_core::Check {
+                    at: "body.revoked_audiences",
+                    rule: vidplat_core::Rule::MaxItems(1000u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_viewing_page",
@@ -34713,6 +35518,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_viewing_page",
@@ -34722,6 +35528,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_viewing_page",
@@ -34731,6 +35538,28 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::Rule::Maximum(7200f64),
+                },
+                vidplat_core::Check {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::Rule::Maximum(5f64),
+                },
+                vidplat_core::Check {
+                    at: "body.revoked_audiences",
+                    rule: vidplat_core::Rule::MaxItems(1000u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "add_revoked_audience",
@@ -34740,6 +35569,12 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.revoked_audience",
+                    rule: vidplat_core::Rule::MaxLength(50u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_labels",
@@ -34749,6 +35584,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "register_label",
@@ -34758,6 +35594,12 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_label",
@@ -34767,6 +35609,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_label",
@@ -34776,6 +35619,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "update_label",
@@ -34785,6 +35629,12 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             rate_limited: false,
+            checks: &[
+                vidplat_core::Check {
+                    at: "body.name",
+                    rule: vidplat_core::Rule::MaxLength(100u64),
+                },
+            ],
         },
         vidplat_core::OperationMeta {
             id: "get_playlist_items",
@@ -34794,6 +35644,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_sites",
@@ -34803,6 +35654,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_site",
@@ -34812,6 +35664,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_streaming_policies",
@@ -34821,6 +35674,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_streaming_policy",
@@ -34830,6 +35684,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
+            checks: &[],
         },
     ];
 }

@@ -1,0 +1,200 @@
+//! Bounds checked on what the client sends, before the request leaves.
+//!
+//! The generator writes, for every operation, the documented bounds of its
+//! query parameters and JSON body as [`Check`]s (typify already refuses strings
+//! that break a length or pattern when a body is built; these cover the rest:
+//! number ranges, item counts, uniqueness, and lengths inside free-form values).
+
+use serde_json::Value;
+
+/// One documented bound at a place of the request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Check {
+    /// `query.<name>`, or `body` followed by `.member` and `[]` steps, e.g. `body.tags[].key`.
+    pub at: &'static str,
+    pub rule: Rule,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rule {
+    Minimum(f64),
+    Maximum(f64),
+    MinLength(u64),
+    MaxLength(u64),
+    MinItems(u64),
+    MaxItems(u64),
+    UniqueItems,
+}
+
+impl Rule {
+    fn describe(&self) -> String {
+        let n = |x: f64| {
+            if x.fract() == 0.0 {
+                format!("{}", x as i64)
+            } else {
+                x.to_string()
+            }
+        };
+        match self {
+            Rule::Minimum(x) => format!("must be at least {} (minimum)", n(*x)),
+            Rule::Maximum(x) => format!("must be at most {} (maximum)", n(*x)),
+            Rule::MinLength(x) => format!("must have at least {x} characters (minLength)"),
+            Rule::MaxLength(x) => format!("must have at most {x} characters (maxLength)"),
+            Rule::MinItems(x) => format!("must have at least {x} items (minItems)"),
+            Rule::MaxItems(x) => format!("must have at most {x} items (maxItems)"),
+            Rule::UniqueItems => "must not repeat an item (uniqueItems)".into(),
+        }
+    }
+
+    /// Whether `value` keeps the rule; values of another type are not this rule's business.
+    fn holds(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Rule::Minimum(min), Value::Number(n)) => n.as_f64().is_none_or(|v| v >= *min),
+            (Rule::Maximum(max), Value::Number(n)) => n.as_f64().is_none_or(|v| v <= *max),
+            (Rule::MinLength(min), Value::String(s)) => s.chars().count() as u64 >= *min,
+            (Rule::MaxLength(max), Value::String(s)) => s.chars().count() as u64 <= *max,
+            (Rule::MinItems(min), Value::Array(items)) => items.len() as u64 >= *min,
+            (Rule::MaxItems(max), Value::Array(items)) => items.len() as u64 <= *max,
+            (Rule::UniqueItems, Value::Array(items)) => items.iter().enumerate().all(|(i, a)| !items[..i].contains(a)),
+            _ => true,
+        }
+    }
+}
+
+/// The first broken bound: (field, rule).
+pub fn first_violation(checks: &[Check], query: &[(String, String)], body: Option<&Value>) -> Option<(String, String)> {
+    for check in checks {
+        if let Some(name) = check.at.strip_prefix("query.") {
+            for (_, raw) in query.iter().filter(|(k, _)| k == name) {
+                // Query values travel as text; numbers are compared as numbers.
+                let value = raw
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number);
+                let value = match check.rule {
+                    Rule::Minimum(_) | Rule::Maximum(_) => value.unwrap_or(Value::Null),
+                    _ => Value::String(raw.clone()),
+                };
+                if !check.rule.holds(&value) {
+                    return Some((name.to_owned(), check.rule.describe()));
+                }
+            }
+        } else if let (Some(rest), Some(body)) = (check.at.strip_prefix("body"), body) {
+            let mut found = None;
+            visit(body, rest, String::new(), &mut |place, value| {
+                if found.is_none() && !check.rule.holds(value) {
+                    found = Some((place, check.rule.describe()));
+                }
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+    }
+    None
+}
+
+/// Calls `f` with every value at `path` (`.member` and `[]` steps) below `value`.
+fn visit(value: &Value, path: &str, place: String, f: &mut dyn FnMut(String, &Value)) {
+    if path.is_empty() {
+        f(if place.is_empty() { "body".into() } else { place }, value);
+        return;
+    }
+    if let Some(rest) = path.strip_prefix("[]") {
+        if let Value::Array(items) = value {
+            for (i, item) in items.iter().enumerate() {
+                visit(item, rest, format!("{place}[{i}]"), f);
+            }
+        }
+        return;
+    }
+    let path = path.strip_prefix('.').unwrap_or(path);
+    let end = path.find(['.', '[']).unwrap_or(path.len());
+    let (member, rest) = path.split_at(end);
+    if let Some(child) = value.get(member) {
+        let place = if place.is_empty() {
+            member.to_owned()
+        } else {
+            format!("{place}.{member}")
+        };
+        visit(child, rest, place, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const CHECKS: &[Check] = &[
+        Check {
+            at: "query.per_page",
+            rule: Rule::Maximum(100.0),
+        },
+        Check {
+            at: "query.per_page",
+            rule: Rule::Minimum(1.0),
+        },
+        Check {
+            at: "body.priority",
+            rule: Rule::Maximum(99.0),
+        },
+        Check {
+            at: "body.multi_angles",
+            rule: Rule::MaxItems(7),
+        },
+        Check {
+            at: "body.labels",
+            rule: Rule::UniqueItems,
+        },
+        Check {
+            at: "body.tags[].key",
+            rule: Rule::MaxLength(3),
+        },
+    ];
+
+    fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn at_the_bound_passes_past_it_names_field_and_rule() {
+        assert_eq!(first_violation(CHECKS, &q(&[("per_page", "100")]), None), None);
+        assert_eq!(
+            first_violation(CHECKS, &q(&[("per_page", "101")]), None),
+            Some(("per_page".into(), "must be at most 100 (maximum)".into()))
+        );
+        assert_eq!(
+            first_violation(CHECKS, &q(&[("per_page", "0")]), None).unwrap().1,
+            "must be at least 1 (minimum)"
+        );
+        let ok = json!({"priority": 99, "multi_angles": vec!["a"; 7], "labels": ["x", "y"], "tags": [{"key": "abc"}]});
+        assert_eq!(first_violation(CHECKS, &[], Some(&ok)), None);
+        let cases = [
+            (json!({"priority": 100}), "priority", "must be at most 99 (maximum)"),
+            (
+                json!({"multi_angles": vec!["a"; 8]}),
+                "multi_angles",
+                "must have at most 7 items (maxItems)",
+            ),
+            (
+                json!({"labels": ["x", "x"]}),
+                "labels",
+                "must not repeat an item (uniqueItems)",
+            ),
+            (
+                json!({"tags": [{"key": "abc"}, {"key": "abcd"}]}),
+                "tags[1].key",
+                "must have at most 3 characters (maxLength)",
+            ),
+        ];
+        for (body, field, rule) in cases {
+            assert_eq!(
+                first_violation(CHECKS, &[], Some(&body)),
+                Some((field.into(), rule.into())),
+                "{body}"
+            );
+        }
+    }
+}
