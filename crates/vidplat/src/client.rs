@@ -247,10 +247,15 @@ impl ClientBuilder {
             #[cfg(feature = "analytics")]
             (Service::Analytics, vidplat_analytics::operations::ALL),
         ];
-        for (id, _, _) in &self.routes {
-            if !tables.iter().any(|(_, ops)| ops.iter().any(|op| op.id == id)) {
+        for (id, method, template) in &self.routes {
+            let Some((service, operations)) = tables.iter().find(|(_, ops)| ops.iter().any(|op| op.id == id)) else {
                 return Err(Error::Config(format!("route override for unknown operation `{id}`")));
-            }
+            };
+            // Checked whether or not the service is configured, by the runtime's own rules.
+            Runtime::builder(*service, operations)
+                .route(id.clone(), *method, template.clone())
+                .build()
+                .map_err(|e| Error::Config(e.to_string()))?;
         }
         let analytics_quota = self.analytics_quota.clone().map(QuotaLimiter::new);
         Ok(Client {

@@ -3,19 +3,158 @@
 //! The Rust SDK for the video platform's three web APIs: the encoding service,
 //! the video management service and viewing analytics (basic and cloud editions).
 //!
-//! ```no_run
-//! # async fn run() -> Result<(), vidplat::Error> {
+//! Every operation of the three services is a method of a generated client
+//! ([`encoder`], [`vms`], [`analytics`]), built from `openapi/*.yaml`. This crate
+//! adds what the documents imply a client should do: one configuration, one
+//! error type, retries that never duplicate work, the analytics quotas,
+//! pagination, waiters, signed viewing-page URLs and route overrides.
+//!
+//! ## Configure a client
+//!
+//! No base URL has a default (the documents show only `{base_url}`); set the
+//! services you use. `Client::from_env()` reads `VIDPLAT_API_KEY`,
+//! `VIDPLAT_ENCODER_URL`, `VIDPLAT_VMS_URL`, `VIDPLAT_ANALYTICS_URL` and
+//! `VIDPLAT_LOGIN_ID`. The key never shows in `Debug` output, logs or errors.
+//!
+//! ```
+//! use std::time::Duration;
 //! let client = vidplat::Client::builder()
 //!     .encoder_url("https://encoder.example.invalid")
+//!     .vms_url("https://vms.example.invalid")
+//!     .analytics_url("https://analytics.example.invalid")
 //!     .api_key("my-api-key")
+//!     .attempt_timeout(Duration::from_secs(20))
 //!     .build()?;
-//! let task = client.encoder()?.get_task().task_id(7u64).send().await?;
-//! println!("task 7 is {:?}", task.status);
+//! assert!(!format!("{client:?}").contains("my-api-key"));
+//! # Ok::<(), vidplat::Error>(())
+//! ```
+//!
+//! ## Call an operation, handle errors
+//!
+//! Operations are builders; `send().await?` converts the generated client's
+//! error into [`Error`], which says what happened without exposing progenitor.
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
+//! use vidplat::Error;
+//! match client.encoder()?.get_task().task_id(7u64).send().await.map_err(Error::from) {
+//!     Ok(task) => println!("task 7 is {:?}", task.status),
+//!     Err(error) if error.code() == Some("MODEL_NOT_FOUND") => println!("no task 7"),
+//!     Err(Error::InvalidInput { field, rule }) => println!("not sent: {field} {rule}"),
+//!     Err(error) => return Err(error),
+//! }
 //! # Ok(()) }
 //! ```
 //!
-//! Operations whose route the documents do not show use the route the YAML
-//! assumed (see GAPS.md); [`ClientBuilder::route`] overrides any route.
+//! Bounds the documents give are checked before a request leaves:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let client = vidplat::Client::builder().encoder_url("http://127.0.0.1:9").build().unwrap();
+//! let body = vidplat::encoder::types::TaskCreate::builder()
+//!     .input_filepath("movie.mp4")
+//!     .profile_id(std::num::NonZeroU64::new(1).unwrap())
+//!     .priority(Some(100)); // documented range: 0..=99
+//! let error = vidplat::Error::from(client.encoder().unwrap().register_task().body(body).send().await.unwrap_err());
+//! assert_eq!(error.to_string(), "invalid input, not sent: `priority` must be at most 99 (maximum)");
+//! # }
+//! ```
+//!
+//! ## Retries
+//!
+//! [`RetryPolicy`]: exponential backoff with full jitter, capped attempts and
+//! total time, `Retry-After` honoured. A connection that never opened is
+//! retried for every method; 429/502/503/504 only for GET and DELETE. POST, PUT
+//! and PATCH (task or content registration) are never sent twice once they
+//! may have reached the server.
+//!
+//! ```
+//! use std::time::Duration;
+//! let policy = vidplat::RetryPolicy { max_attempts: 5, total_timeout: Duration::from_secs(60), ..Default::default() };
+//! let client = vidplat::Client::builder().vms_url("https://vms.example.invalid").retry(policy).build()?;
+//! # Ok::<(), vidplat::Error>(())
+//! ```
+//!
+//! ## Analytics quotas
+//!
+//! Analytics allows 3 calls a minute, 1 at a time, 50,000 a month per account.
+//! The client waits for its turn by default (shared by all clones), or fails
+//! fast with [`Error::RateLimited`] naming the [`Quota`].
+//!
+//! ```
+//! use vidplat::{QuotaConfig, QuotaMode};
+//! let client = vidplat::Client::builder()
+//!     .analytics_url("https://analytics.example.invalid")
+//!     .analytics_quota(QuotaConfig { mode: QuotaMode::FailFast, ..Default::default() })
+//!     .build()?;
+//! assert_eq!(client.analytics_quota().map(|q| q.remaining()), Some(50_000));
+//! # Ok::<(), vidplat::Error>(())
+//! ```
+//!
+//! ## Pagination
+//!
+//! [`pagination`] turns any list operation into a stream of pages or items:
+//! page-numbered with concurrent prefetch (tasks), `truncated` (contents,
+//! viewing pages), rank windows (analytics basic) and offset/limit (analytics cloud).
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
+//! use futures::TryStreamExt;
+//! use std::num::NonZeroU64;
+//! use vidplat::pagination::{items, offset_limit, Limits};
+//! let analytics = client.analytics()?;
+//! let limit = NonZeroU64::new(1000).unwrap();
+//! let rows: Vec<_> = items(
+//!     offset_limit(limit, |offset, limit| analytics.cloud_by_os().offset(offset).limit(limit).send(), Limits::default()),
+//!     Limits::default().max_items(5000),
+//! )
+//! .try_collect()
+//! .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Waiters
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
+//! use vidplat::waiters::WaitOptions;
+//! let task = client.wait_for_task(std::num::NonZeroU64::new(7).unwrap(), WaitOptions::default()).await?;
+//! println!("ready: {:?}", task.output_filename);
+//! # Ok(()) }
+//! ```
+//!
+//! ## Signed viewing-page URLs
+//!
+//! ```
+//! use vidplat::signing::{sign, verify, Grant, SigningKey};
+//! let key = SigningKey::from("0123456789abcdef0123456789abcdef");
+//! let grant = Grant { expires: Some(1_767_225_600), audience: Some("user-42".into()) };
+//! let url = sign("https://portal.example.jp/pages/p-1", &key, &grant);
+//! assert!(url.ends_with("&version=1"));
+//! assert_eq!(verify(&url, &key, 1_767_225_000), Ok(grant));
+//! ```
+//!
+//! ## Route overrides
+//!
+//! Operations whose route the documents do not show use the YAML's assumption
+//! (listed in GAPS.md and in each method's documentation). Override any route:
+//!
+//! ```
+//! use vidplat::Method;
+//! let client = vidplat::Client::builder()
+//!     .encoder_url("https://encoder.example.invalid")
+//!     .route("register_task", Method::Post, "/v1/tasks/register")
+//!     .build()?;
+//! // An unknown operation or a template with other parameters fails here, not later.
+//! assert!(vidplat::Client::builder().route("update_preset", Method::Put, "/v1/presets/{id}").build().is_err());
+//! # Ok::<(), vidplat::Error>(())
+//! ```
+//!
+//! ## Tracing
+//!
+//! Every call is one `vidplat.call` span (service, operation, method, path,
+//! attempts, status, latency_ms, quota_wait_ms) through the `tracing` crate;
+//! no header, key or signature is ever recorded.
 
 mod client;
 mod error;

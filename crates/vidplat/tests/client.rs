@@ -37,12 +37,14 @@ fn route_overrides_are_checked_at_build_time() {
         unknown.to_string(),
         "client configuration: route override for unknown operation `register_taks`"
     );
-    let wrong_params = Client::builder()
-        .encoder_url("http://127.0.0.1:1")
-        .route("update_preset", Method::Patch, "/v1/presets/{id}")
-        .build()
-        .unwrap_err();
-    assert!(wrong_params.to_string().contains("update_preset"), "{wrong_params}");
+    for with_url in [true, false] {
+        let mut builder = Client::builder().route("update_preset", Method::Patch, "/v1/presets/{id}");
+        if with_url {
+            builder = builder.encoder_url("http://127.0.0.1:1");
+        }
+        let wrong_params = builder.build().unwrap_err();
+        assert!(wrong_params.to_string().contains("update_preset"), "{wrong_params}");
+    }
     let fine = Client::builder()
         .encoder_url("http://127.0.0.1:1")
         .route("update_preset", Method::Patch, "/v1/presets/{preset-id}/settings")
