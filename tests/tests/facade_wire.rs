@@ -231,3 +231,35 @@ fn capture() -> (impl tracing::Subscriber + Send + Sync, impl Fn() -> String) {
         String::from_utf8_lossy(&reader.0.lock().unwrap()).into_owned()
     })
 }
+
+#[tokio::test]
+async fn a_server_slower_than_the_total_timeout_times_out() {
+    let server = MockServer::start().await;
+    Mock::given(path("/v1/counts"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(5))
+                .set_body_json(serde_json::json!({})),
+        )
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .encoder_url(server.uri())
+        .retry(RetryPolicy {
+            total_timeout: Duration::from_millis(300),
+            ..RetryPolicy::default()
+        })
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let error: Error = client
+        .encoder()
+        .unwrap()
+        .get_task_counts()
+        .send()
+        .await
+        .unwrap_err()
+        .into();
+    assert!(matches!(error, Error::Timeout), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+}

@@ -17,7 +17,8 @@ pub struct RetryPolicy {
     pub initial_backoff: Duration,
     /// The largest backoff ceiling.
     pub max_backoff: Duration,
-    /// No retry starts after this much time since the call began.
+    /// The whole call, retries and waits included, ends after this long:
+    /// no retry starts past it, and no attempt runs beyond it.
     pub total_timeout: Duration,
 }
 

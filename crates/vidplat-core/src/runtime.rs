@@ -290,9 +290,14 @@ impl Runtime {
         let mut attempt: u32 = 0;
         let mut quota_wait = std::time::Duration::ZERO;
         loop {
-            let Some(request) = next.take() else {
+            let Some(mut request) = next.take() else {
                 unreachable!("a request is kept for every attempt")
             };
+            // No attempt outlives the call's total budget.
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if request.timeout().is_none_or(|t| *t > remaining) {
+                *request.timeout_mut() = Some(remaining);
+            }
             attempt += 1;
             tracing::Span::current().record("attempts", attempt);
             // Keep a copy for another attempt (streaming bodies cannot be copied: one attempt).

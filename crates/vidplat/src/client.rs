@@ -209,6 +209,12 @@ impl ClientBuilder {
         self
     }
 
+    /// The whole call, retries included, ends after this long (default 300 s).
+    pub fn total_timeout(mut self, timeout: Duration) -> Self {
+        self.retry.total_timeout = timeout;
+        self
+    }
+
     /// How failed attempts are retried (see [`RetryPolicy`]); `RetryPolicy::never()` disables retries.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
