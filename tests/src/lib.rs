@@ -31,3 +31,21 @@ pub fn generated_source(service: &str) -> String {
         .join("src/generated.rs");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
+
+/// A facade client whose three services all point at one local test server
+/// (`http://127.0.0.1:<port>`), with the analytics limiter off unless a test sets one.
+pub fn local_client(base_url: &str) -> vidplat::ClientBuilder {
+    vidplat::Client::builder()
+        .encoder_url(base_url)
+        .vms_url(base_url)
+        .analytics_url(base_url)
+        .api_key("test-key")
+        .without_analytics_quota()
+}
+
+/// A minimal valid task registration body.
+pub fn task_body() -> vidplat::encoder::types::builder::TaskCreate {
+    vidplat::encoder::types::TaskCreate::builder()
+        .input_filepath("movie.mp4")
+        .profile_id(std::num::NonZeroU64::MIN)
+}

@@ -48,20 +48,24 @@ fn quota(mode: QuotaMode) -> QuotaConfig {
     }
 }
 
-#[tokio::test]
-async fn a_burst_of_ten_draws_no_429() {
+/// A local server enforcing the limits on /v2/os/data, and a client limited by `mode`.
+async fn enforced(mode: QuotaMode) -> (MockServer, EnforcingServer, Client) {
     let server = MockServer::start().await;
     let enforcing = EnforcingServer::default();
     Mock::given(wiremock::matchers::path("/v2/os/data"))
         .respond_with(enforcing.clone())
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .analytics_url(server.uri())
-        .api_key("k")
-        .analytics_quota(quota(QuotaMode::Wait))
+    let client = vidplat_tests::local_client(&server.uri())
+        .analytics_quota(quota(mode))
         .build()
         .unwrap();
+    (server, enforcing, client)
+}
+
+#[tokio::test]
+async fn a_burst_of_ten_draws_no_429() {
+    let (_server, enforcing, client) = enforced(QuotaMode::Wait).await;
 
     let started = Instant::now();
     let calls = (0..10).map(|_| {
@@ -88,18 +92,7 @@ async fn a_burst_of_ten_draws_no_429() {
 
 #[tokio::test]
 async fn fail_fast_reports_the_quota_without_sending() {
-    let server = MockServer::start().await;
-    let enforcing = EnforcingServer::default();
-    Mock::given(wiremock::matchers::path("/v2/os/data"))
-        .respond_with(enforcing.clone())
-        .mount(&server)
-        .await;
-    let client = Client::builder()
-        .analytics_url(server.uri())
-        .api_key("k")
-        .analytics_quota(quota(QuotaMode::FailFast))
-        .build()
-        .unwrap();
+    let (_server, enforcing, client) = enforced(QuotaMode::FailFast).await;
     let analytics = client.analytics().unwrap();
     for _ in 0..3 {
         analytics.cloud_by_os().send().await.unwrap();

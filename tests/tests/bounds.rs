@@ -17,14 +17,7 @@ async fn server_answering(body: serde_json::Value) -> (MockServer, Client) {
         .respond_with(ResponseTemplate::new(200).set_body_json(body))
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .encoder_url(server.uri())
-        .vms_url(server.uri())
-        .analytics_url(server.uri())
-        .api_key("k")
-        .without_analytics_quota()
-        .build()
-        .unwrap();
+    let client = vidplat_tests::local_client(&server.uri()).build().unwrap();
     (server, client)
 }
 
@@ -43,9 +36,7 @@ fn expect_invalid(error: Error, field: &str, rule: &str) {
 }
 
 fn task(priority: i64, angles: usize) -> vidplat::encoder::types::builder::TaskCreate {
-    vidplat::encoder::types::TaskCreate::builder()
-        .input_filepath("movie.mp4")
-        .profile_id(NonZeroU64::new(1).unwrap())
+    vidplat_tests::task_body()
         .priority(Some(priority))
         .multi_angles(vec!["angle.mp4".to_string(); angles])
 }

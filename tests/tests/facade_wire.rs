@@ -61,9 +61,7 @@ async fn a_503_on_a_post_is_not_retried() {
         )
         .mount(&server)
         .await;
-    let body = vidplat::encoder::types::TaskCreate::builder()
-        .input_filepath("movie.mp4")
-        .profile_id(std::num::NonZeroU64::new(1).unwrap());
+    let body = vidplat_tests::task_body();
     let error: Error = client(&server)
         .encoder()
         .unwrap()
@@ -99,9 +97,7 @@ async fn a_post_whose_connection_never_opened_is_retried() {
         .unwrap();
     let (writer, output) = capture();
     let _guard = tracing::subscriber::set_default(writer);
-    let body = vidplat::encoder::types::TaskCreate::builder()
-        .input_filepath("movie.mp4")
-        .profile_id(std::num::NonZeroU64::new(1).unwrap());
+    let body = vidplat_tests::task_body();
     let error: Error = client
         .encoder()
         .unwrap()

@@ -57,14 +57,7 @@ async fn serve(
 }
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .encoder_url(server.uri())
-        .vms_url(server.uri())
-        .analytics_url(server.uri())
-        .api_key("k")
-        .without_analytics_quota()
-        .build()
-        .unwrap()
+    vidplat_tests::local_client(&server.uri()).build().unwrap()
 }
 
 /// 7 pages of 3 tasks, ids 1..=21.
