@@ -2,7 +2,7 @@
 //! the never-resend rule, error mapping, and what tracing may print.
 
 use std::time::Duration;
-use vidplat::{Client, Error, RetryPolicy};
+use vidplat::{Call, Client, Error, RetryPolicy};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -153,16 +153,27 @@ async fn error_bodies_map_to_the_error_type() {
     assert_eq!(html.status(), Some(500));
     assert!(html.to_string().contains("Internal Server Error"), "{html}");
     match get(3).await {
-        Error::Decode { detail, excerpt } => {
+        Error::Decode { detail, excerpt, .. } => {
             assert!(detail.contains("EOF"), "{detail}");
             assert!(excerpt.starts_with(r#"{"id": 3"#), "{excerpt}");
         }
         other => panic!("truncated JSON: {other:?}"),
     }
-    match get(4).await {
-        Error::Decode { detail, .. } => assert!(detail.contains("profile_id"), "{detail}"),
+    // Through `.call()`, a decode failure names the operation and the exact path.
+    let error = encoder.get_task().task_id(4u64).call().await.unwrap_err();
+    match &error {
+        Error::Decode { operation, detail, .. } => {
+            assert_eq!(*operation, Some("get_task"));
+            assert!(detail.ends_with("at profile_id"), "{detail}");
+        }
         other => panic!("wrong type: {other:?}"),
     }
+    assert!(
+        error
+            .to_string()
+            .starts_with("undecodable response of get_task (invalid type: string \"one\""),
+        "{error}"
+    );
     let unknown = get(5).await;
     assert_eq!((unknown.status(), unknown.code()), (Some(403), Some("BRAND_NEW_CODE")));
 }

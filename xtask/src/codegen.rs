@@ -140,6 +140,8 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
     types.1.extend(enum_items);
 
     file.items.push(syn::parse2(operation_table(service, &value)?)?);
+    let operation_impls = operation_impls(&value, &file)?;
+    file.items.extend(operation_impls);
     let driver = test_driver(service, &value, &file)?;
 
     let header = format!(
@@ -155,6 +157,67 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
 }
 
 const PROGENITOR_VERSION: &str = "0.15.1";
+
+/// `impl vidplat_core::Operation` for every operation builder: its id, and the
+/// success and error types of its `send`.
+fn operation_impls(spec: &Value, client: &syn::File) -> Result<Vec<syn::Item>> {
+    let builder = client
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|c| &c.1),
+            _ => None,
+        })
+        .context("progenitor's output has no `builder` module")?;
+    let mut impls = Vec::new();
+    for (_, _, op) in operations(spec) {
+        let id = op["operationId"].as_str().context("operationId")?;
+        let name = format_ident!(
+            "{}",
+            id.split('_')
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect::<String>()
+        );
+        // `send(self) -> Result<ResponseValue<Success>, Error<ErrorBody>>`
+        let output = builder
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Impl(i) if matches!(&*i.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name)) => {
+                    i.items.iter().find_map(|f| match f {
+                        syn::ImplItem::Fn(f) if f.sig.ident == "send" => match &f.sig.output {
+                            syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+                            syn::ReturnType::Default => None,
+                        },
+                        _ => None,
+                    })
+                }
+                _ => None,
+            })
+            .with_context(|| format!("no send() for {id}"))?;
+        let [ok, err] = generic_args(&output)[..] else {
+            bail!("{id}: send() does not return Result<_, _>")
+        };
+        let success = generic_args(ok)
+            .into_iter()
+            .next()
+            .with_context(|| format!("{id}: ResponseValue<T>"))?;
+        let error_body = generic_args(err)
+            .into_iter()
+            .next()
+            .with_context(|| format!("{id}: Error<E>"))?;
+        impls.push(syn::parse2(quote! {
+            impl<'a> vidplat_core::Operation for builder::#name<'a> {
+                const ID: &'static str = #id;
+                type Success = #success;
+                type ErrorBody = #error_body;
+                fn send_operation(self) -> impl ::std::future::Future<Output = #output> + Send {
+                    self.send()
+                }
+            }
+        })?);
+    }
+    Ok(impls)
+}
 
 /// `impl vidplat_core::Paged` for every struct with a `data: Vec<T>` field,
 /// reading `truncated` and `last_page` where the struct has them.

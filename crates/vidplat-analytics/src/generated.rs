@@ -23944,3 +23944,450 @@ pub mod operations {
         },
     ];
 }
+impl<'a> vidplat_core::Operation for builder::BasicByContentCategory<'a> {
+    const ID: &'static str = "basic_by_content_category";
+    type Success = types::BasicContentCategoryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicContentCategoryPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicQuery<'a> {
+    const ID: &'static str = "basic_query";
+    type Success = types::BasicQueryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicQueryPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByTimePeriod<'a> {
+    const ID: &'static str = "basic_by_time_period";
+    type Success = types::BasicTimePeriodPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicTimePeriodPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicAudienceRating<'a> {
+    const ID: &'static str = "basic_audience_rating";
+    type Success = types::BasicAudienceRatingPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicAudienceRatingPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicReaction<'a> {
+    const ID: &'static str = "basic_reaction";
+    type Success = types::BasicReactionPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicReactionPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByEnvironment<'a> {
+    const ID: &'static str = "basic_by_environment";
+    type Success = types::BasicEnvironmentPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicEnvironmentPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicViewingHistory<'a> {
+    const ID: &'static str = "basic_viewing_history";
+    type Success = types::BasicViewingHistoryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicViewingHistoryPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByOs<'a> {
+    const ID: &'static str = "basic_by_os";
+    type Success = types::BasicOsPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicOsPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicRealtimeUserCounts<'a> {
+    const ID: &'static str = "basic_realtime_user_counts";
+    type Success = types::BasicRealtimeUserCountsPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicRealtimeUserCountsPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByRegion<'a> {
+    const ID: &'static str = "basic_by_region";
+    type Success = types::BasicRegionPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicRegionPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicBySite<'a> {
+    const ID: &'static str = "basic_by_site";
+    type Success = types::BasicSitePage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicSitePage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicViewingSituation<'a> {
+    const ID: &'static str = "basic_viewing_situation";
+    type Success = types::BasicViewingSituationPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicViewingSituationPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByContentTitle<'a> {
+    const ID: &'static str = "basic_by_content_title";
+    type Success = types::BasicContentTitlePage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicContentTitlePage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByContentTitleAndUser<'a> {
+    const ID: &'static str = "basic_by_content_title_and_user";
+    type Success = types::BasicContentTitleUserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::BasicContentTitleUserPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::BasicByUser<'a> {
+    const ID: &'static str = "basic_by_user";
+    type Success = types::BasicUserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BasicUserPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudActiveUsers<'a> {
+    const ID: &'static str = "cloud_active_users";
+    type Success = types::CloudActiveUsersPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudActiveUsersPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByBrowser<'a> {
+    const ID: &'static str = "cloud_by_browser";
+    type Success = types::CloudBrowserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudBrowserPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByContentCategory<'a> {
+    const ID: &'static str = "cloud_by_content_category";
+    type Success = types::CloudContentCategoryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudContentCategoryPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudQuery<'a> {
+    const ID: &'static str = "cloud_query";
+    type Success = types::CloudQueryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudQueryPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByTimePeriod<'a> {
+    const ID: &'static str = "cloud_by_time_period";
+    type Success = types::CloudTimePeriodPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudTimePeriodPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudEngagement<'a> {
+    const ID: &'static str = "cloud_engagement";
+    type Success = types::CloudEngagementPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudEngagementPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudViewingHistory<'a> {
+    const ID: &'static str = "cloud_viewing_history";
+    type Success = types::CloudViewingHistoryPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudViewingHistoryPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByContentName<'a> {
+    const ID: &'static str = "cloud_by_content_name";
+    type Success = types::CloudContentNamePage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudContentNamePage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByContentNameAndUser<'a> {
+    const ID: &'static str = "cloud_by_content_name_and_user";
+    type Success = types::CloudContentNameUserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudContentNameUserPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByOs<'a> {
+    const ID: &'static str = "cloud_by_os";
+    type Success = types::CloudOsPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudOsPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudReaction<'a> {
+    const ID: &'static str = "cloud_reaction";
+    type Success = types::CloudReactionPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudReactionPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudRealtimeUserCounts<'a> {
+    const ID: &'static str = "cloud_realtime_user_counts";
+    type Success = types::CloudRealtimeUserCountsPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudRealtimeUserCountsPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByRegion<'a> {
+    const ID: &'static str = "cloud_by_region";
+    type Success = types::CloudRegionPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudRegionPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudBySite<'a> {
+    const ID: &'static str = "cloud_by_site";
+    type Success = types::CloudSitePage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudSitePage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudViewingSituation<'a> {
+    const ID: &'static str = "cloud_viewing_situation";
+    type Success = types::CloudViewingSituationPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudViewingSituationPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByContentTitle<'a> {
+    const ID: &'static str = "cloud_by_content_title";
+    type Success = types::CloudContentTitlePage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudContentTitlePage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByContentTitleAndUser<'a> {
+    const ID: &'static str = "cloud_by_content_title_and_user";
+    type Success = types::CloudContentTitleUserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudContentTitleUserPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudUserCountsLegacy<'a> {
+    const ID: &'static str = "cloud_user_counts_legacy";
+    type Success = types::CloudUserCountsLegacyPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::CloudUserCountsLegacyPage>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CloudByUser<'a> {
+    const ID: &'static str = "cloud_by_user";
+    type Success = types::CloudUserPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CloudUserPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}

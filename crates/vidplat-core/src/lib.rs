@@ -4,6 +4,7 @@
 //! [`Runtime`] (see [`client_hooks!`]), so authentication, route overrides and
 //! the rest of the cross-cutting behaviour live here, in one place.
 
+mod call;
 mod open_enum;
 mod operation;
 mod paged;
@@ -13,6 +14,7 @@ mod runtime;
 mod time;
 mod validate;
 
+pub use call::Operation;
 pub use operation::{Method, OperationMeta, RouteTemplate, Service};
 pub use paged::Paged;
 pub use quota::{QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};

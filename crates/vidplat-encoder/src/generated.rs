@@ -10137,3 +10137,303 @@ pub mod operations {
         },
     ];
 }
+impl<'a> vidplat_core::Operation for builder::GetTaskCounts<'a> {
+    const ID: &'static str = "get_task_counts";
+    type Success = types::TaskCounts;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskCounts>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetExternalId<'a> {
+    const ID: &'static str = "get_external_id";
+    type Success = types::ExternalId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ExternalId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetNotificationSettings<'a> {
+    const ID: &'static str = "get_notification_settings";
+    type Success = types::NotificationSettings;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::NotificationSettings>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateNotificationSettings<'a> {
+    const ID: &'static str = "update_notification_settings";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListPresets<'a> {
+    const ID: &'static str = "list_presets";
+    type Success = types::PresetList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::PresetList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterPreset<'a> {
+    const ID: &'static str = "register_preset";
+    type Success = types::CreatedId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CreatedId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeletePreset<'a> {
+    const ID: &'static str = "delete_preset";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetPreset<'a> {
+    const ID: &'static str = "get_preset";
+    type Success = types::Preset;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Preset>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdatePreset<'a> {
+    const ID: &'static str = "update_preset";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListProfiles<'a> {
+    const ID: &'static str = "list_profiles";
+    type Success = types::ProfileList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ProfileList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterProfile<'a> {
+    const ID: &'static str = "register_profile";
+    type Success = types::CreatedId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CreatedId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListSharedProfiles<'a> {
+    const ID: &'static str = "list_shared_profiles";
+    type Success = types::ProfileList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ProfileList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteProfile<'a> {
+    const ID: &'static str = "delete_profile";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetProfile<'a> {
+    const ID: &'static str = "get_profile";
+    type Success = types::Profile;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Profile>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateProfile<'a> {
+    const ID: &'static str = "update_profile";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListTaskImports<'a> {
+    const ID: &'static str = "list_task_imports";
+    type Success = types::TaskImportList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskImportList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ImportTasksCsv<'a> {
+    const ID: &'static str = "import_tasks_csv";
+    type Success = types::TaskImport;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskImport>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteTaskImport<'a> {
+    const ID: &'static str = "delete_task_import";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetTaskImport<'a> {
+    const ID: &'static str = "get_task_import";
+    type Success = types::TaskImport;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskImport>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteAllTasks<'a> {
+    const ID: &'static str = "delete_all_tasks";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListTasks<'a> {
+    const ID: &'static str = "list_tasks";
+    type Success = types::TaskList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterTask<'a> {
+    const ID: &'static str = "register_task";
+    type Success = types::TaskRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::TaskRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::CancelOrDeleteTask<'a> {
+    const ID: &'static str = "cancel_or_delete_task";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetTask<'a> {
+    const ID: &'static str = "get_task";
+    type Success = types::Task;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Task>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetInputFile<'a> {
+    const ID: &'static str = "get_input_file";
+    type Success = types::InputFile;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::InputFile>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}

@@ -35688,3 +35688,726 @@ pub mod operations {
         },
     ];
 }
+impl<'a> vidplat_core::Operation for builder::ListCategories<'a> {
+    const ID: &'static str = "list_categories";
+    type Success = types::CategoryList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CategoryList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterCategory<'a> {
+    const ID: &'static str = "register_category";
+    type Success = types::CategoryRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::CategoryRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteCategory<'a> {
+    const ID: &'static str = "delete_category";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetCategory<'a> {
+    const ID: &'static str = "get_category";
+    type Success = types::Category;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Category>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateCategory<'a> {
+    const ID: &'static str = "update_category";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListForwardPolicies<'a> {
+    const ID: &'static str = "list_forward_policies";
+    type Success = types::ForwardPolicyList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ForwardPolicyList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetForwardPolicy<'a> {
+    const ID: &'static str = "get_forward_policy";
+    type Success = types::ForwardPolicy;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ForwardPolicy>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListContents<'a> {
+    const ID: &'static str = "list_contents";
+    type Success = types::ContentList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ContentList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterContent<'a> {
+    const ID: &'static str = "register_content";
+    type Success = types::ContentRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ContentRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteContent<'a> {
+    const ID: &'static str = "delete_content";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetContent<'a> {
+    const ID: &'static str = "get_content";
+    type Success = types::Content;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Content>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateContent<'a> {
+    const ID: &'static str = "update_content";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListDocuments<'a> {
+    const ID: &'static str = "list_documents";
+    type Success = types::DocumentList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::DocumentList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterDocument<'a> {
+    const ID: &'static str = "register_document";
+    type Success = types::RegisteredId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::RegisteredId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterDocumentsBulk<'a> {
+    const ID: &'static str = "register_documents_bulk";
+    type Success = types::BulkRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BulkRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteDocument<'a> {
+    const ID: &'static str = "delete_document";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetDocument<'a> {
+    const ID: &'static str = "get_document";
+    type Success = types::Document;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Document>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateDocument<'a> {
+    const ID: &'static str = "update_document";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetPlayInformation<'a> {
+    const ID: &'static str = "get_play_information";
+    type Success = types::PlayInformation;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::PlayInformation>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListPosters<'a> {
+    const ID: &'static str = "list_posters";
+    type Success = types::PosterList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::PosterList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterPoster<'a> {
+    const ID: &'static str = "register_poster";
+    type Success = types::RegisteredId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::RegisteredId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterPostersBulk<'a> {
+    const ID: &'static str = "register_posters_bulk";
+    type Success = types::BulkRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BulkRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ReorderPosters<'a> {
+    const ID: &'static str = "reorder_posters";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeletePoster<'a> {
+    const ID: &'static str = "delete_poster";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetPoster<'a> {
+    const ID: &'static str = "get_poster";
+    type Success = types::Poster;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Poster>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdatePoster<'a> {
+    const ID: &'static str = "update_poster";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetContentStatistics<'a> {
+    const ID: &'static str = "get_content_statistics";
+    type Success = types::ContentStatistics;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ContentStatistics>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListStreamSets<'a> {
+    const ID: &'static str = "list_stream_sets";
+    type Success = types::StreamSetList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamSetList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterStreamSet<'a> {
+    const ID: &'static str = "register_stream_set";
+    type Success = types::StreamSetRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamSetRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteStreamSet<'a> {
+    const ID: &'static str = "delete_stream_set";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetStreamSet<'a> {
+    const ID: &'static str = "get_stream_set";
+    type Success = types::StreamSet;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamSet>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateStreamSet<'a> {
+    const ID: &'static str = "update_stream_set";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListStreams<'a> {
+    const ID: &'static str = "list_streams";
+    type Success = types::StreamList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterStream<'a> {
+    const ID: &'static str = "register_stream";
+    type Success = types::RegisteredId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::RegisteredId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterStreamsBulk<'a> {
+    const ID: &'static str = "register_streams_bulk";
+    type Success = types::BulkRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BulkRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteStream<'a> {
+    const ID: &'static str = "delete_stream";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetStream<'a> {
+    const ID: &'static str = "get_stream";
+    type Success = types::Stream;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Stream>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateStream<'a> {
+    const ID: &'static str = "update_stream";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListSubtitles<'a> {
+    const ID: &'static str = "list_subtitles";
+    type Success = types::SubtitleList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::SubtitleList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterSubtitle<'a> {
+    const ID: &'static str = "register_subtitle";
+    type Success = types::RegisteredId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::RegisteredId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterSubtitlesBulk<'a> {
+    const ID: &'static str = "register_subtitles_bulk";
+    type Success = types::BulkRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::BulkRegistration>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteSubtitle<'a> {
+    const ID: &'static str = "delete_subtitle";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetSubtitle<'a> {
+    const ID: &'static str = "get_subtitle";
+    type Success = types::Subtitle;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Subtitle>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateSubtitle<'a> {
+    const ID: &'static str = "update_subtitle";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListViewingPages<'a> {
+    const ID: &'static str = "list_viewing_pages";
+    type Success = types::ViewingPageList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ViewingPageList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterViewingPage<'a> {
+    const ID: &'static str = "register_viewing_page";
+    type Success = types::ViewingPageRegistration;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<
+            ResponseValue<types::ViewingPageRegistration>,
+            Error<types::Error>,
+        >,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteViewingPage<'a> {
+    const ID: &'static str = "delete_viewing_page";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetViewingPage<'a> {
+    const ID: &'static str = "get_viewing_page";
+    type Success = types::ViewingPage;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::ViewingPage>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateViewingPage<'a> {
+    const ID: &'static str = "update_viewing_page";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::AddRevokedAudience<'a> {
+    const ID: &'static str = "add_revoked_audience";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListLabels<'a> {
+    const ID: &'static str = "list_labels";
+    type Success = types::LabelList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::LabelList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::RegisterLabel<'a> {
+    const ID: &'static str = "register_label";
+    type Success = types::RegisteredId;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::RegisteredId>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::DeleteLabel<'a> {
+    const ID: &'static str = "delete_label";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetLabel<'a> {
+    const ID: &'static str = "get_label";
+    type Success = types::Label;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Label>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::UpdateLabel<'a> {
+    const ID: &'static str = "update_label";
+    type Success = ();
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<()>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetPlaylistItems<'a> {
+    const ID: &'static str = "get_playlist_items";
+    type Success = types::PlaylistItems;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::PlaylistItems>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListSites<'a> {
+    const ID: &'static str = "list_sites";
+    type Success = types::SiteList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::SiteList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetSite<'a> {
+    const ID: &'static str = "get_site";
+    type Success = types::Site;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::Site>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::ListStreamingPolicies<'a> {
+    const ID: &'static str = "list_streaming_policies";
+    type Success = types::StreamingPolicyList;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamingPolicyList>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}
+impl<'a> vidplat_core::Operation for builder::GetStreamingPolicy<'a> {
+    const ID: &'static str = "get_streaming_policy";
+    type Success = types::StreamingPolicy;
+    type ErrorBody = types::Error;
+    fn send_operation(
+        self,
+    ) -> impl ::std::future::Future<
+        Output = Result<ResponseValue<types::StreamingPolicy>, Error<types::Error>>,
+    > + Send {
+        self.send()
+    }
+}

@@ -23,8 +23,13 @@ pub enum Error {
     Timeout,
     /// The connection failed or broke.
     Transport(reqwest::Error),
-    /// The response could not be decoded.
-    Decode { detail: String, excerpt: String },
+    /// The response could not be decoded: which operation (when called through
+    /// [`Call::call`](crate::Call::call)), where in the body and why, and the body's first bytes.
+    Decode {
+        operation: Option<&'static str>,
+        detail: String,
+        excerpt: String,
+    },
     /// The client is not configured for this (missing base URL, bad route override, …).
     Config(String),
     /// A waited-for task ended `failed` or `canceled`.
@@ -122,7 +127,17 @@ impl fmt::Display for Error {
             ),
             Error::Timeout => f.write_str("the call timed out"),
             Error::Transport(e) => write!(f, "transport error: {e}"),
-            Error::Decode { detail, excerpt } => write!(f, "undecodable response ({detail}); body starts: {excerpt}"),
+            Error::Decode {
+                operation,
+                detail,
+                excerpt,
+            } => {
+                write!(f, "undecodable response")?;
+                if let Some(operation) = operation {
+                    write!(f, " of {operation}")?;
+                }
+                write!(f, " ({detail}); body starts: {excerpt}")
+            }
             Error::Config(why) => write!(f, "client configuration: {why}"),
             Error::TaskEnded {
                 task_id,
@@ -284,6 +299,7 @@ pub(crate) fn from_progenitor<E>(
         },
         P::CommunicationError(e) | P::ResponseBodyError(e) | P::InvalidUpgrade(e) => from_reqwest(e),
         P::InvalidResponsePayload(bytes, e) => Error::Decode {
+            operation: None,
             detail: format!("{e} at {}", json_path_at(&bytes, e.line(), e.column())),
             excerpt: excerpt(&bytes),
         },

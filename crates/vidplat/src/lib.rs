@@ -31,13 +31,14 @@
 //!
 //! ## Call an operation, handle errors
 //!
-//! Operations are builders; `send().await?` converts the generated client's
-//! error into [`Error`], which says what happened without exposing progenitor.
+//! Operations are builders. [`Call::call`] sends one and returns its decoded
+//! body or an [`Error`], which says what happened without exposing progenitor
+//! (`send().await?` works too, converting with `From`).
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
-//! use vidplat::Error;
-//! match client.encoder()?.get_task().task_id(7u64).send().await.map_err(Error::from) {
+//! use vidplat::{Call, Error};
+//! match client.encoder()?.get_task().task_id(7u64).call().await {
 //!     Ok(task) => println!("task 7 is {:?}", task.status),
 //!     Err(error) if error.code() == Some("MODEL_NOT_FOUND") => println!("no task 7"),
 //!     Err(Error::InvalidInput { field, rule }) => println!("not sent: {field} {rule}"),
@@ -156,6 +157,7 @@
 //! attempts, status, latency_ms, quota_wait_ms) through the `tracing` crate;
 //! no header, key or signature is ever recorded.
 
+mod call;
 mod client;
 mod error;
 pub mod pagination;
@@ -163,6 +165,7 @@ pub mod signing;
 #[cfg(feature = "encoder")]
 pub mod waiters;
 
+pub use call::Call;
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, Error, Quota};
 pub use vidplat_core::{Date, Method, QuotaConfig, QuotaLimiter, QuotaMode, RetryPolicy, Timestamp};
