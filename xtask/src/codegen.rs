@@ -161,23 +161,11 @@ const PROGENITOR_VERSION: &str = "0.15.1";
 /// `impl vidplat_core::Operation` for every operation builder: its id, and the
 /// success and error types of its `send`.
 fn operation_impls(spec: &Value, client: &syn::File) -> Result<Vec<syn::Item>> {
-    let builder = client
-        .items
-        .iter()
-        .find_map(|item| match item {
-            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|c| &c.1),
-            _ => None,
-        })
-        .context("progenitor's output has no `builder` module")?;
+    let builder = builder_items(client)?;
     let mut impls = Vec::new();
     for (_, _, op) in operations(spec) {
         let id = op["operationId"].as_str().context("operationId")?;
-        let name = format_ident!(
-            "{}",
-            id.split('_')
-                .map(|w| w[..1].to_uppercase() + &w[1..])
-                .collect::<String>()
-        );
+        let name = format_ident!("{}", builder_name(id));
         // `send(self) -> Result<ResponseValue<Success>, Error<ErrorBody>>`
         let output = builder
             .iter()
@@ -506,22 +494,12 @@ fn test_driver(service: &Service, spec: &Value, client: &syn::File) -> Result<St
             .replace("types ::", &format!("{krate} :: types ::"));
         Ok(syn::parse_str(&text)?)
     };
-    let builder = client
-        .items
-        .iter()
-        .find_map(|item| match item {
-            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|c| &c.1),
-            _ => None,
-        })
-        .context("progenitor's output has no `builder` module")?;
+    let builder = builder_items(client)?;
 
     let mut arms = Vec::new();
     for (_, _, op) in operations(spec) {
         let id = op["operationId"].as_str().context("operationId")?;
-        let struct_name = id
-            .split('_')
-            .map(|w| w[..1].to_uppercase() + &w[1..])
-            .collect::<String>();
+        let struct_name = builder_name(id);
         let fields = builder
             .iter()
             .find_map(|item| match item {
@@ -602,6 +580,26 @@ fn test_driver(service: &Service, spec: &Value, client: &syn::File) -> Result<St
         service.name,
         prettyplease::unparse(&file)
     ))
+}
+
+/// The items of progenitor's top-level `builder` module (one builder per operation).
+fn builder_items(client: &syn::File) -> Result<&Vec<syn::Item>> {
+    client
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|c| &c.1),
+            _ => None,
+        })
+        .context("progenitor's output has no `builder` module")
+}
+
+/// progenitor's name for an operation's builder: the operationId in PascalCase.
+fn builder_name(operation_id: &str) -> String {
+    operation_id
+        .split('_')
+        .map(|w| w[..1].to_uppercase() + &w[1..])
+        .collect()
 }
 
 fn generic_args(ty: &syn::Type) -> Vec<&syn::Type> {

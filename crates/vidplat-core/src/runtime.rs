@@ -36,7 +36,8 @@ pub struct Runtime {
 struct Inner {
     service: Service,
     operations: &'static [OperationMeta],
-    api_key: Option<SecretString>,
+    /// `Bearer <key>`, built once and marked sensitive (never printed by reqwest or us).
+    authorization: Option<reqwest::header::HeaderValue>,
     routes: HashMap<&'static str, Route>,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
@@ -73,6 +74,8 @@ pub enum RuntimeError {
         operation: String,
         path: String,
     },
+    /// The API key cannot be sent as a header value (it holds a control character, say).
+    InvalidApiKey,
     /// A value breaks a documented bound; the request was not sent.
     InvalidInput {
         field: String,
@@ -117,6 +120,7 @@ impl fmt::Display for RuntimeError {
                 write!(f, "the {service} service has no operation `{operation}`")
             }
             RuntimeError::InvalidRoute { operation, reason } => write!(f, "route for `{operation}`: {reason}"),
+            RuntimeError::InvalidApiKey => f.write_str("the API key is not a valid HTTP header value"),
             RuntimeError::UnroutableRequest { operation, path } => {
                 write!(f, "request path `{path}` does not match the route of `{operation}`")
             }
@@ -132,7 +136,7 @@ impl fmt::Debug for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runtime")
             .field("service", &self.inner.service)
-            .field("api_key", &self.inner.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.inner.authorization.as_ref().map(|_| "[redacted]"))
             .field(
                 "routes",
                 &self
@@ -191,16 +195,9 @@ impl Runtime {
         let headers = request.headers_mut();
         headers.remove("api-version");
         let op = self.operation(operation_id);
-        if let Some(key) = &self.inner.api_key {
+        if let Some(authorization) = &self.inner.authorization {
             if op.is_none_or(|op| op.authenticated) {
-                let value = format!("Bearer {}", key.expose_secret());
-                let mut value =
-                    reqwest::header::HeaderValue::from_str(&value).map_err(|_| RuntimeError::InvalidRoute {
-                        operation: operation_id.into(),
-                        reason: "the API key is not a valid header value".into(),
-                    })?;
-                value.set_sensitive(true);
-                headers.insert(reqwest::header::AUTHORIZATION, value);
+                headers.insert(reqwest::header::AUTHORIZATION, authorization.clone());
             }
         }
         if let Some(op) = op.filter(|op| !op.checks.is_empty()) {
@@ -468,6 +465,15 @@ impl RuntimeBuilder {
     }
 
     pub fn build(self) -> Result<Runtime, RuntimeError> {
+        let authorization = match &self.api_key {
+            Some(key) => {
+                let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", key.expose_secret()))
+                    .map_err(|_| RuntimeError::InvalidApiKey)?;
+                value.set_sensitive(true);
+                Some(value)
+            }
+            None => None,
+        };
         let mut routes = HashMap::new();
         for (id, method, template) in self.routes {
             let op = self
@@ -504,7 +510,7 @@ impl RuntimeBuilder {
             inner: Arc::new(Inner {
                 service: self.service,
                 operations: self.operations,
-                api_key: self.api_key,
+                authorization,
                 routes,
                 transport: self.transport,
                 retry: self.retry,
@@ -589,6 +595,16 @@ mod tests {
         };
         assert_eq!(RuntimeError::from_custom(&error.to_custom()), Some(error));
         assert_eq!(RuntimeError::from_custom("something else"), None);
+    }
+
+    #[test]
+    fn an_unsendable_key_fails_at_build_time_without_showing_it() {
+        let error = Runtime::builder(Service::Encoder, OPS)
+            .api_key("k-123\nsecret".into())
+            .build()
+            .unwrap_err();
+        assert_eq!(error, RuntimeError::InvalidApiKey);
+        assert!(!error.to_string().contains("secret"));
     }
 
     #[test]
