@@ -41,6 +41,8 @@ struct Inner {
     routes: HashMap<&'static str, Route>,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
+    /// Time allowed for one attempt; the call's remaining budget caps it.
+    attempt_timeout: Option<std::time::Duration>,
     quota: Option<QuotaLimiter>,
 }
 
@@ -159,6 +161,7 @@ impl Runtime {
             routes: Vec::new(),
             transport: Arc::new(Network),
             retry: RetryPolicy::default(),
+            attempt_timeout: None,
             quota: None,
         }
     }
@@ -291,9 +294,11 @@ impl Runtime {
                 unreachable!("a request is kept for every attempt")
             };
             // No attempt outlives the call's total budget.
+            // (A request's timeout replaces the HTTP client's, so the attempt limit is applied here.)
             let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if request.timeout().is_none_or(|t| *t > remaining) {
-                *request.timeout_mut() = Some(remaining);
+            let limit = self.inner.attempt_timeout.map_or(remaining, |t| t.min(remaining));
+            if request.timeout().is_none_or(|t| *t > limit) {
+                *request.timeout_mut() = Some(limit);
             }
             attempt += 1;
             tracing::Span::current().record("attempts", attempt);
@@ -432,6 +437,8 @@ pub struct RuntimeBuilder {
     routes: Vec<(String, Method, String)>,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
+    /// Time allowed for one attempt; the call's remaining budget caps it.
+    attempt_timeout: Option<std::time::Duration>,
     quota: Option<QuotaLimiter>,
 }
 
@@ -444,6 +451,12 @@ impl RuntimeBuilder {
 
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
+        self
+    }
+
+    /// Time allowed for one attempt (a request's own timeout, when shorter, wins).
+    pub fn attempt_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.attempt_timeout = Some(timeout);
         self
     }
 
@@ -514,6 +527,7 @@ impl RuntimeBuilder {
                 routes,
                 transport: self.transport,
                 retry: self.retry,
+                attempt_timeout: self.attempt_timeout,
                 quota: self.quota,
             }),
         })

@@ -313,11 +313,12 @@ impl ClientBuilder {
         reqwest::Url::parse(url).map_err(|e| Error::Config(format!("{service} base URL `{url}`: {e}")))?;
         let http = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
-            .timeout(attempt_timeout)
             .user_agent(self.user_agent.clone())
             .build()
             .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
-        let mut runtime = Runtime::builder(service, operations).retry(self.retry.clone());
+        let mut runtime = Runtime::builder(service, operations)
+            .retry(self.retry.clone())
+            .attempt_timeout(attempt_timeout);
         if let Some(key) = &self.api_key {
             runtime = runtime.api_key(key.clone());
         }
