@@ -288,8 +288,18 @@ pub(crate) fn from_progenitor<E>(
                 .and_then(|r| r.split(" failed").next())
                 .unwrap_or("request");
             let rule = message.split("failed: ").nth(1).unwrap_or(&message);
+            // typify's body builders add "error converting supplied value for <member>: <why>".
+            let (field, rule) = match rule
+                .strip_prefix("error converting supplied value for ")
+                .and_then(|r| r.split_once(": "))
+            {
+                // Named like the runtime's own checks: the member's path within the body.
+                Some((member, why)) if field == "body" => (member.to_owned(), why),
+                Some((member, why)) => (format!("{field}.{member}"), why),
+                None => (field.to_owned(), rule),
+            };
             Error::InvalidInput {
-                field: field.to_owned(),
+                field,
                 rule: rule.to_owned(),
             }
         }
