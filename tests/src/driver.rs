@@ -13,9 +13,19 @@ impl Args {
     pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Failure> {
         match self.0.get(name) {
             None => Ok(None),
-            Some(value) => serde_json::from_value(value.clone())
-                .map(Some)
-                .map_err(|e| Failure::BadArgument(format!("{name} = {value}: {e}"))),
+            // The path names the member a typed value refused (`body.tags[0].key`).
+            Some(value) => serde_path_to_error::deserialize(value.clone()).map(Some).map_err(|e| {
+                let path = e.path().to_string();
+                let at = if path == "." {
+                    name.to_owned()
+                } else {
+                    format!("{name}.{path}")
+                };
+                Failure::BadArgument {
+                    at,
+                    why: e.into_inner().to_string(),
+                }
+            }),
         }
     }
 
@@ -28,16 +38,24 @@ impl Args {
 #[derive(Debug)]
 pub enum Failure {
     UnknownOperation(String),
-    BadArgument(String),
-    Call(String),
+    /// A typed argument could not be built from the given value: where, and why.
+    BadArgument {
+        at: String,
+        why: String,
+    },
+    /// The call failed, as the facade reports it.
+    Call(vidplat::Error),
+    /// The decoded body could not be serialised back to JSON.
+    Reencode(String),
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::UnknownOperation(op) => write!(f, "no operation {op}"),
-            Failure::BadArgument(e) => write!(f, "bad argument: {e}"),
+            Failure::BadArgument { at, why } => write!(f, "bad argument at {at}: {why}"),
             Failure::Call(e) => write!(f, "call failed: {e}"),
+            Failure::Reencode(e) => write!(f, "could not re-encode the decoded body: {e}"),
         }
     }
 }

@@ -91,7 +91,7 @@ pub fn open_enums(spec: &Value) -> Vec<OpenEnum> {
 /// The client crate's `generated.rs`, and the test driver for it.
 pub fn generate(service: &Service) -> Result<(String, String)> {
     let value = service.load()?;
-    let spec: openapiv3::OpenAPI = serde_json::from_value(with_route_notes(&value))
+    let spec: openapiv3::OpenAPI = serde_json::from_value(keeping_undocumented_members(with_route_notes(&value)))
         .with_context(|| format!("{} is not OpenAPI 3.0", service.name))?;
     let enums = open_enums(&value);
 
@@ -153,7 +153,12 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
          #![allow(unreachable_patterns, dead_code)]\n\n",
         service.name, PROGENITOR_VERSION
     );
-    Ok((header + &prettyplease::unparse(&file), driver))
+    // typify's builders demand a value for the flattened `extra` map; none is the natural default.
+    let code = prettyplease::unparse(&file).replace(
+        r#"extra: Err("no value supplied for extra".to_string())"#,
+        "extra: Ok(Default::default())",
+    );
+    Ok((header + &code, driver))
 }
 
 const PROGENITOR_VERSION: &str = "0.15.1";
@@ -248,6 +253,27 @@ fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
 /// The YAML as progenitor should read it: the description of every operation
 /// whose route the document does not show says so, and how to override it,
 /// so the note reaches the generated method's rustdoc.
+/// `additionalProperties: true` beside documented `properties` means "other
+/// members exist but are not shown". typify drops such members for `true`, but
+/// keeps them in a flattened `extra` map for the equivalent `{}`: so they survive
+/// a read and can be sent back (read a preset, change one field, update it).
+fn keeping_undocumented_members(mut spec: Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("properties") && map.get("additionalProperties") == Some(&Value::Bool(true)) {
+                    map.insert("additionalProperties".into(), Value::Object(Default::default()));
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut spec);
+    spec
+}
+
 fn with_route_notes(spec: &Value) -> Value {
     let mut spec = spec.clone();
     if let Some(paths) = spec["paths"].as_object_mut() {
@@ -537,8 +563,8 @@ fn test_driver(service: &Service, spec: &Value, client: &syn::File) -> Result<St
             #id => {
                 let call = client.#method();
                 #(#setters)*
-                let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
-                serde_json::to_value(response.into_inner()).map_err(|e| Failure::Call(e.to_string()))
+                let response = call.send().await.map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
+                serde_json::to_value(response.into_inner()).map_err(|e| Failure::Reencode(e.to_string()))
             }
         });
     }

@@ -19,13 +19,14 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct BasicAudience {
         ///Count and rating per playback position.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub segment: ::std::vec::Vec<BasicPlaybackPointSegment>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl BasicAudience {
         pub fn builder() -> builder::BasicAudience {
@@ -2777,11 +2778,16 @@ pub mod types {
                 ::std::vec::Vec<super::BasicPlaybackPointSegment>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for BasicAudience {
             fn default() -> Self {
                 Self {
                     segment: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2800,18 +2806,38 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<BasicAudience> for super::BasicAudience {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: BasicAudience,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { segment: value.segment? })
+                Ok(Self {
+                    segment: value.segment?,
+                    extra: value.extra?,
+                })
             }
         }
         impl ::std::convert::From<super::BasicAudience> for BasicAudience {
             fn from(value: super::BasicAudience) -> Self {
-                Self { segment: Ok(value.segment) }
+                Self {
+                    segment: Ok(value.segment),
+                    extra: Ok(value.extra),
+                }
             }
         }
         #[derive(Clone, Debug)]

@@ -73,12 +73,13 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct DestinationSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub objstore: ::std::option::Option<ObjstoreSettings>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl DestinationSettings {
         pub fn builder() -> builder::DestinationSettings {
@@ -131,13 +132,14 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct HlsConfig {
         ///Multi-audio output flag.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub multi_audio_flag: ::std::option::Option<bool>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl HlsConfig {
         pub fn builder() -> builder::HlsConfig {
@@ -227,7 +229,7 @@ pub mod types {
         ///File name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub filename: ::std::option::Option<::std::string::String>,
-        ///Size in bytes, or size with a unit when readable is true (1).
+        ///Size in bytes, or size with a unit when readable is 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub filesize: ::std::option::Option<::std::string::String>,
         ///Last modification time.
@@ -371,13 +373,14 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct ObjstoreSettings {
         ///How the service authenticates to the bucket; must be given for an `objstore://` destination.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub authentication_method: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ObjstoreSettings {
         pub fn builder() -> builder::ObjstoreSettings {
@@ -826,7 +829,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PresetPoster {
@@ -836,6 +838,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         ///File name prefix of the poster image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub filename_prefix: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetPoster {
         pub fn builder() -> builder::PresetPoster {
@@ -918,7 +922,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PresetStream {
@@ -927,6 +930,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         ///Watermarks of the stream.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub watermarks: ::std::vec::Vec<PresetWatermark>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStream {
         pub fn builder() -> builder::PresetStream {
@@ -939,13 +944,14 @@ destination requires destination_settings.objstore.authentication_method.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PresetStreamVideo {
         ///Video height.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub height: ::std::option::Option<i64>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStreamVideo {
         pub fn builder() -> builder::PresetStreamVideo {
@@ -1736,13 +1742,14 @@ requires destination_settings.objstore.authentication_method.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct ProfileVmsConfig {
         ///Seek preview setting for content registered to the video management service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview: ::std::option::Option<::serde_json::Value>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ProfileVmsConfig {
         pub fn builder() -> builder::ProfileVmsConfig {
@@ -2607,12 +2614,13 @@ vms_config.config_overrides.category_id is required.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct TaskVmsConfig {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub config_overrides: ::std::option::Option<TaskVmsConfigOverrides>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfig {
         pub fn builder() -> builder::TaskVmsConfig {
@@ -2660,13 +2668,14 @@ vms_config.config_overrides.category_id is required.*/
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct TaskVmsConfigOverrides {
         ///Id of the category of the video management service to register the content in (a UUID string there).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category_id: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfigOverrides {
         pub fn builder() -> builder::TaskVmsConfigOverrides {
@@ -2715,11 +2724,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<super::ObjstoreSettings>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DestinationSettings {
             fn default() -> Self {
                 Self {
                     objstore: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2738,6 +2752,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<DestinationSettings>
         for super::DestinationSettings {
@@ -2745,13 +2773,17 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: DestinationSettings,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { objstore: value.objstore? })
+                Ok(Self {
+                    objstore: value.objstore?,
+                    extra: value.extra?,
+                })
             }
         }
         impl ::std::convert::From<super::DestinationSettings> for DestinationSettings {
             fn from(value: super::DestinationSettings) -> Self {
                 Self {
                     objstore: Ok(value.objstore),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -2872,11 +2904,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<bool>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for HlsConfig {
             fn default() -> Self {
                 Self {
                     multi_audio_flag: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -2895,6 +2932,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<HlsConfig> for super::HlsConfig {
             type Error = super::error::ConversionError;
@@ -2903,6 +2954,7 @@ vms_config.config_overrides.category_id is required.*/
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     multi_audio_flag: value.multi_audio_flag?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -2910,6 +2962,7 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: super::HlsConfig) -> Self {
                 Self {
                     multi_audio_flag: Ok(value.multi_audio_flag),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -3198,11 +3251,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ObjstoreSettings {
             fn default() -> Self {
                 Self {
                     authentication_method: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3221,6 +3279,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<ObjstoreSettings> for super::ObjstoreSettings {
             type Error = super::error::ConversionError;
@@ -3229,6 +3301,7 @@ vms_config.config_overrides.category_id is required.*/
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     authentication_method: value.authentication_method?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -3236,6 +3309,7 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: super::ObjstoreSettings) -> Self {
                 Self {
                     authentication_method: Ok(value.authentication_method),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -3951,12 +4025,17 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PresetPoster {
             fn default() -> Self {
                 Self {
                     destination: Ok(Default::default()),
                     filename_prefix: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -3987,6 +4066,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PresetPoster> for super::PresetPoster {
             type Error = super::error::ConversionError;
@@ -3996,6 +4089,7 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self {
                     destination: value.destination?,
                     filename_prefix: value.filename_prefix?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -4004,6 +4098,7 @@ vms_config.config_overrides.category_id is required.*/
                 Self {
                     destination: Ok(value.destination),
                     filename_prefix: Ok(value.filename_prefix),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -4017,12 +4112,17 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::vec::Vec<super::PresetWatermark>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PresetStream {
             fn default() -> Self {
                 Self {
                     video: Ok(Default::default()),
                     watermarks: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4053,6 +4153,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PresetStream> for super::PresetStream {
             type Error = super::error::ConversionError;
@@ -4062,6 +4176,7 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self {
                     video: value.video?,
                     watermarks: value.watermarks?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -4070,6 +4185,7 @@ vms_config.config_overrides.category_id is required.*/
                 Self {
                     video: Ok(value.video),
                     watermarks: Ok(value.watermarks),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -4079,11 +4195,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<i64>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PresetStreamVideo {
             fn default() -> Self {
                 Self {
                     height: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4100,18 +4221,38 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PresetStreamVideo> for super::PresetStreamVideo {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PresetStreamVideo,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { height: value.height? })
+                Ok(Self {
+                    height: value.height?,
+                    extra: value.extra?,
+                })
             }
         }
         impl ::std::convert::From<super::PresetStreamVideo> for PresetStreamVideo {
             fn from(value: super::PresetStreamVideo) -> Self {
-                Self { height: Ok(value.height) }
+                Self {
+                    height: Ok(value.height),
+                    extra: Ok(value.extra),
+                }
             }
         }
         #[derive(Clone, Debug)]
@@ -4892,11 +5033,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<::serde_json::Value>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ProfileVmsConfig {
             fn default() -> Self {
                 Self {
                     seek_preview: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -4913,6 +5059,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<ProfileVmsConfig> for super::ProfileVmsConfig {
             type Error = super::error::ConversionError;
@@ -4921,6 +5081,7 @@ vms_config.config_overrides.category_id is required.*/
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     seek_preview: value.seek_preview?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -4928,6 +5089,7 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: super::ProfileVmsConfig) -> Self {
                 Self {
                     seek_preview: Ok(value.seek_preview),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -6355,11 +6517,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<super::TaskVmsConfigOverrides>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for TaskVmsConfig {
             fn default() -> Self {
                 Self {
                     config_overrides: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -6380,6 +6547,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<TaskVmsConfig> for super::TaskVmsConfig {
             type Error = super::error::ConversionError;
@@ -6388,6 +6569,7 @@ vms_config.config_overrides.category_id is required.*/
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     config_overrides: value.config_overrides?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -6395,6 +6577,7 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: super::TaskVmsConfig) -> Self {
                 Self {
                     config_overrides: Ok(value.config_overrides),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -6404,11 +6587,16 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for TaskVmsConfigOverrides {
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -6425,6 +6613,20 @@ vms_config.config_overrides.category_id is required.*/
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<TaskVmsConfigOverrides>
         for super::TaskVmsConfigOverrides {
@@ -6434,6 +6636,7 @@ vms_config.config_overrides.category_id is required.*/
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     category_id: value.category_id?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -6442,6 +6645,7 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: super::TaskVmsConfigOverrides) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -7224,13 +7428,13 @@ let response = client.cancel_or_delete_task()
     }
     /**Get input file
 
-Returns the name, size and last modification time of an uploaded input file. With `readable` true (1) the size carries a unit; otherwise (0, the default) it is in bytes. Requires the uploaded-file read permission.
+Returns the name, size and last modification time of an uploaded input file. With `readable` 1 the size carries a unit; otherwise (0, the default) it is in bytes. Requires the uploaded-file read permission.
 
 Sends a `GET` request to `/v1/upload/{filename}`
 
 Arguments:
 - `filename`: Name of the uploaded input file, URL-encoded.
-- `readable`: Size format of the returned filesize: false (0, the default) gives the size in bytes, true (1) the size with a unit.
+- `readable`: Size format of the returned filesize: 0 (the default) gives the size in bytes, 1 the size with a unit.
 ```ignore
 let response = client.get_input_file()
     .filename(filename)
@@ -9598,7 +9802,7 @@ pub mod builder {
     pub struct GetInputFile<'a> {
         client: &'a super::Client,
         filename: Result<::std::string::String, String>,
-        readable: Result<Option<bool>, String>,
+        readable: Result<Option<i64>, String>,
     }
     impl<'a> GetInputFile<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -9622,12 +9826,12 @@ pub mod builder {
         }
         pub fn readable<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<bool>,
+            V: std::convert::TryInto<i64>,
         {
             self.readable = value
                 .try_into()
                 .map(Some)
-                .map_err(|_| "conversion to `bool` for readable failed".to_string());
+                .map_err(|_| "conversion to `i64` for readable failed".to_string());
             self
         }
         ///Sends a `GET` request to `/v1/upload/{filename}`
@@ -10133,7 +10337,16 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             rate_limited: false,
-            checks: &[],
+            checks: &[
+                vidplat_core::Check {
+                    at: "query.readable",
+                    rule: vidplat_core::Rule::Minimum(0f64),
+                },
+                vidplat_core::Check {
+                    at: "query.readable",
+                    rule: vidplat_core::Rule::Maximum(1f64),
+                },
+            ],
         },
     ];
 }

@@ -1750,7 +1750,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct ContentScope {
@@ -1763,6 +1762,8 @@ pub mod types {
         ///Scope type.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ContentScope {
         pub fn builder() -> builder::ContentScope {
@@ -2959,7 +2960,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct CtaActions {
@@ -2975,6 +2975,8 @@ pub mod types {
         ///Last update time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl CtaActions {
         pub fn builder() -> builder::CtaActions {
@@ -2987,7 +2989,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct CtaCardOption {
@@ -2997,6 +2998,8 @@ pub mod types {
         ///Card type.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl CtaCardOption {
         pub fn builder() -> builder::CtaCardOption {
@@ -6476,7 +6479,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PageAuthentication {
@@ -6492,6 +6494,8 @@ pub mod types {
         ///User name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub username: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageAuthentication {
         pub fn builder() -> builder::PageAuthentication {
@@ -6504,7 +6508,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PageConfigurations {
@@ -6571,6 +6574,8 @@ pub mod types {
         ///Referers allowed to view.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub whitelist_referers: ::std::vec::Vec<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageConfigurations {
         pub fn builder() -> builder::PageConfigurations {
@@ -6583,7 +6588,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PageExposedMetadata {
@@ -6605,6 +6609,8 @@ pub mod types {
         ///Keys of the tags to show.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tag_keys: ::std::vec::Vec<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageExposedMetadata {
         pub fn builder() -> builder::PageExposedMetadata {
@@ -6617,13 +6623,14 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PageFooter {
         ///Footer text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub text: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageFooter {
         pub fn builder() -> builder::PageFooter {
@@ -6791,13 +6798,14 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlayPosterSlideshow {
         ///Interval in milliseconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub interval: ::std::option::Option<i64>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlayPosterSlideshow {
         pub fn builder() -> builder::PlayPosterSlideshow {
@@ -6845,7 +6853,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlayStream {
@@ -6891,6 +6898,8 @@ pub mod types {
         ///Width in pixels.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub width: ::std::option::Option<i64>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlayStream {
         pub fn builder() -> builder::PlayStream {
@@ -6938,7 +6947,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlaylistItem {
@@ -6969,6 +6977,8 @@ pub mod types {
         ///Title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItem {
         pub fn builder() -> builder::PlaylistItem {
@@ -6981,7 +6991,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlaylistItemOverrides {
@@ -6994,6 +7003,8 @@ pub mod types {
         ///Title shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverrides {
         pub fn builder() -> builder::PlaylistItemOverrides {
@@ -7006,7 +7017,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlaylistItemOverridesCreate {
@@ -7019,6 +7029,8 @@ pub mod types {
         ///Title shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesCreate {
         pub fn builder() -> builder::PlaylistItemOverridesCreate {
@@ -7031,7 +7043,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct PlaylistItemOverridesUpdate {
@@ -7044,6 +7055,8 @@ pub mod types {
         ///Title shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesUpdate {
         pub fn builder() -> builder::PlaylistItemOverridesUpdate {
@@ -8395,7 +8408,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct ScopeCondition {
@@ -8408,6 +8420,8 @@ pub mod types {
         ///Value compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::serde_json::Value>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ScopeCondition {
         pub fn builder() -> builder::ScopeCondition {
@@ -8466,7 +8480,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct SiteAuthentication {
@@ -8503,6 +8516,8 @@ pub mod types {
         ///User name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub username: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl SiteAuthentication {
         pub fn builder() -> builder::SiteAuthentication {
@@ -8515,7 +8530,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct SiteConfigurations {
@@ -8594,6 +8608,8 @@ pub mod types {
         ///Referers allowed to view.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub whitelist_referers: ::std::vec::Vec<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl SiteConfigurations {
         pub fn builder() -> builder::SiteConfigurations {
@@ -8606,7 +8622,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct SiteExposedMetadata {
@@ -8634,6 +8649,8 @@ pub mod types {
         ///Keys of the tags to show.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tag_keys: ::std::vec::Vec<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl SiteExposedMetadata {
         pub fn builder() -> builder::SiteExposedMetadata {
@@ -8707,7 +8724,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct SslCertificate {
@@ -8732,6 +8748,8 @@ pub mod types {
         ///Serial number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub serial_number: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl SslCertificate {
         pub fn builder() -> builder::SslCertificate {
@@ -10993,7 +11011,6 @@ pub mod types {
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         schemars::JsonSchema
     )]
     pub struct UserContentScope {
@@ -11009,6 +11026,8 @@ pub mod types {
         ///Scope type.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl UserContentScope {
         pub fn builder() -> builder::UserContentScope {
@@ -13964,6 +13983,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ContentScope {
             fn default() -> Self {
@@ -13971,6 +13994,7 @@ pub mod types {
                     categories: Ok(Default::default()),
                     labels: Ok(Default::default()),
                     type_: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -14011,6 +14035,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<ContentScope> for super::ContentScope {
             type Error = super::error::ConversionError;
@@ -14021,6 +14059,7 @@ pub mod types {
                     categories: value.categories?,
                     labels: value.labels?,
                     type_: value.type_?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -14030,6 +14069,7 @@ pub mod types {
                     categories: Ok(value.categories),
                     labels: Ok(value.labels),
                     type_: Ok(value.type_),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -15800,6 +15840,10 @@ pub mod types {
                 ::std::option::Option<vidplat_core::Timestamp>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CtaActions {
             fn default() -> Self {
@@ -15808,6 +15852,7 @@ pub mod types {
                     created_at: Ok(Default::default()),
                     id: Ok(Default::default()),
                     updated_at: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -15862,6 +15907,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<CtaActions> for super::CtaActions {
             type Error = super::error::ConversionError;
@@ -15873,6 +15932,7 @@ pub mod types {
                     created_at: value.created_at?,
                     id: value.id?,
                     updated_at: value.updated_at?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -15883,6 +15943,7 @@ pub mod types {
                     created_at: Ok(value.created_at),
                     id: Ok(value.id),
                     updated_at: Ok(value.updated_at),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -15896,12 +15957,17 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CtaCardOption {
             fn default() -> Self {
                 Self {
                     timing: Ok(Default::default()),
                     type_: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -15930,6 +15996,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<CtaCardOption> for super::CtaCardOption {
             type Error = super::error::ConversionError;
@@ -15939,6 +16019,7 @@ pub mod types {
                 Ok(Self {
                     timing: value.timing?,
                     type_: value.type_?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -15947,6 +16028,7 @@ pub mod types {
                 Self {
                     timing: Ok(value.timing),
                     type_: Ok(value.type_),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -17160,6 +17242,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PageAuthentication {
             fn default() -> Self {
@@ -17168,6 +17254,7 @@ pub mod types {
                     password: Ok(Default::default()),
                     type_: Ok(Default::default()),
                     username: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -17220,6 +17307,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PageAuthentication> for super::PageAuthentication {
             type Error = super::error::ConversionError;
@@ -17231,6 +17332,7 @@ pub mod types {
                     password: value.password?,
                     type_: value.type_?,
                     username: value.username?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -17241,6 +17343,7 @@ pub mod types {
                     password: Ok(value.password),
                     type_: Ok(value.type_),
                     username: Ok(value.username),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -17330,6 +17433,10 @@ pub mod types {
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PageConfigurations {
             fn default() -> Self {
@@ -17355,6 +17462,7 @@ pub mod types {
                     title: Ok(Default::default()),
                     whitelist_cidrs: Ok(Default::default()),
                     whitelist_referers: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -17637,6 +17745,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PageConfigurations> for super::PageConfigurations {
             type Error = super::error::ConversionError;
@@ -17665,6 +17787,7 @@ pub mod types {
                     title: value.title?,
                     whitelist_cidrs: value.whitelist_cidrs?,
                     whitelist_referers: value.whitelist_referers?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -17692,6 +17815,7 @@ pub mod types {
                     title: Ok(value.title),
                     whitelist_cidrs: Ok(value.whitelist_cidrs),
                     whitelist_referers: Ok(value.whitelist_referers),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -17721,6 +17845,10 @@ pub mod types {
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PageExposedMetadata {
             fn default() -> Self {
@@ -17731,6 +17859,7 @@ pub mod types {
                     labels: Ok(Default::default()),
                     playback_count: Ok(Default::default()),
                     tag_keys: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -17809,6 +17938,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PageExposedMetadata>
         for super::PageExposedMetadata {
@@ -17823,6 +17966,7 @@ pub mod types {
                     labels: value.labels?,
                     playback_count: value.playback_count?,
                     tag_keys: value.tag_keys?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -17835,6 +17979,7 @@ pub mod types {
                     labels: Ok(value.labels),
                     playback_count: Ok(value.playback_count),
                     tag_keys: Ok(value.tag_keys),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -17844,11 +17989,16 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PageFooter {
             fn default() -> Self {
                 Self {
                     text: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -17865,18 +18015,38 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PageFooter> for super::PageFooter {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PageFooter,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { text: value.text? })
+                Ok(Self {
+                    text: value.text?,
+                    extra: value.extra?,
+                })
             }
         }
         impl ::std::convert::From<super::PageFooter> for PageFooter {
             fn from(value: super::PageFooter) -> Self {
-                Self { text: Ok(value.text) }
+                Self {
+                    text: Ok(value.text),
+                    extra: Ok(value.extra),
+                }
             }
         }
         #[derive(Clone, Debug)]
@@ -18378,11 +18548,16 @@ pub mod types {
                 ::std::option::Option<i64>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlayPosterSlideshow {
             fn default() -> Self {
                 Self {
                     interval: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -18399,6 +18574,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlayPosterSlideshow>
         for super::PlayPosterSlideshow {
@@ -18406,13 +18595,17 @@ pub mod types {
             fn try_from(
                 value: PlayPosterSlideshow,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { interval: value.interval? })
+                Ok(Self {
+                    interval: value.interval?,
+                    extra: value.extra?,
+                })
             }
         }
         impl ::std::convert::From<super::PlayPosterSlideshow> for PlayPosterSlideshow {
             fn from(value: super::PlayPosterSlideshow) -> Self {
                 Self {
                     interval: Ok(value.interval),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -18474,6 +18667,10 @@ pub mod types {
                 ::std::option::Option<i64>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlayStream {
             fn default() -> Self {
@@ -18492,6 +18689,7 @@ pub mod types {
                     video_bitrate: Ok(Default::default()),
                     video_codec: Ok(Default::default()),
                     width: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -18670,6 +18868,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlayStream> for super::PlayStream {
             type Error = super::error::ConversionError;
@@ -18691,6 +18903,7 @@ pub mod types {
                     video_bitrate: value.video_bitrate?,
                     video_codec: value.video_codec?,
                     width: value.width?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -18711,6 +18924,7 @@ pub mod types {
                     video_bitrate: Ok(value.video_bitrate),
                     video_codec: Ok(value.video_codec),
                     width: Ok(value.width),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -18752,6 +18966,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlaylistItem {
             fn default() -> Self {
@@ -18765,6 +18983,7 @@ pub mod types {
                     status: Ok(Default::default()),
                     tags: Ok(Default::default()),
                     title: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -18881,6 +19100,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlaylistItem> for super::PlaylistItem {
             type Error = super::error::ConversionError;
@@ -18897,6 +19130,7 @@ pub mod types {
                     status: value.status?,
                     tags: value.tags?,
                     title: value.title?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -18912,6 +19146,7 @@ pub mod types {
                     status: Ok(value.status),
                     tags: Ok(value.tags),
                     title: Ok(value.title),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -18929,6 +19164,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlaylistItemOverrides {
             fn default() -> Self {
@@ -18936,6 +19175,7 @@ pub mod types {
                     description: Ok(Default::default()),
                     primary_poster_id: Ok(Default::default()),
                     title: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -18978,6 +19218,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlaylistItemOverrides>
         for super::PlaylistItemOverrides {
@@ -18989,6 +19243,7 @@ pub mod types {
                     description: value.description?,
                     primary_poster_id: value.primary_poster_id?,
                     title: value.title?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -18999,6 +19254,7 @@ pub mod types {
                     description: Ok(value.description),
                     primary_poster_id: Ok(value.primary_poster_id),
                     title: Ok(value.title),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -19016,6 +19272,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlaylistItemOverridesCreate {
             fn default() -> Self {
@@ -19023,6 +19283,7 @@ pub mod types {
                     description: Ok(Default::default()),
                     primary_poster_name: Ok(Default::default()),
                     title: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -19065,6 +19326,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlaylistItemOverridesCreate>
         for super::PlaylistItemOverridesCreate {
@@ -19076,6 +19351,7 @@ pub mod types {
                     description: value.description?,
                     primary_poster_name: value.primary_poster_name?,
                     title: value.title?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -19086,6 +19362,7 @@ pub mod types {
                     description: Ok(value.description),
                     primary_poster_name: Ok(value.primary_poster_name),
                     title: Ok(value.title),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -19103,6 +19380,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlaylistItemOverridesUpdate {
             fn default() -> Self {
@@ -19110,6 +19391,7 @@ pub mod types {
                     description: Ok(Default::default()),
                     primary_poster_id: Ok(Default::default()),
                     title: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -19152,6 +19434,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlaylistItemOverridesUpdate>
         for super::PlaylistItemOverridesUpdate {
@@ -19163,6 +19459,7 @@ pub mod types {
                     description: value.description?,
                     primary_poster_id: value.primary_poster_id?,
                     title: value.title?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -19173,6 +19470,7 @@ pub mod types {
                     description: Ok(value.description),
                     primary_poster_id: Ok(value.primary_poster_id),
                     title: Ok(value.title),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -20246,6 +20544,10 @@ pub mod types {
                 ::std::option::Option<::serde_json::Value>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ScopeCondition {
             fn default() -> Self {
@@ -20253,6 +20555,7 @@ pub mod types {
                     operand: Ok(Default::default()),
                     path: Ok(Default::default()),
                     value: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -20293,6 +20596,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<ScopeCondition> for super::ScopeCondition {
             type Error = super::error::ConversionError;
@@ -20303,6 +20620,7 @@ pub mod types {
                     operand: value.operand?,
                     path: value.path?,
                     value: value.value?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -20312,6 +20630,7 @@ pub mod types {
                     operand: Ok(value.operand),
                     path: Ok(value.path),
                     value: Ok(value.value),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -20593,6 +20912,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SiteAuthentication {
             fn default() -> Self {
@@ -20608,6 +20931,7 @@ pub mod types {
                     scope: Ok(Default::default()),
                     type_: Ok(Default::default()),
                     username: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -20748,6 +21072,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<SiteAuthentication> for super::SiteAuthentication {
             type Error = super::error::ConversionError;
@@ -20766,6 +21104,7 @@ pub mod types {
                     scope: value.scope?,
                     type_: value.type_?,
                     username: value.username?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -20783,6 +21122,7 @@ pub mod types {
                     scope: Ok(value.scope),
                     type_: Ok(value.type_),
                     username: Ok(value.username),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -20888,6 +21228,10 @@ pub mod types {
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SiteConfigurations {
             fn default() -> Self {
@@ -20917,6 +21261,7 @@ pub mod types {
                     user_content_scopes: Ok(Default::default()),
                     whitelist_cidrs: Ok(Default::default()),
                     whitelist_referers: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -21253,6 +21598,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<SiteConfigurations> for super::SiteConfigurations {
             type Error = super::error::ConversionError;
@@ -21285,6 +21644,7 @@ pub mod types {
                     user_content_scopes: value.user_content_scopes?,
                     whitelist_cidrs: value.whitelist_cidrs?,
                     whitelist_referers: value.whitelist_referers?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -21316,6 +21676,7 @@ pub mod types {
                     user_content_scopes: Ok(value.user_content_scopes),
                     whitelist_cidrs: Ok(value.whitelist_cidrs),
                     whitelist_referers: Ok(value.whitelist_referers),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -21353,6 +21714,10 @@ pub mod types {
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SiteExposedMetadata {
             fn default() -> Self {
@@ -21365,6 +21730,7 @@ pub mod types {
                     playback_count: Ok(Default::default()),
                     related_contents: Ok(Default::default()),
                     tag_keys: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -21469,6 +21835,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<SiteExposedMetadata>
         for super::SiteExposedMetadata {
@@ -21485,6 +21865,7 @@ pub mod types {
                     playback_count: value.playback_count?,
                     related_contents: value.related_contents?,
                     tag_keys: value.tag_keys?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -21499,6 +21880,7 @@ pub mod types {
                     playback_count: Ok(value.playback_count),
                     related_contents: Ok(value.related_contents),
                     tag_keys: Ok(value.tag_keys),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -21573,6 +21955,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SslCertificate {
             fn default() -> Self {
@@ -21584,6 +21970,7 @@ pub mod types {
                     not_after: Ok(Default::default()),
                     not_before: Ok(Default::default()),
                     serial_number: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -21682,6 +22069,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<SslCertificate> for super::SslCertificate {
             type Error = super::error::ConversionError;
@@ -21696,6 +22097,7 @@ pub mod types {
                     not_after: value.not_after?,
                     not_before: value.not_before?,
                     serial_number: value.serial_number?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -21709,6 +22111,7 @@ pub mod types {
                     not_after: Ok(value.not_after),
                     not_before: Ok(value.not_before),
                     serial_number: Ok(value.serial_number),
+                    extra: Ok(value.extra),
                 }
             }
         }
@@ -24495,6 +24898,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for UserContentScope {
             fn default() -> Self {
@@ -24503,6 +24910,7 @@ pub mod types {
                     conditions: Ok(Default::default()),
                     labels: Ok(Default::default()),
                     type_: Ok(Default::default()),
+                    extra: Ok(Default::default()),
                 }
             }
         }
@@ -24555,6 +24963,20 @@ pub mod types {
                     });
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.extra = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for extra: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<UserContentScope> for super::UserContentScope {
             type Error = super::error::ConversionError;
@@ -24566,6 +24988,7 @@ pub mod types {
                     conditions: value.conditions?,
                     labels: value.labels?,
                     type_: value.type_?,
+                    extra: value.extra?,
                 })
             }
         }
@@ -24576,6 +24999,7 @@ pub mod types {
                     conditions: Ok(value.conditions),
                     labels: Ok(value.labels),
                     type_: Ok(value.type_),
+                    extra: Ok(value.extra),
                 }
             }
         }

@@ -42,9 +42,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_query" => {
             let call = client.basic_query();
@@ -86,9 +89,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_time_period" => {
             let call = client.basic_by_time_period();
@@ -128,9 +134,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_audience_rating" => {
             let call = client.basic_audience_rating();
@@ -154,9 +163,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_reaction" => {
             let call = client.basic_reaction();
@@ -184,9 +196,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_environment" => {
             let call = client.basic_by_environment();
@@ -220,9 +235,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_viewing_history" => {
             let call = client.basic_viewing_history();
@@ -246,9 +264,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_os" => {
             let call = client.basic_by_os();
@@ -282,9 +303,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_realtime_user_counts" => {
             let call = client.basic_realtime_user_counts();
@@ -310,9 +334,12 @@ pub async fn send(
                 Some(v) => call.sort_order(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_region" => {
             let call = client.basic_by_region();
@@ -346,9 +373,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_site" => {
             let call = client.basic_by_site();
@@ -382,9 +412,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_viewing_situation" => {
             let call = client.basic_viewing_situation();
@@ -412,9 +445,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_content_title" => {
             let call = client.basic_by_content_title();
@@ -448,9 +484,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_content_title_and_user" => {
             let call = client.basic_by_content_title_and_user();
@@ -484,9 +523,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "basic_by_user" => {
             let call = client.basic_by_user();
@@ -520,9 +562,12 @@ pub async fn send(
                 Some(v) => call.start_with(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_active_users" => {
             let call = client.cloud_active_users();
@@ -556,9 +601,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_browser" => {
             let call = client.cloud_by_browser();
@@ -592,9 +640,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_content_category" => {
             let call = client.cloud_by_content_category();
@@ -628,9 +679,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_query" => {
             let call = client.cloud_query();
@@ -672,9 +726,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_time_period" => {
             let call = client.cloud_by_time_period();
@@ -708,9 +765,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_engagement" => {
             let call = client.cloud_engagement();
@@ -730,9 +790,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_viewing_history" => {
             let call = client.cloud_viewing_history();
@@ -762,9 +825,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_content_name" => {
             let call = client.cloud_by_content_name();
@@ -804,9 +870,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_content_name_and_user" => {
             let call = client.cloud_by_content_name_and_user();
@@ -846,9 +915,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_os" => {
             let call = client.cloud_by_os();
@@ -882,9 +954,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_reaction" => {
             let call = client.cloud_reaction();
@@ -904,9 +979,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_realtime_user_counts" => {
             let call = client.cloud_realtime_user_counts();
@@ -926,9 +1004,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_region" => {
             let call = client.cloud_by_region();
@@ -962,9 +1043,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_site" => {
             let call = client.cloud_by_site();
@@ -998,9 +1082,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_viewing_situation" => {
             let call = client.cloud_viewing_situation();
@@ -1024,9 +1111,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_content_title" => {
             let call = client.cloud_by_content_title();
@@ -1066,9 +1156,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_content_title_and_user" => {
             let call = client.cloud_by_content_title_and_user();
@@ -1108,9 +1201,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_user_counts_legacy" => {
             let call = client.cloud_user_counts_legacy();
@@ -1138,9 +1234,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cloud_by_user" => {
             let call = client.cloud_by_user();
@@ -1174,9 +1273,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         other => Err(Failure::UnknownOperation(other.to_owned())),
     }

@@ -12,21 +12,30 @@ pub async fn send(
     match operation {
         "get_task_counts" => {
             let call = client.get_task_counts();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_external_id" => {
             let call = client.get_external_id();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_notification_settings" => {
             let call = client.get_notification_settings();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_notification_settings" => {
             let call = client.update_notification_settings();
@@ -36,15 +45,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_presets" => {
             let call = client.list_presets();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_preset" => {
             let call = client.register_preset();
@@ -52,9 +67,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_preset" => {
             let call = client.delete_preset();
@@ -62,9 +80,12 @@ pub async fn send(
                 Some(v) => call.preset_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_preset" => {
             let call = client.get_preset();
@@ -72,9 +93,12 @@ pub async fn send(
                 Some(v) => call.preset_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_preset" => {
             let call = client.update_preset();
@@ -86,15 +110,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_profiles" => {
             let call = client.list_profiles();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_profile" => {
             let call = client.register_profile();
@@ -102,15 +132,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_shared_profiles" => {
             let call = client.list_shared_profiles();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_profile" => {
             let call = client.delete_profile();
@@ -118,9 +154,12 @@ pub async fn send(
                 Some(v) => call.profile_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_profile" => {
             let call = client.get_profile();
@@ -128,9 +167,12 @@ pub async fn send(
                 Some(v) => call.profile_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_profile" => {
             let call = client.update_profile();
@@ -142,15 +184,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_task_imports" => {
             let call = client.list_task_imports();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "import_tasks_csv" => {
             let call = client.import_tasks_csv();
@@ -158,9 +206,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_task_import" => {
             let call = client.delete_task_import();
@@ -168,9 +219,12 @@ pub async fn send(
                 Some(v) => call.task_import_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_task_import" => {
             let call = client.get_task_import();
@@ -178,15 +232,21 @@ pub async fn send(
                 Some(v) => call.task_import_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_all_tasks" => {
             let call = client.delete_all_tasks();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_tasks" => {
             let call = client.list_tasks();
@@ -202,9 +262,12 @@ pub async fn send(
                 Some(v) => call.sort(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_task" => {
             let call = client.register_task();
@@ -212,9 +275,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "cancel_or_delete_task" => {
             let call = client.cancel_or_delete_task();
@@ -222,9 +288,12 @@ pub async fn send(
                 Some(v) => call.task_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_task" => {
             let call = client.get_task();
@@ -232,9 +301,12 @@ pub async fn send(
                 Some(v) => call.task_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_input_file" => {
             let call = client.get_input_file();
@@ -242,13 +314,16 @@ pub async fn send(
                 Some(v) => call.filename(v),
                 None => call,
             };
-            let call = match args.get::<bool>("readable")? {
+            let call = match args.get::<i64>("readable")? {
                 Some(v) => call.readable(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         other => Err(Failure::UnknownOperation(other.to_owned())),
     }

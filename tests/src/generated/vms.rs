@@ -18,9 +18,12 @@ pub async fn send(
                 Some(v) => call.statistics(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_category" => {
             let call = client.register_category();
@@ -32,9 +35,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_category" => {
             let call = client.delete_category();
@@ -42,9 +48,12 @@ pub async fn send(
                 Some(v) => call.category_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_category" => {
             let call = client.get_category();
@@ -58,9 +67,12 @@ pub async fn send(
                 Some(v) => call.statistics(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_category" => {
             let call = client.update_category();
@@ -76,15 +88,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_forward_policies" => {
             let call = client.list_forward_policies();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_forward_policy" => {
             let call = client.get_forward_policy();
@@ -92,9 +110,12 @@ pub async fn send(
                 Some(v) => call.policy_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_contents" => {
             let call = client.list_contents();
@@ -135,9 +156,12 @@ pub async fn send(
                 Some(v) => call.type_(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_content" => {
             let call = client.register_content();
@@ -145,9 +169,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_content" => {
             let call = client.delete_content();
@@ -157,9 +184,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_content" => {
             let call = client.get_content();
@@ -169,9 +199,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_content" => {
             let call = client.update_content();
@@ -185,9 +218,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_documents" => {
             let call = client.list_documents();
@@ -197,9 +233,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_document" => {
             let call = client.register_document();
@@ -213,9 +252,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_documents_bulk" => {
             let call = client.register_documents_bulk();
@@ -232,9 +274,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_document" => {
             let call = client.delete_document();
@@ -248,9 +293,12 @@ pub async fn send(
                 Some(v) => call.document_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_document" => {
             let call = client.get_document();
@@ -264,9 +312,12 @@ pub async fn send(
                 Some(v) => call.document_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_document" => {
             let call = client.update_document();
@@ -284,9 +335,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_play_information" => {
             let call = client.get_play_information();
@@ -339,9 +393,12 @@ pub async fn send(
                 Some(v) => call.x_vms_user_agent(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_posters" => {
             let call = client.list_posters();
@@ -351,9 +408,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_poster" => {
             let call = client.register_poster();
@@ -367,9 +427,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_posters_bulk" => {
             let call = client.register_posters_bulk();
@@ -385,9 +448,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "reorder_posters" => {
             let call = client.reorder_posters();
@@ -401,9 +467,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_poster" => {
             let call = client.delete_poster();
@@ -417,9 +486,12 @@ pub async fn send(
                 Some(v) => call.poster_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_poster" => {
             let call = client.get_poster();
@@ -433,9 +505,12 @@ pub async fn send(
                 Some(v) => call.poster_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_poster" => {
             let call = client.update_poster();
@@ -453,9 +528,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_content_statistics" => {
             let call = client.get_content_statistics();
@@ -481,9 +559,12 @@ pub async fn send(
                 Some(v) => call.start(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_stream_sets" => {
             let call = client.list_stream_sets();
@@ -493,9 +574,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_stream_set" => {
             let call = client.register_stream_set();
@@ -509,9 +593,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_stream_set" => {
             let call = client.delete_stream_set();
@@ -527,9 +614,12 @@ pub async fn send(
                 Some(v) => call.set_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_stream_set" => {
             let call = client.get_stream_set();
@@ -545,9 +635,12 @@ pub async fn send(
                 Some(v) => call.set_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_stream_set" => {
             let call = client.update_stream_set();
@@ -567,9 +660,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_streams" => {
             let call = client.list_streams();
@@ -579,9 +675,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_stream" => {
             let call = client.register_stream();
@@ -595,9 +694,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_streams_bulk" => {
             let call = client.register_streams_bulk();
@@ -613,9 +715,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_stream" => {
             let call = client.delete_stream();
@@ -629,9 +734,12 @@ pub async fn send(
                 Some(v) => call.stream_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_stream" => {
             let call = client.get_stream();
@@ -645,9 +753,12 @@ pub async fn send(
                 Some(v) => call.stream_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_stream" => {
             let call = client.update_stream();
@@ -665,9 +776,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_subtitles" => {
             let call = client.list_subtitles();
@@ -677,9 +791,12 @@ pub async fn send(
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_subtitle" => {
             let call = client.register_subtitle();
@@ -693,9 +810,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_subtitles_bulk" => {
             let call = client.register_subtitles_bulk();
@@ -712,9 +832,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_subtitle" => {
             let call = client.delete_subtitle();
@@ -728,9 +851,12 @@ pub async fn send(
                 Some(v) => call.subtitle_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_subtitle" => {
             let call = client.get_subtitle();
@@ -744,9 +870,12 @@ pub async fn send(
                 Some(v) => call.subtitle_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_subtitle" => {
             let call = client.update_subtitle();
@@ -764,9 +893,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_viewing_pages" => {
             let call = client.list_viewing_pages();
@@ -806,9 +938,12 @@ pub async fn send(
                 Some(v) => call.type_(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_viewing_page" => {
             let call = client.register_viewing_page();
@@ -816,9 +951,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_viewing_page" => {
             let call = client.delete_viewing_page();
@@ -826,9 +964,12 @@ pub async fn send(
                 Some(v) => call.page_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_viewing_page" => {
             let call = client.get_viewing_page();
@@ -836,9 +977,12 @@ pub async fn send(
                 Some(v) => call.page_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_viewing_page" => {
             let call = client.update_viewing_page();
@@ -850,9 +994,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "add_revoked_audience" => {
             let call = client.add_revoked_audience();
@@ -865,15 +1012,21 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_labels" => {
             let call = client.list_labels();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "register_label" => {
             let call = client.register_label();
@@ -881,9 +1034,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "delete_label" => {
             let call = client.delete_label();
@@ -891,9 +1047,12 @@ pub async fn send(
                 Some(v) => call.label_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_label" => {
             let call = client.get_label();
@@ -901,9 +1060,12 @@ pub async fn send(
                 Some(v) => call.label_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "update_label" => {
             let call = client.update_label();
@@ -915,9 +1077,12 @@ pub async fn send(
                 Some(v) => call.body(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_playlist_items" => {
             let call = client.get_playlist_items();
@@ -933,15 +1098,21 @@ pub async fn send(
                 Some(v) => call.include_private(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_sites" => {
             let call = client.list_sites();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_site" => {
             let call = client.get_site();
@@ -949,15 +1120,21 @@ pub async fn send(
                 Some(v) => call.site_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "list_streaming_policies" => {
             let call = client.list_streaming_policies();
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         "get_streaming_policy" => {
             let call = client.get_streaming_policy();
@@ -965,9 +1142,12 @@ pub async fn send(
                 Some(v) => call.policy_id(v),
                 None => call,
             };
-            let response = call.send().await.map_err(|e| Failure::Call(e.to_string()))?;
+            let response = call
+                .send()
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
             serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Call(e.to_string()))
+                .map_err(|e| Failure::Reencode(e.to_string()))
         }
         other => Err(Failure::UnknownOperation(other.to_owned())),
     }
