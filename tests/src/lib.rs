@@ -1,5 +1,6 @@
 //! Support code for the workspace's integration tests.
 
+pub mod bounds;
 pub mod driver;
 pub mod generated;
 pub mod samples;

@@ -6,6 +6,7 @@
 //! unknown values in every open enumeration, strings longer than any bound the
 //! documents give, numbers outside their bounds, duplicates in unique arrays.
 
+use crate::driver::Args;
 use serde_json::{json, Map, Value};
 
 /// The key of the unknown member `hostile` adds to every object.
@@ -241,4 +242,53 @@ fn distinguish(value: &mut Value, index: usize) {
         Value::Number(n) => *value = json!(n.as_i64().unwrap_or(0) + index as i64),
         _ => {}
     }
+}
+
+/// The generated builders' name for a parameter (`task-id` → `task_id`).
+pub fn snake(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Valid sample arguments for one operation (every parameter, every body
+/// field), and the valid body of its success response, if it has one.
+pub fn operation_arguments(spec: &Value, path: &str, op: &Value) -> (Args, Option<Value>) {
+    let samples = Samples::new(spec);
+    let mut args = Args::default();
+    let path_params = spec["paths"][path]["parameters"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for param in path_params
+        .iter()
+        .chain(op["parameters"].as_array().into_iter().flatten())
+    {
+        let (param, _) = samples.resolve(param);
+        let name = param["name"].as_str().expect("a parameter has a name");
+        args.0.insert(snake(name), samples.valid(&param["schema"]));
+    }
+    let content = &op["requestBody"]["content"];
+    for media_type in ["application/json", "application/octet-stream"] {
+        if let Some(schema) = content[media_type].get("schema") {
+            args.0.insert("body".into(), samples.valid(schema));
+        }
+    }
+    let success = op["responses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .find(|(code, _)| code.starts_with('2'))
+        .map(|(_, r)| r);
+    let answer = success
+        .map(|r| samples.resolve(r).0)
+        .and_then(|r| r["content"]["application/json"].get("schema"))
+        .map(|schema| samples.valid(schema));
+    (args, answer)
 }

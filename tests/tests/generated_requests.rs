@@ -7,8 +7,7 @@ use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use vidplat_core::{ResponseFuture, Runtime, Transport};
-use vidplat_tests::driver::Args;
-use vidplat_tests::samples::Samples;
+use vidplat_tests::samples::operation_arguments;
 use vidplat_tests::{generated, load_spec};
 
 const API_KEY: &str = "test-key-7f3a";
@@ -62,53 +61,6 @@ impl Transport for Recorder {
 
 const BASE: &str = "http://127.0.0.1:9/base";
 
-fn snake(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Sample arguments for one operation, and the body its success response carries.
-fn arguments(spec: &Value, path: &str, op: &Value) -> (Args, Option<Value>) {
-    let samples = Samples::new(spec);
-    let mut args = Args::default();
-    let path_params = spec["paths"][path]["parameters"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for param in path_params
-        .iter()
-        .chain(op["parameters"].as_array().into_iter().flatten())
-    {
-        let (param, _) = samples.resolve(param);
-        let name = param["name"].as_str().unwrap();
-        args.0.insert(snake(name), samples.valid(&param["schema"]));
-    }
-    let content = &op["requestBody"]["content"];
-    if let Some(schema) = content["application/json"].get("schema") {
-        args.0.insert("body".into(), samples.valid(schema));
-    } else if let Some(schema) = content["application/octet-stream"].get("schema") {
-        args.0.insert("body".into(), samples.valid(schema));
-    }
-    let success = op["responses"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .find(|(code, _)| code.starts_with('2'))
-        .map(|(_, r)| r);
-    let answer = success
-        .map(|r| samples.resolve(r).0)
-        .and_then(|r| r["content"]["application/json"].get("schema"))
-        .map(|schema| samples.valid(schema));
-    (args, answer)
-}
-
 macro_rules! request_snapshot {
     ($test:ident, $service:literal, $krate:ident, $driver:path) => {
         #[tokio::test]
@@ -132,7 +84,7 @@ macro_rules! request_snapshot {
                     let Some(id) = op.get("operationId").and_then(Value::as_str) else {
                         continue;
                     };
-                    let (args, answer) = arguments(&spec, path, op);
+                    let (args, answer) = operation_arguments(&spec, path, op);
                     *recorder.answer.lock().unwrap() = (200, answer.clone());
                     let decoded = driver::send(&client, id, &args)
                         .await
