@@ -15,7 +15,11 @@ const NPM_TOOLS: [&str; 4] = [
     "@stoplight/prism-cli@5.14.2",
 ];
 /// PyPI packages, pinned.
-const PIP_TOOLS: [&str; 2] = ["openapi-spec-validator==0.9.0", "openapi-python-client==0.29.1"];
+const PIP_TOOLS: [&str; 3] = [
+    "openapi-spec-validator==0.9.0",
+    "openapi-python-client==0.29.1",
+    "schemathesis==4.32.5",
+];
 
 pub fn tools_dir() -> PathBuf {
     repo_root().join(".tools")
@@ -144,7 +148,7 @@ fn redocly_totals(report: &str) -> Result<(u64, u64)> {
     ))
 }
 
-fn run(command: &mut Command) -> Result<()> {
+pub fn run(command: &mut Command) -> Result<()> {
     let status = command.status().with_context(|| format!("starting {command:?}"))?;
     if !status.success() {
         bail!("{} failed ({status})", describe(command));

@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
 mod codegen;
+mod conformance;
 mod crosscheck;
 mod gaps;
 mod lint;
@@ -16,6 +17,7 @@ commands:
   gaps [--check]   render GAPS.md from every x-gap and x-route-assumed in openapi/*.yaml
   crosscheck       fail if the YAML misses an operation or error code of ../shared/specs/*.md
   lint             install the pinned spec tools into .tools/ and lint openapi/*.yaml with them
+  conformance      run schemathesis against the simulator (vidplat-sim) for every operation
   ci               everything CI runs: fmt, clippy, lint, crosscheck, checks, tests";
 
 fn main() -> Result<()> {
@@ -26,6 +28,7 @@ fn main() -> Result<()> {
         Some("gaps") => gaps::run(check),
         Some("crosscheck") => crosscheck::run(),
         Some("lint") => lint::run_all(),
+        Some("conformance") => conformance::run_all(),
         Some("ci") => ci(),
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
@@ -47,6 +50,8 @@ fn ci() -> Result<()> {
     // The wire suite's Prism test may skip when Prism is missing; here `lint` installed it.
     std::env::set_var("VIDPLAT_REQUIRE_PRISM", "1");
     cargo(&["test", "--workspace"])?;
+    cargo(&["bench", "--workspace", "--no-run"])?;
+    conformance::run_all()?;
     println!("xtask ci: all checks passed in {:.0?}", started.elapsed());
     Ok(())
 }

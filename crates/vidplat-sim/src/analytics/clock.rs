@@ -1,0 +1,181 @@
+//! The services' clock: Japan's wall clock (UTC+9, no daylight saving), held
+//! as seconds since 1970-01-01 00:00:00 of that wall clock, and the calendar
+//! arithmetic the periods need (no date library is a dependency of the crate).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Seconds since 1970-01-01 00:00:00, Japan time.
+pub(super) type Local = i64;
+
+pub(super) const MINUTE: i64 = 60;
+pub(super) const HOUR: i64 = 3_600;
+pub(super) const DAY: i64 = 86_400;
+const JAPAN_OFFSET: i64 = 9 * HOUR;
+
+/// Now, Japan time.
+pub(super) fn now() -> Local {
+    let utc = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs() as i64)
+        .unwrap_or(0);
+    utc + JAPAN_OFFSET
+}
+
+/// The day number of a moment (days since 1970-01-01).
+pub(super) fn day_of(at: Local) -> i64 {
+    at.div_euclid(DAY)
+}
+
+/// A broken-down wall-clock moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Civil {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+}
+
+impl Civil {
+    pub fn of(at: Local) -> Self {
+        let (year, month, day) = civil_from_days(day_of(at));
+        let seconds = at.rem_euclid(DAY);
+        Self {
+            year,
+            month,
+            day,
+            hour: (seconds / HOUR) as u32,
+            minute: (seconds % HOUR / MINUTE) as u32,
+            second: (seconds % MINUTE) as u32,
+        }
+    }
+
+    pub fn at(self) -> Local {
+        days_from_civil(self.year, self.month, self.day) * DAY
+            + i64::from(self.hour) * HOUR
+            + i64::from(self.minute) * MINUTE
+            + i64::from(self.second)
+    }
+
+    /// `yyyy-mm-dd hh:mm:ss`
+    pub fn timestamp(self) -> String {
+        format!("{} {:02}:{:02}:{:02}", self.date(), self.hour, self.minute, self.second)
+    }
+
+    /// `yyyy-mm-dd hh:mm`
+    pub fn date_minute(self) -> String {
+        format!("{} {:02}:{:02}", self.date(), self.hour, self.minute)
+    }
+
+    /// `yyyy-mm-dd hh`
+    pub fn date_hour(self) -> String {
+        format!("{} {:02}", self.date(), self.hour)
+    }
+
+    /// `yyyy-mm-dd`
+    pub fn date(self) -> String {
+        format!("{}-{:02}", self.year_month(), self.day)
+    }
+
+    /// `yyyy-mm`
+    pub fn year_month(self) -> String {
+        format!("{:04}-{:02}", self.year, self.month)
+    }
+
+    /// `hh:mm`
+    pub fn hour_minute(self) -> String {
+        format!("{:02}:{:02}", self.hour, self.minute)
+    }
+
+    /// The same wall-clock time `months` calendar months later (the day
+    /// clamped to the end of a shorter month).
+    pub fn plus_months(self, months: u32) -> Self {
+        let index = self.year * 12 + i64::from(self.month - 1) + i64::from(months);
+        let (year, month) = (index.div_euclid(12), index.rem_euclid(12) as u32 + 1);
+        Self {
+            year,
+            month,
+            day: self.day.min(days_in_month(year, month)),
+            ..self
+        }
+    }
+
+    /// 00:00:00 of the first day of the next month.
+    pub fn next_month_start(self) -> Self {
+        Self {
+            day: 1,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            ..self.plus_months(1)
+        }
+    }
+}
+
+/// Parses the documented `yyyy-mm-dd hh:mm:ss` (strictly, as the SDK writes it).
+pub(super) fn parse_timestamp(text: &str) -> Option<Local> {
+    let parsed: vidplat::Timestamp = text.parse().ok()?;
+    Some(parsed.value()?.and_utc().timestamp())
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// Howard Hinnant's algorithms (proleptic Gregorian calendar).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_from_march = (i64::from(month) + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trips_and_formats() {
+        let at = parse_timestamp("2024-02-29 23:59:58").expect("a valid timestamp");
+        let civil = Civil::of(at);
+        assert_eq!(civil.timestamp(), "2024-02-29 23:59:58");
+        assert_eq!(civil.at(), at);
+        assert_eq!(civil.plus_months(12).date(), "2025-02-28");
+        assert_eq!(civil.plus_months(13).date(), "2025-03-29");
+        assert_eq!(civil.next_month_start().timestamp(), "2024-03-01 00:00:00");
+        assert_eq!(Civil::of(0).timestamp(), "1970-01-01 00:00:00");
+        assert_eq!(Civil::of(-1).timestamp(), "1969-12-31 23:59:59");
+        assert_eq!(parse_timestamp("2024-02-30 00:00:00"), None);
+        assert_eq!(parse_timestamp("2024-2-1 00:00:00"), None);
+    }
+}

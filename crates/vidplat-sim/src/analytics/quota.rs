@@ -1,0 +1,145 @@
+//! The documented usage limits, per product account (the simulator has one):
+//! executions per minute, at a time and per month. Past any of them the
+//! answer is 429 TOO_MANY_REQUESTS with `Retry-After` (seconds).
+
+use super::clock::{Civil, Local};
+use crate::SimError;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The per-minute limit counts the executions of the last sixty seconds (a sliding window).
+pub(super) const WINDOW: Duration = Duration::from_secs(60);
+
+/// Which limits an operation is subject to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// Per minute, concurrent and monthly: every operation but one.
+    AllLimits,
+    /// The basic edition's real-time operation: the monthly limit only.
+    MonthlyOnly,
+}
+
+pub(super) struct Limits {
+    pub per_minute: u32,
+    pub concurrent: u32,
+    pub monthly: u32,
+    /// How long an execution holds its slot: what a refused caller should wait.
+    pub latency: Duration,
+}
+
+pub(super) struct Quota {
+    limits: Limits,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Start times of the executions in the window, oldest first.
+    recent: VecDeque<Instant>,
+    running: u32,
+    /// (year, month) the monthly count belongs to, Japan time.
+    month: (i64, u32),
+    month_used: u32,
+}
+
+/// An admitted execution; it frees its concurrency slot when dropped (even
+/// when the client hangs up mid-query and the handler is dropped).
+pub(super) struct Execution {
+    quota: Option<Arc<Quota>>,
+}
+
+impl Drop for Execution {
+    fn drop(&mut self) {
+        if let Some(quota) = &self.quota {
+            let mut state = quota.lock();
+            state.running = state.running.saturating_sub(1);
+        }
+    }
+}
+
+/// A refusal: which limit, and in how many seconds to try again.
+#[derive(Debug)]
+pub(super) struct Refusal {
+    limit: &'static str,
+    retry_after_secs: u64,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let error = SimError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "TOO_MANY_REQUESTS",
+            format!("the {} limit is exceeded", self.limit),
+        );
+        ([(header::RETRY_AFTER, self.retry_after_secs.to_string())], error).into_response()
+    }
+}
+
+fn whole_seconds(wait: Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+impl Quota {
+    pub fn new(limits: Limits) -> Arc<Self> {
+        Arc::new(Self {
+            limits,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Admits one execution at `now` (Japan time) or says which limit refuses it.
+    /// A refused call counts against nothing.
+    pub fn admit(self: &Arc<Self>, scope: Scope, now: Local) -> Result<Execution, Refusal> {
+        let mut state = self.lock();
+        let today = Civil::of(now);
+        if state.month != (today.year, today.month) {
+            state.month = (today.year, today.month);
+            state.month_used = 0;
+        }
+        if state.month_used >= self.limits.monthly {
+            let next_month = today.next_month_start().at();
+            return Err(Refusal {
+                limit: "monthly",
+                retry_after_secs: (next_month - now).max(1) as u64,
+            });
+        }
+        if scope == Scope::MonthlyOnly {
+            state.month_used += 1;
+            return Ok(Execution { quota: None });
+        }
+        let instant = Instant::now();
+        while state
+            .recent
+            .front()
+            .is_some_and(|start| instant.duration_since(*start) >= WINDOW)
+        {
+            state.recent.pop_front();
+        }
+        if state.recent.len() >= self.limits.per_minute as usize {
+            let oldest = state.recent.front().copied().unwrap_or(instant);
+            return Err(Refusal {
+                limit: "per-minute",
+                retry_after_secs: whole_seconds(WINDOW.saturating_sub(instant.duration_since(oldest))).max(1),
+            });
+        }
+        if state.running >= self.limits.concurrent {
+            return Err(Refusal {
+                limit: "concurrent",
+                retry_after_secs: whole_seconds(self.limits.latency).max(1),
+            });
+        }
+        state.recent.push_back(instant);
+        state.running += 1;
+        state.month_used += 1;
+        Ok(Execution {
+            quota: Some(self.clone()),
+        })
+    }
+}

@@ -1,0 +1,178 @@
+//! The account: its external ID, notification settings and uploaded input files.
+
+use super::access::{decode_strict, AnyKey, Authorized, Strict, TaskRead, UploadedFileRead};
+use super::clock::fixed_timestamp;
+use super::Service;
+use crate::error::SimError;
+use crate::{JsonBody, QueryParams};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use vidplat::Timestamp;
+use vidplat_encoder::types::{ExternalId, InputFile, NotificationSettings, NotificationSettingsUpdate};
+
+/// Input files every simulated account has uploaded: name and size in bytes.
+const DEMO_INPUT_FILES: [(&str, u64); 3] = [
+    ("movie.mp4", 104_857_600),
+    ("sample/intro.mp4", 5_242_880),
+    ("sample/outro.mov", 3_145_728),
+];
+
+struct UploadedFile {
+    size: u64,
+    modified: Option<Timestamp>,
+}
+
+pub(super) struct Account {
+    external_id: String,
+    notifications: NotificationSettings,
+    input_files: BTreeMap<String, UploadedFile>,
+}
+
+impl Account {
+    pub fn new(seed: u64, created: Option<Timestamp>) -> Self {
+        let input_files = DEMO_INPUT_FILES
+            .iter()
+            .map(|(name, size)| {
+                let file = UploadedFile {
+                    size: *size,
+                    modified: fixed_timestamp(),
+                };
+                ((*name).to_owned(), file)
+            })
+            .collect();
+        Self {
+            external_id: format!("sim-external-{:016x}", mix(seed)),
+            notifications: NotificationSettings {
+                notify_error: Some(false),
+                notify_ready: Some(false),
+                notify_imported_tasks: Some(false),
+                updated_at: created,
+            },
+            input_files,
+        }
+    }
+
+    /// A task names its input file: from then on the file is known (a stable size from its name).
+    pub fn note_input_file(&mut self, name: &str, at: Option<Timestamp>) {
+        let name_hash = name
+            .bytes()
+            .fold(0_u64, |hash, byte| hash.wrapping_mul(31).wrapping_add(u64::from(byte)));
+        self.input_files.entry(name.to_owned()).or_insert_with(|| UploadedFile {
+            size: 1_048_576 + mix(name_hash) % 1_073_741_824,
+            modified: at,
+        });
+    }
+}
+
+/// SplitMix64: a stable scramble of a seed.
+fn mix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A size with a unit (`readable=1`): 1024-based, one decimal.
+fn readable_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut size = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while size >= 1024.0 && unit + 1 < UNITS.len() {
+        size /= 1024.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
+// Handlers.
+
+pub(super) async fn get_external_id(_: Authorized<AnyKey>, State(service): State<Arc<Service>>) -> Json<ExternalId> {
+    Json(ExternalId {
+        external_id: Some(service.lock().account.external_id.clone()),
+    })
+}
+
+pub(super) async fn get_notification_settings(
+    _: Authorized<TaskRead>,
+    State(service): State<Arc<Service>>,
+) -> Json<NotificationSettings> {
+    Json(service.lock().account.notifications.clone())
+}
+
+const NOTIFICATION_SETTINGS_UPDATE: Strict = Strict {
+    not_null: &["notify_error", "notify_ready", "notify_imported_tasks"],
+    not_empty: &[],
+};
+
+/// The Endpoints table names task read as this operation's permission.
+pub(super) async fn update_notification_settings(
+    _: Authorized<TaskRead>,
+    State(service): State<Arc<Service>>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> Result<StatusCode, SimError> {
+    let update: NotificationSettingsUpdate = decode_strict(body, &NOTIFICATION_SETTINGS_UPDATE)?;
+    let mut store = service.lock();
+    let updated_at = store.timestamp_now();
+    let settings = &mut store.account.notifications;
+    // Flags left out keep their value.
+    settings.notify_error = update.notify_error.or(settings.notify_error);
+    settings.notify_ready = update.notify_ready.or(settings.notify_ready);
+    settings.notify_imported_tasks = update.notify_imported_tasks.or(settings.notify_imported_tasks);
+    settings.updated_at = updated_at;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+pub(super) struct InputFileQuery {
+    readable: Option<i64>,
+}
+
+pub(super) async fn get_input_file(
+    _: Authorized<UploadedFileRead>,
+    State(service): State<Arc<Service>>,
+    filename: Result<Path<String>, PathRejection>,
+    QueryParams(query): QueryParams<InputFileQuery>,
+) -> Result<Json<InputFile>, SimError> {
+    let Path(filename) = filename.map_err(|rejection| SimError::invalid(rejection.body_text()))?;
+    let readable = match query.readable.unwrap_or(0) {
+        0 => false,
+        1 => true,
+        other => return Err(SimError::invalid(format!("`readable` is 0 or 1, not {other}"))),
+    };
+    let store = service.lock();
+    let file = store
+        .account
+        .input_files
+        .get(&filename)
+        .ok_or_else(|| SimError::not_found(format!("input file `{filename}`")))?;
+    Ok(Json(InputFile {
+        filesize: Some(if readable {
+            readable_size(file.size)
+        } else {
+            file.size.to_string()
+        }),
+        filetime: file.modified.clone(),
+        filename: Some(filename),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(readable_size(512), "512 B");
+        assert_eq!(readable_size(5_242_880), "5.0 MB");
+        assert_eq!(readable_size(104_857_600), "100.0 MB");
+        assert_eq!(readable_size(1_610_612_736), "1.5 GB");
+    }
+}

@@ -1,0 +1,384 @@
+//! The task board: every task and the encoding queue, advanced lazily.
+//!
+//! A task spends `task_step` in each of waiting, encoding and uploading (and,
+//! when cancelled, in canceling). Only one task encodes at a time: when the
+//! encoder is free, the waiting tasks that have waited their step compete and
+//! the highest priority wins, then the earliest registered. Nothing runs in
+//! the background: every request first replays the events due by its arrival
+//! ([`TaskBoard::advance`]), so the states follow from time alone.
+
+use super::clock::Clock;
+use crate::error::SimError;
+use axum::http::StatusCode;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use vidplat_encoder::types::{Task, TaskCounts, TaskStatus};
+
+/// The `error_code` of a task whose input is designed to fail.
+pub(super) const FAILED_INPUT_ERROR_CODE: i64 = 1001;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Waiting,
+    Encoding,
+    Uploading,
+    Ready,
+    Canceling,
+    Canceled,
+    Failed,
+}
+
+impl Status {
+    pub const ALL: [Status; 7] = [
+        Status::Waiting,
+        Status::Encoding,
+        Status::Uploading,
+        Status::Ready,
+        Status::Canceling,
+        Status::Canceled,
+        Status::Failed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Encoding => "encoding",
+            Status::Uploading => "uploading",
+            Status::Ready => "ready",
+            Status::Canceling => "canceling",
+            Status::Canceled => "canceled",
+            Status::Failed => "failed",
+        }
+    }
+
+    /// Ready, canceled and failed: the task no longer counts against the registration limit.
+    pub fn is_finished(self) -> bool {
+        matches!(self, Status::Ready | Status::Canceled | Status::Failed)
+    }
+}
+
+/// A task to register: its detail as planned from the profile, and how it runs.
+pub(super) struct NewTask {
+    pub detail: Task,
+    pub priority: i64,
+    /// The input is designed to fail: the task ends `failed` after encoding.
+    pub fails: bool,
+}
+
+struct Entry {
+    /// The detail as answered; status, times and error code kept current.
+    detail: Task,
+    status: Status,
+    /// When the task entered `status`.
+    since: Instant,
+    /// When the task may start encoding (it has waited its step).
+    eligible_at: Instant,
+    priority: i64,
+    fails: bool,
+}
+
+enum Event {
+    /// The task's current state (encoding, uploading or canceling) is over.
+    StepDone(i64),
+    /// The free encoder takes this waiting task.
+    StartEncoding(i64),
+}
+
+pub(super) struct TaskBoard {
+    step: Duration,
+    clock: Clock,
+    tasks: BTreeMap<i64, Entry>,
+    next_id: i64,
+    next_transaction: i64,
+    encoder_free_since: Instant,
+}
+
+impl TaskBoard {
+    pub fn new(step: Duration, clock: Clock) -> Self {
+        Self {
+            step,
+            clock,
+            tasks: BTreeMap::new(),
+            next_id: 1,
+            next_transaction: 1,
+            encoder_free_since: clock.started(),
+        }
+    }
+
+    /// Applies, in order, every event due by `now`.
+    pub fn advance(&mut self, now: Instant) {
+        // Each task moves at most four times (waiting, encoding, uploading, ready).
+        let bound = self.tasks.len() * 4 + 1;
+        for _ in 0..bound {
+            match self.next_event() {
+                Some((at, event)) if at <= now => self.apply(event, at),
+                _ => break,
+            }
+        }
+    }
+
+    fn next_event(&self) -> Option<(Instant, Event)> {
+        let mut next: Option<(Instant, Event)> = None;
+        let mut encoder_busy = false;
+        for (&id, entry) in &self.tasks {
+            if matches!(entry.status, Status::Encoding | Status::Uploading | Status::Canceling) {
+                encoder_busy |= entry.status == Status::Encoding;
+                let at = entry.since + self.step;
+                if next.as_ref().is_none_or(|(earliest, _)| at < *earliest) {
+                    next = Some((at, Event::StepDone(id)));
+                }
+            }
+        }
+        if !encoder_busy {
+            if let Some((at, id)) = self.next_start() {
+                if next.as_ref().is_none_or(|(earliest, _)| at < *earliest) {
+                    next = Some((at, Event::StartEncoding(id)));
+                }
+            }
+        }
+        next
+    }
+
+    /// When the free encoder next takes a task, and which: among the tasks
+    /// eligible by then, the highest priority, then the earliest registered.
+    fn next_start(&self) -> Option<(Instant, i64)> {
+        let waiting = || self.tasks.iter().filter(|(_, entry)| entry.status == Status::Waiting);
+        let first_eligible = waiting().map(|(_, entry)| entry.eligible_at).min()?;
+        let at = first_eligible.max(self.encoder_free_since);
+        waiting()
+            .filter(|(_, entry)| entry.eligible_at <= at)
+            .min_by_key(|(&id, entry)| (std::cmp::Reverse(entry.priority), id))
+            .map(|(&id, _)| (at, id))
+    }
+
+    fn apply(&mut self, event: Event, at: Instant) {
+        match event {
+            Event::StartEncoding(id) => self.enter(id, Status::Encoding, at),
+            Event::StepDone(id) => {
+                let Some(entry) = self.tasks.get(&id) else { return };
+                let next = match (entry.status, entry.fails) {
+                    (Status::Encoding, true) => Status::Failed,
+                    (Status::Encoding, false) => Status::Uploading,
+                    (Status::Uploading, _) => Status::Ready,
+                    (Status::Canceling, _) => Status::Canceled,
+                    _ => return,
+                };
+                if entry.status == Status::Encoding {
+                    self.encoder_free_since = at;
+                }
+                self.enter(id, next, at);
+            }
+        }
+    }
+
+    /// Moves a task into `status` at `at`, keeping its detail current.
+    fn enter(&mut self, id: i64, status: Status, at: Instant) {
+        let Some(entry) = self.tasks.get_mut(&id) else { return };
+        let stamp = self.clock.timestamp(at);
+        match (entry.status, status) {
+            (_, Status::Encoding) => entry.detail.encode_start = stamp.clone(),
+            (Status::Encoding, Status::Uploading | Status::Failed) => entry.detail.encode_end = stamp.clone(),
+            _ => {}
+        }
+        if status == Status::Failed {
+            entry.detail.error_code = Some(FAILED_INPUT_ERROR_CODE);
+        }
+        entry.status = status;
+        entry.since = at;
+        entry.detail.status = Some(TaskStatus::from(status.name()));
+        entry.detail.updated_at = stamp;
+    }
+
+    /// Tasks counting against the registration limit (not ready, canceled or failed).
+    pub fn registrable_count(&self) -> usize {
+        self.tasks.values().filter(|entry| !entry.status.is_finished()).count()
+    }
+
+    /// Registers tasks created together (one transaction), all `waiting`.
+    pub fn register(&mut self, new_tasks: Vec<NewTask>, now: Instant) -> (i64, Vec<Task>) {
+        let transaction = self.next_transaction;
+        self.next_transaction += 1;
+        let stamp = self.clock.timestamp(now);
+        let mut registered = Vec::with_capacity(new_tasks.len());
+        for NewTask {
+            mut detail,
+            priority,
+            fails,
+        } in new_tasks
+        {
+            let id = self.next_id;
+            self.next_id += 1;
+            detail.id = Some(id);
+            detail.transaction = Some(transaction);
+            detail.status = Some(TaskStatus::Waiting);
+            detail.error_code = Some(0);
+            detail.created_at = stamp.clone();
+            detail.updated_at = stamp.clone();
+            registered.push(detail.clone());
+            self.tasks.insert(
+                id,
+                Entry {
+                    detail,
+                    status: Status::Waiting,
+                    since: now,
+                    eligible_at: now + self.step,
+                    priority,
+                    fails,
+                },
+            );
+        }
+        (transaction, registered)
+    }
+
+    pub fn get(&self, id: i64) -> Option<&Task> {
+        self.tasks.get(&id).map(|entry| &entry.detail)
+    }
+
+    fn status(&self, id: i64) -> Option<Status> {
+        self.tasks.get(&id).map(|entry| entry.status)
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &Task> {
+        self.tasks.values().map(|entry| &entry.detail)
+    }
+
+    /// The document's cancel/delete table: waiting or encoding → canceling;
+    /// ready, canceled or failed → removed; uploading or canceling → 403, unchanged.
+    pub fn cancel_or_delete(&mut self, id: i64, now: Instant) -> Result<(), SimError> {
+        let status = self
+            .status(id)
+            .ok_or_else(|| SimError::not_found(format!("task {id}")))?;
+        match status {
+            Status::Waiting | Status::Encoding => {
+                if status == Status::Encoding {
+                    self.encoder_free_since = now;
+                }
+                self.enter(id, Status::Canceling, now);
+            }
+            Status::Ready | Status::Canceled | Status::Failed => {
+                self.tasks.remove(&id);
+            }
+            Status::Uploading | Status::Canceling => {
+                // The document names no code for this refusal; METHOD_NOT_ALLOWED
+                // ("not allowed") is the closest of its codes.
+                return Err(SimError::new(
+                    StatusCode::FORBIDDEN,
+                    "METHOD_NOT_ALLOWED",
+                    format!(
+                        "task {id} is {}: it can be neither cancelled nor deleted",
+                        status.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Delete all tasks: removes only the ready, canceled and failed ones.
+    pub fn delete_finished(&mut self) {
+        self.tasks.retain(|_, entry| !entry.status.is_finished());
+    }
+
+    /// Tasks per status, over `ids` (or every task).
+    pub fn counts(&self, ids: Option<&[i64]>) -> TaskCounts {
+        let mut counts = [0_i64; 7];
+        let statuses: Vec<Status> = match ids {
+            Some(ids) => ids.iter().filter_map(|id| self.status(*id)).collect(),
+            None => self.tasks.values().map(|entry| entry.status).collect(),
+        };
+        for status in statuses {
+            if let Some(slot) = Status::ALL.iter().position(|known| *known == status) {
+                counts[slot] += 1;
+            }
+        }
+        let [waiting, encoding, uploading, ready, canceling, canceled, failed] = counts.map(Some);
+        TaskCounts {
+            waiting,
+            encoding,
+            uploading,
+            ready,
+            canceling,
+            canceled,
+            failed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STEP: Duration = Duration::from_millis(100);
+
+    fn new_task(priority: i64, fails: bool) -> NewTask {
+        NewTask {
+            detail: Task::default(),
+            priority,
+            fails,
+        }
+    }
+
+    fn statuses(board: &TaskBoard) -> Vec<&'static str> {
+        board.tasks.values().map(|entry| entry.status.name()).collect()
+    }
+
+    #[test]
+    fn one_task_runs_through_every_state() {
+        let clock = Clock::start();
+        let t0 = clock.started();
+        let mut board = TaskBoard::new(STEP, clock);
+        board.register(vec![new_task(50, false)], t0);
+        for (elapsed, expected) in [(50, "waiting"), (150, "encoding"), (250, "uploading"), (350, "ready")] {
+            board.advance(t0 + Duration::from_millis(elapsed));
+            assert_eq!(statuses(&board), [expected], "at {elapsed} ms");
+        }
+    }
+
+    #[test]
+    fn the_encoder_takes_the_highest_priority_then_the_earliest() {
+        let clock = Clock::start();
+        let t0 = clock.started();
+        let mut board = TaskBoard::new(STEP, clock);
+        board.register(vec![new_task(50, false)], t0); // 1 occupies the encoder from 100 to 200 ms
+        let later = t0 + Duration::from_millis(10);
+        board.register(vec![new_task(10, false)], later); // 2
+        board.register(vec![new_task(90, false)], later); // 3
+        board.register(vec![new_task(90, false)], later); // 4
+        board.advance(t0 + Duration::from_millis(250));
+        assert_eq!(statuses(&board), ["uploading", "waiting", "encoding", "waiting"]);
+        board.advance(t0 + Duration::from_millis(350));
+        assert_eq!(statuses(&board), ["ready", "waiting", "uploading", "encoding"]);
+        board.advance(t0 + Duration::from_millis(450));
+        assert_eq!(statuses(&board), ["ready", "encoding", "ready", "uploading"]);
+    }
+
+    #[test]
+    fn a_failing_input_fails_after_encoding_and_frees_the_encoder() {
+        let clock = Clock::start();
+        let t0 = clock.started();
+        let mut board = TaskBoard::new(STEP, clock);
+        board.register(vec![new_task(50, true), new_task(50, false)], t0);
+        board.advance(t0 + Duration::from_millis(250));
+        assert_eq!(statuses(&board), ["failed", "encoding"]);
+        assert_eq!(
+            board.get(1).and_then(|task| task.error_code),
+            Some(FAILED_INPUT_ERROR_CODE)
+        );
+        assert_eq!(board.registrable_count(), 1);
+    }
+
+    #[test]
+    fn cancelling_an_encoding_task_frees_the_encoder_at_once() {
+        let clock = Clock::start();
+        let t0 = clock.started();
+        let mut board = TaskBoard::new(STEP, clock);
+        board.register(vec![new_task(50, false), new_task(50, false)], t0);
+        let cancel_at = t0 + Duration::from_millis(150);
+        board.advance(cancel_at);
+        assert!(board.cancel_or_delete(1, cancel_at).is_ok());
+        board.advance(t0 + Duration::from_millis(160));
+        assert_eq!(statuses(&board), ["canceling", "encoding"]);
+        board.advance(t0 + Duration::from_millis(260));
+        assert_eq!(statuses(&board), ["canceled", "uploading"]);
+    }
+}

@@ -1,0 +1,84 @@
+//! Time: the task lifecycle runs on `Instant`s (monotonic, so tests are
+//! deterministic); responses carry wall-clock `yyyy-mm-dd hh:mm:ss` (UTC).
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use vidplat::Timestamp;
+
+/// Maps the simulator's `Instant`s to wall-clock timestamps.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clock {
+    started: Instant,
+    started_wall: SystemTime,
+}
+
+impl Clock {
+    pub fn start() -> Self {
+        Self {
+            started: Instant::now(),
+            started_wall: SystemTime::now(),
+        }
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The wall-clock timestamp of `at`.
+    pub fn timestamp(&self, at: Instant) -> Option<Timestamp> {
+        let wall = self.started_wall + at.saturating_duration_since(self.started);
+        timestamp_of(wall)
+    }
+}
+
+/// `yyyy-mm-dd hh:mm:ss` (UTC) of a wall-clock time (always `Some`: the
+/// generated types hold timestamps as options).
+pub(super) fn timestamp_of(wall: SystemTime) -> Option<Timestamp> {
+    let seconds = wall.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
+    let (days, second_of_day) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    let text = format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    );
+    text.parse().ok()
+}
+
+/// A fixed timestamp for the simulator's demo data.
+pub(super) fn fixed_timestamp() -> Option<Timestamp> {
+    timestamp_of(UNIX_EPOCH + Duration::from_secs(1_711_974_896)) // 2024-04-01 12:34:56
+}
+
+/// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * shifted_month + 2) / 5 + 1) as u32;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_wall_clock_times() {
+        let text = |t: Option<Timestamp>| t.map(|t| t.to_string());
+        assert_eq!(text(fixed_timestamp()).as_deref(), Some("2024-04-01 12:34:56"));
+        assert_eq!(text(timestamp_of(UNIX_EPOCH)).as_deref(), Some("1970-01-01 00:00:00"));
+        // A leap day.
+        let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(text(timestamp_of(leap_day)).as_deref(), Some("2000-02-29 00:00:00"));
+    }
+}

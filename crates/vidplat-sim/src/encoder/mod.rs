@@ -1,0 +1,193 @@
+//! The simulated encoding service (document 1, `openapi/encoder.yaml`):
+//! tasks and their encoding queue, presets, profiles (own and shared), CSV
+//! import jobs, notification settings, input files and the external ID.
+//!
+//! Conventions of the simulator where the document is silent (each also said
+//! where it applies):
+//! - An input path containing `fail` makes its tasks end `failed`
+//!   (`error_code` 1001) after encoding.
+//! - A preset value "specified at each run" is the placeholder named after
+//!   the task request field: `output_filename` `%OUTPUT_BASENAME%` (the
+//!   document's), `vms_config.episode_name` `%EPISODE_NAME%`,
+//!   `poster.filename_prefix` `%POSTER_FILENAME_PREFIX%`,
+//!   `seek_preview.filename` `%SEEK_PREVIEW_FILENAME%`,
+//!   `hls_config.segment_filename_prefix` `%SEGMENT_FILENAME_PREFIX%`.
+//! - A preset registers to the video management service when its
+//!   destination is `vms5://`.
+//! - Legacy distributors 1001 (MP4 and HLS networks), 1002 (MP4 only) and
+//!   1003 (HLS only) exist; a parent account shares one profile (id 1000001).
+//! - Statuses: 400 for invalid input and the validation codes, 404
+//!   `MODEL_NOT_FOUND`, 409 for `*_ALREADY_EXISTS`, 403 `OVER_SERVICE_LIMIT`;
+//!   successes without a documented body answer 204.
+
+mod access;
+mod account;
+mod board;
+mod catalog;
+mod clock;
+mod imports;
+mod tasks;
+
+use crate::error::SimError;
+use crate::Shared;
+use axum::http::{Method, StatusCode, Uri};
+use axum::routing::get;
+use axum::Router;
+use board::{NewTask, TaskBoard};
+use clock::Clock;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+use vidplat::Timestamp;
+use vidplat_encoder::types::Task;
+
+pub(crate) fn router(shared: Shared) -> Router {
+    let service = Arc::new(Service::new(shared));
+    Router::new()
+        .route("/v1/external_id", get(account::get_external_id))
+        .route("/v1/counts", get(tasks::get_task_counts))
+        .route(
+            "/v1/tasks",
+            get(tasks::list_tasks)
+                .post(tasks::register_task)
+                .delete(tasks::delete_all_tasks),
+        )
+        .route(
+            "/v1/tasks/{task-id}",
+            get(tasks::get_task).delete(tasks::cancel_or_delete_task),
+        )
+        // A wildcard, so a file name with an unencoded `/` is found too.
+        .route("/v1/upload/{*filename}", get(account::get_input_file))
+        .route(
+            "/v1/task-imports",
+            get(imports::list_task_imports).post(imports::import_tasks_csv),
+        )
+        .route(
+            "/v1/task-imports/{task-import-id}",
+            get(imports::get_task_import).delete(imports::delete_task_import),
+        )
+        .route("/v1/presets", get(catalog::list_presets).post(catalog::register_preset))
+        .route(
+            "/v1/presets/{preset-id}",
+            get(catalog::get_preset)
+                .put(catalog::update_preset)
+                .delete(catalog::delete_preset),
+        )
+        .route(
+            "/v1/profiles",
+            get(catalog::list_profiles).post(catalog::register_profile),
+        )
+        .route("/v1/profiles/shared", get(catalog::list_shared_profiles))
+        .route(
+            "/v1/profiles/{profile-id}",
+            get(catalog::get_profile)
+                .put(catalog::update_profile)
+                .delete(catalog::delete_profile),
+        )
+        .route(
+            "/v1/notifications",
+            get(account::get_notification_settings).put(account::update_notification_settings),
+        )
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(no_such_operation)
+        .with_state(service)
+}
+
+/// METHOD_NOT_ALLOWED: "request method does not exist or is not allowed".
+async fn method_not_allowed(method: Method, uri: Uri) -> SimError {
+    SimError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+async fn no_such_operation(method: Method, uri: Uri) -> SimError {
+    SimError::new(
+        StatusCode::NOT_FOUND,
+        "METHOD_NOT_ALLOWED",
+        format!("no operation {method} {}", uri.path()),
+    )
+}
+
+/// 403 `OVER_SERVICE_LIMIT`.
+fn over_service_limit(what: &str, limit: usize) -> SimError {
+    SimError::new(
+        StatusCode::FORBIDDEN,
+        "OVER_SERVICE_LIMIT",
+        format!("the registrable number of {what} ({limit}) would be exceeded"),
+    )
+}
+
+pub(super) struct Service {
+    shared: Shared,
+    store: Mutex<Store>,
+}
+
+impl Service {
+    fn new(shared: Shared) -> Self {
+        let clock = Clock::start();
+        let config = &shared.config;
+        let store = Store {
+            now: clock.started(),
+            clock,
+            max_tasks: config.max_tasks,
+            board: TaskBoard::new(config.task_step, clock),
+            catalog: catalog::Catalog::new(clock, config.max_presets, config.max_profiles),
+            imports: imports::Imports::default(),
+            account: account::Account::new(config.seed, clock.timestamp(clock.started())),
+        };
+        Self {
+            store: Mutex::new(store),
+            shared,
+        }
+    }
+
+    /// The service's state as of now: every task event due has been applied.
+    fn lock(&self) -> MutexGuard<'_, Store> {
+        // A handler that panicked cannot leave the state half-changed in a way
+        // worse than refusing every later request, so keep serving.
+        let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        store.now = now;
+        store.board.advance(now);
+        store
+    }
+}
+
+/// Everything the service holds, behind one lock: a task registration reads
+/// the profiles and changes the tasks and the input files together.
+struct Store {
+    /// When the current request arrived.
+    now: Instant,
+    clock: Clock,
+    max_tasks: usize,
+    board: TaskBoard,
+    catalog: catalog::Catalog,
+    imports: imports::Imports,
+    account: account::Account,
+}
+
+impl Store {
+    fn timestamp_now(&self) -> Option<Timestamp> {
+        self.clock.timestamp(self.now)
+    }
+
+    /// Registers planned tasks, one transaction per batch, all or none:
+    /// 403 `OVER_SERVICE_LIMIT` when the registrable task count would be exceeded.
+    fn register_tasks(&mut self, batches: Vec<Vec<NewTask>>) -> Result<Vec<(i64, Vec<Task>)>, SimError> {
+        let adding: usize = batches.iter().map(Vec::len).sum();
+        if self.board.registrable_count() + adding > self.max_tasks {
+            return Err(over_service_limit("tasks", self.max_tasks));
+        }
+        let stamp = self.timestamp_now();
+        for task in batches.iter().flatten() {
+            if let Some(input) = &task.detail.input_filename {
+                self.account.note_input_file(input, stamp.clone());
+            }
+        }
+        Ok(batches
+            .into_iter()
+            .map(|batch| self.board.register(batch, self.now))
+            .collect())
+    }
+}

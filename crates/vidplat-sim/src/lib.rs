@@ -1,0 +1,184 @@
+//! An in-memory simulator of the platform's three services: the encoding
+//! service, video management and viewing analytics, faithful to the documents
+//! and answering with the generated crates' own types, so it cannot drift from
+//! the YAML.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! let sim = vidplat_sim::Simulator::start().await?;
+//! let client = vidplat::Client::builder()
+//!     .encoder_url(&sim.encoder_url)
+//!     .vms_url(&sim.vms_url)
+//!     .analytics_url(&sim.analytics_url)
+//!     .api_key(&sim.api_key)
+//!     .build()
+//!     .expect("a client for the simulator");
+//! # Ok(()) }
+//! ```
+//!
+//! All three services share one listener on 127.0.0.1, under `/encoder`,
+//! `/vms` and `/analytics`.
+
+mod analytics;
+mod auth;
+mod encoder;
+mod error;
+mod vms;
+
+pub use auth::Permission;
+pub use error::SimError;
+pub(crate) use error::{JsonBody, QueryParams};
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the simulator behaves. `Default` is the pace a person watches (the
+/// binary, the tour); [`SimConfig::fast`] is for tests.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// How long a task stays in each of waiting, encoding and uploading
+    /// (and a cancelled task in canceling).
+    pub task_step: Duration,
+    /// Registrable tasks (not yet ready, canceled or failed), presets and profiles: past these, `OVER_SERVICE_LIMIT`.
+    pub max_tasks: usize,
+    pub max_presets: usize,
+    pub max_profiles: usize,
+    /// Analytics usage limits (documented: 3 a minute, 1 at a time, 50,000 a month).
+    pub analytics_per_minute: u32,
+    pub analytics_concurrent: u32,
+    pub analytics_monthly: u32,
+    /// An analytics query whose requested rows exceed this answers 408 (`REQUEST_TIMEOUT`).
+    pub analytics_slow_rows: u64,
+    /// How long an analytics query takes (so the one-at-a-time limit can be seen).
+    pub analytics_latency: Duration,
+    /// Seed of the synthetic analytics data.
+    pub seed: u64,
+    /// Port to bind on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            task_step: Duration::from_millis(800),
+            max_tasks: 100,
+            max_presets: 50,
+            max_profiles: 50,
+            analytics_per_minute: 3,
+            analytics_concurrent: 1,
+            analytics_monthly: 50_000,
+            analytics_slow_rows: 1_000_000,
+            analytics_latency: Duration::from_millis(50),
+            seed: 7,
+            port: 0,
+        }
+    }
+}
+
+impl SimConfig {
+    /// Fast tasks and no analytics latency: for tests.
+    pub fn fast() -> Self {
+        Self {
+            task_step: Duration::from_millis(20),
+            analytics_latency: Duration::ZERO,
+            ..Self::default()
+        }
+    }
+}
+
+/// What every service module shares: the configuration and the API keys.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub config: Arc<SimConfig>,
+    pub keys: Arc<auth::Keys>,
+}
+
+/// A running simulator. Dropping it stops the server.
+pub struct Simulator {
+    pub address: SocketAddr,
+    /// `http://127.0.0.1:<port>/encoder`, and likewise for the others.
+    pub encoder_url: String,
+    pub vms_url: String,
+    pub analytics_url: String,
+    /// A key holding every permission.
+    pub api_key: String,
+    /// The login ID of the demo account (basic real-time analytics).
+    pub login_id: String,
+    keys: Arc<auth::Keys>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// The demo account's key with every permission.
+pub const DEMO_API_KEY: &str = "sim-demo-key-0123456789";
+/// The demo account's login ID.
+pub const DEMO_LOGIN_ID: &str = "demo@vidplat-sim";
+
+impl Simulator {
+    /// Starts with [`SimConfig::default`] on a free port.
+    pub async fn start() -> std::io::Result<Self> {
+        Self::start_with(SimConfig::default()).await
+    }
+
+    pub async fn start_with(config: SimConfig) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
+        let address = listener.local_addr()?;
+        let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
+        let shared = Shared {
+            config: Arc::new(config),
+            keys: keys.clone(),
+        };
+        let app = router(shared);
+        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let server = axum::serve(listener, app).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(error) = server.await {
+                tracing::error!(%error, "simulator stopped");
+            }
+        });
+        let base = format!("http://{address}");
+        Ok(Self {
+            address,
+            encoder_url: format!("{base}/encoder"),
+            vms_url: format!("{base}/vms"),
+            analytics_url: format!("{base}/analytics"),
+            api_key: DEMO_API_KEY.to_owned(),
+            login_id: DEMO_LOGIN_ID.to_owned(),
+            keys,
+            shutdown: Some(shutdown),
+        })
+    }
+
+    /// A new key holding only `permissions` (a key with none gets 403 everywhere).
+    pub fn key_with(&self, permissions: impl IntoIterator<Item = Permission>) -> String {
+        self.keys.issue(permissions.into_iter().collect::<BTreeSet<_>>())
+    }
+
+    /// A facade client pointed at this simulator with the demo key.
+    pub fn client(&self) -> vidplat::ClientBuilder {
+        vidplat::Client::builder()
+            .encoder_url(&self.encoder_url)
+            .vms_url(&self.vms_url)
+            .analytics_url(&self.analytics_url)
+            .api_key(&self.api_key)
+            .login_id(&self.login_id)
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
+
+fn router(shared: Shared) -> axum::Router {
+    axum::Router::new()
+        .nest("/encoder", encoder::router(shared.clone()))
+        .nest("/vms", vms::router(shared.clone()))
+        .nest("/analytics", analytics::router(shared))
+}

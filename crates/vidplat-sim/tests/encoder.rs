@@ -1,0 +1,1066 @@
+//! The simulated encoding service, driven through the `vidplat` facade over
+//! real HTTP: every documented behaviour with exact statuses, codes, counts
+//! and orders.
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::num::NonZeroU64;
+use std::time::{Duration, Instant};
+use vidplat::encoder::types::{
+    NotificationSettingsUpdate, PresetCreate, PresetUpdate, ProfileCreate, ProfileUpdate, Task, TaskCreate,
+    TaskRegistration,
+};
+use vidplat::waiters::{import_tasks_finished, WaitOptions};
+use vidplat::{Call, Client, Error};
+use vidplat_sim::{Permission, SimConfig, Simulator};
+
+// Helpers.
+
+async fn start(config: SimConfig) -> (Simulator, Client) {
+    let sim = Simulator::start_with(config).await.expect("the simulator starts");
+    let client = sim.client().build().expect("a client for the simulator");
+    (sim, client)
+}
+
+/// `SimConfig::fast()` with a slower step, for tests that look at intermediate states.
+fn stepping(millis: u64) -> SimConfig {
+    SimConfig {
+        task_step: Duration::from_millis(millis),
+        ..SimConfig::fast()
+    }
+}
+
+fn body<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a valid request body")
+}
+
+/// `base` with the members of `extra` added or replaced.
+fn with(mut base: Value, extra: Value) -> Value {
+    if let (Some(base), Value::Object(extra)) = (base.as_object_mut(), extra) {
+        base.extend(extra);
+    }
+    base
+}
+
+fn id(value: u64) -> NonZeroU64 {
+    NonZeroU64::new(value).expect("ids start at 1")
+}
+
+/// The status and code of a refused call.
+fn refusal<T: std::fmt::Debug>(result: Result<T, Error>) -> (u16, String) {
+    let error = result.expect_err("the call is refused");
+    (
+        error.status().unwrap_or_default(),
+        error.code().unwrap_or_default().to_owned(),
+    )
+}
+
+/// Registers an MP4 preset uploading to a URL, with `extra` members; returns its id.
+async fn preset(client: &Client, name: &str, extra: Value) -> u64 {
+    let request = with(
+        json!({
+            "name": name,
+            "destination": "https://upload.example.com/out",
+            "format": "MP4",
+            "output_filename": "%INPUT_FILENAME%",
+        }),
+        extra,
+    );
+    let created = client
+        .encoder()
+        .expect("encoder")
+        .register_preset()
+        .body(body::<PresetCreate>(request))
+        .call()
+        .await
+        .expect("the preset registers");
+    created.id.expect("an id") as u64
+}
+
+async fn profile(client: &Client, name: &str, presets: &[u64], extra: Value) -> u64 {
+    let request = with(json!({"name": name, "presets": presets}), extra);
+    let created = client
+        .encoder()
+        .expect("encoder")
+        .register_profile()
+        .body(body::<ProfileCreate>(request))
+        .call()
+        .await
+        .expect("the profile registers");
+    created.id.expect("an id") as u64
+}
+
+async fn try_register(client: &Client, input: &str, profile_id: u64, extra: Value) -> Result<TaskRegistration, Error> {
+    let request = with(json!({"input_filepath": input, "profile_id": profile_id}), extra);
+    client
+        .encoder()?
+        .register_task()
+        .body(body::<TaskCreate>(request))
+        .call()
+        .await
+}
+
+async fn register(client: &Client, input: &str, profile_id: u64, extra: Value) -> TaskRegistration {
+    try_register(client, input, profile_id, extra)
+        .await
+        .expect("the task registers")
+}
+
+/// The one task of a registration, by id.
+async fn register_one(client: &Client, input: &str, profile_id: u64, extra: Value) -> u64 {
+    let registration = register(client, input, profile_id, extra).await;
+    assert_eq!(registration.tasks.len(), 1);
+    registration.tasks[0].id.expect("an id") as u64
+}
+
+async fn get_task(client: &Client, task_id: u64) -> Result<Task, Error> {
+    client.encoder()?.get_task().task_id(id(task_id)).call().await
+}
+
+async fn status_of(client: &Client, task_id: u64) -> String {
+    let task = get_task(client, task_id).await.expect("the task exists");
+    task.status.expect("a status").to_string()
+}
+
+async fn cancel_or_delete(client: &Client, task_id: u64) -> Result<(), Error> {
+    client
+        .encoder()?
+        .cancel_or_delete_task()
+        .task_id(id(task_id))
+        .call()
+        .await
+}
+
+/// Every task's status in one response, in id order.
+async fn snapshot(client: &Client) -> Vec<(u64, String)> {
+    let page = client
+        .encoder()
+        .expect("encoder")
+        .list_tasks()
+        .per_page(id(100))
+        .sort("id|asc")
+        .call()
+        .await
+        .expect("the list");
+    page.data
+        .iter()
+        .map(|task| {
+            let status = task.status.as_ref().map(ToString::to_string).unwrap_or_default();
+            (task.id.unwrap_or_default() as u64, status)
+        })
+        .collect()
+}
+
+fn status_in(snapshot: &[(u64, String)], task_id: u64) -> &str {
+    snapshot
+        .iter()
+        .find(|(id, _)| *id == task_id)
+        .map(|(_, status)| status.as_str())
+        .unwrap_or("absent")
+}
+
+/// Polls the task list until `done` holds (at most 5 s) and returns that snapshot.
+async fn wait_for(client: &Client, what: &str, done: impl Fn(&[(u64, String)]) -> bool) -> Vec<(u64, String)> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let tasks = snapshot(client).await;
+        if done(&tasks) {
+            return tasks;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; last {tasks:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn wait_for_status(client: &Client, task_id: u64, status: &str) {
+    wait_for(client, &format!("task {task_id} {status}"), |tasks| {
+        status_in(tasks, task_id) == status
+    })
+    .await;
+}
+
+fn quick_polls() -> WaitOptions {
+    WaitOptions {
+        initial_interval: Duration::from_millis(5),
+        max_interval: Duration::from_millis(20),
+        max_wait: Duration::from_secs(5),
+    }
+}
+
+async fn counts(client: &Client) -> [i64; 7] {
+    let counts = client
+        .encoder()
+        .expect("encoder")
+        .get_task_counts()
+        .call()
+        .await
+        .expect("the counts");
+    [
+        counts.waiting,
+        counts.encoding,
+        counts.uploading,
+        counts.ready,
+        counts.canceling,
+        counts.canceled,
+        counts.failed,
+    ]
+    .map(|count| count.expect("every status is counted"))
+}
+
+async fn import_csv(client: &Client, csv: &str) -> Result<vidplat::encoder::types::TaskImport, Error> {
+    client.encoder()?.import_tasks_csv().body(csv.to_owned()).call().await
+}
+
+// Task lifecycle and the encoding queue.
+
+#[tokio::test]
+async fn a_task_moves_from_waiting_through_encoding_and_uploading_to_ready() {
+    let (_sim, client) = start(stepping(150)).await;
+    let mp4 = preset(&client, "mp4", json!({})).await;
+    let hls = preset(&client, "hls", json!({"format": "HLS", "hls_config": {}})).await;
+    let both = profile(&client, "both", &[mp4, hls], json!({})).await;
+
+    let registration = register(&client, "movie.mp4", both, json!({})).await;
+    assert_eq!(
+        (registration.success_count, registration.failure_count),
+        (Some(2), Some(0))
+    );
+    assert_eq!(registration.tasks.len(), 2);
+    let transaction = registration.transaction.expect("a transaction");
+    for (task, (preset_name, format)) in registration.tasks.iter().zip([("mp4", "MP4"), ("hls", "HLS")]) {
+        assert_eq!(task.transaction, Some(transaction));
+        assert_eq!(
+            task.status.as_ref().map(ToString::to_string).as_deref(),
+            Some("waiting")
+        );
+        assert_eq!(task.error_code, Some(0));
+        assert_eq!(task.input_filename.as_deref(), Some("movie.mp4"));
+        assert_eq!(task.output_filename.as_deref(), Some("movie"));
+        assert_eq!(task.profile_name.as_deref(), Some("both"));
+        assert_eq!(task.preset_name.as_deref(), Some(preset_name));
+        assert_eq!(task.format.as_ref().map(ToString::to_string).as_deref(), Some(format));
+        assert!(task.created_at.is_some() && task.encode_start.is_none());
+    }
+
+    let first = registration.tasks[0].id.expect("an id") as u64;
+    let mut seen: Vec<String> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while seen.last().map(String::as_str) != Some("ready") {
+        assert!(Instant::now() < deadline, "still not ready; saw {seen:?}");
+        let status = status_of(&client, first).await;
+        if seen.last() != Some(&status) {
+            seen.push(status);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(seen, ["waiting", "encoding", "uploading", "ready"]);
+    let ready = get_task(&client, first).await.expect("the task");
+    assert!(ready.encode_start.is_some() && ready.encode_end.is_some());
+    assert!(ready.encode_start <= ready.encode_end);
+}
+
+#[tokio::test]
+async fn an_input_designed_to_fail_ends_failed_with_an_error_code() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    let task_id = register_one(&client, "broken/fail.mp4", profile_id, json!({})).await;
+
+    match client.wait_for_task(id(task_id), quick_polls()).await {
+        Err(Error::TaskEnded { status, error_code, .. }) => {
+            assert_eq!(status, "failed");
+            assert_eq!(error_code, Some(1001));
+        }
+        other => panic!("expected the task to end failed, got {other:?}"),
+    }
+    assert_eq!(counts(&client).await, [0, 0, 0, 0, 0, 0, 1]);
+}
+
+#[tokio::test]
+async fn one_task_encodes_at_a_time_by_priority_then_registration_order() {
+    let (_sim, client) = start(stepping(250)).await;
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    let first = register_one(&client, "first.mp4", profile_id, json!({})).await; // default priority 50
+    let low = register_one(&client, "low.mp4", profile_id, json!({"priority": 10})).await;
+    let high = register_one(&client, "high.mp4", profile_id, json!({"priority": 90})).await;
+    let high_later = register_one(&client, "high-later.mp4", profile_id, json!({"priority": 90})).await;
+
+    let one_at_a_time = |tasks: &[(u64, String)]| {
+        assert!(
+            tasks.iter().filter(|(_, status)| status == "encoding").count() <= 1,
+            "{tasks:?}"
+        );
+    };
+    // The encoder takes the next task the moment the previous one moves to uploading.
+    let tasks = wait_for(&client, "the first task uploading", |tasks| {
+        one_at_a_time(tasks);
+        status_in(tasks, first) == "uploading"
+    })
+    .await;
+    assert_eq!(
+        [low, high, high_later].map(|task| status_in(&tasks, task).to_owned()),
+        ["waiting", "encoding", "waiting"]
+    );
+    let tasks = wait_for(&client, "the high-priority task uploading", |tasks| {
+        one_at_a_time(tasks);
+        status_in(tasks, high) == "uploading"
+    })
+    .await;
+    assert_eq!(
+        [low, high_later].map(|task| status_in(&tasks, task).to_owned()),
+        ["waiting", "encoding"]
+    );
+}
+
+// Cancel and delete.
+
+#[tokio::test]
+async fn cancel_or_delete_follows_the_documents_table() {
+    let (_sim, client) = start(stepping(250)).await;
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    let encoded = register_one(&client, "a.mp4", profile_id, json!({})).await;
+    let waiting = register_one(&client, "b.mp4", profile_id, json!({})).await;
+
+    // waiting → canceling → canceled after a step
+    cancel_or_delete(&client, waiting)
+        .await
+        .expect("a waiting task is cancelled");
+    assert_eq!(status_of(&client, waiting).await, "canceling");
+
+    // encoding → canceling; canceling → 403, unchanged
+    wait_for_status(&client, encoded, "encoding").await;
+    cancel_or_delete(&client, encoded)
+        .await
+        .expect("an encoding task is cancelled");
+    assert_eq!(status_of(&client, encoded).await, "canceling");
+    assert_eq!(refusal(cancel_or_delete(&client, encoded).await).0, 403);
+    assert_eq!(status_of(&client, encoded).await, "canceling");
+
+    // canceled → removed from the list
+    wait_for_status(&client, encoded, "canceled").await;
+    cancel_or_delete(&client, encoded)
+        .await
+        .expect("a canceled task is deleted");
+    assert_eq!(
+        refusal(get_task(&client, encoded).await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+
+    // uploading → 403, unchanged; ready → removed
+    let uploaded = register_one(&client, "c.mp4", profile_id, json!({})).await;
+    let failing = register_one(&client, "fail.mp4", profile_id, json!({})).await;
+    wait_for_status(&client, uploaded, "uploading").await;
+    assert_eq!(refusal(cancel_or_delete(&client, uploaded).await).0, 403);
+    assert_eq!(status_of(&client, uploaded).await, "uploading");
+    wait_for_status(&client, uploaded, "ready").await;
+    cancel_or_delete(&client, uploaded)
+        .await
+        .expect("a ready task is deleted");
+    assert_eq!(refusal(get_task(&client, uploaded).await).0, 404);
+
+    // failed → removed
+    wait_for_status(&client, failing, "failed").await;
+    cancel_or_delete(&client, failing)
+        .await
+        .expect("a failed task is deleted");
+    let left = snapshot(&client).await;
+    assert_eq!(left, [(waiting, "canceled".to_owned())]);
+}
+
+#[tokio::test]
+async fn delete_all_tasks_removes_only_ready_canceled_and_failed_ones() {
+    let (_sim, client) = start(stepping(100)).await;
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    let ready = register_one(&client, "ok.mp4", profile_id, json!({})).await;
+    let failed = register_one(&client, "fail.mp4", profile_id, json!({})).await;
+    let canceled = register_one(&client, "stop.mp4", profile_id, json!({})).await;
+    cancel_or_delete(&client, canceled).await.expect("cancelled");
+    wait_for(&client, "ready, failed and canceled", |tasks| {
+        [(ready, "ready"), (failed, "failed"), (canceled, "canceled")]
+            .iter()
+            .all(|(task, status)| status_in(tasks, *task) == *status)
+    })
+    .await;
+    let unfinished = [
+        register_one(&client, "w1.mp4", profile_id, json!({})).await,
+        register_one(&client, "w2.mp4", profile_id, json!({})).await,
+    ];
+
+    client
+        .encoder()
+        .unwrap()
+        .delete_all_tasks()
+        .call()
+        .await
+        .expect("delete all tasks");
+    let left: Vec<u64> = snapshot(&client).await.iter().map(|(task, _)| *task).collect();
+    assert_eq!(left, unfinished);
+    let [_, _, _, ready_count, _, canceled_count, failed_count] = counts(&client).await;
+    assert_eq!((ready_count, canceled_count, failed_count), (0, 0, 0));
+}
+
+// Limits and uniqueness.
+
+#[tokio::test]
+async fn registration_limits_answer_over_service_limit() {
+    // Slow enough that the first tasks are still running while the limit is tested.
+    let config = SimConfig {
+        max_tasks: 2,
+        max_presets: 2,
+        max_profiles: 2,
+        ..stepping(300)
+    };
+    let (_sim, client) = start(config).await;
+    let encoder = client.encoder().unwrap();
+    let a = preset(&client, "a", json!({})).await;
+    let b = preset(&client, "b", json!({})).await;
+    let third = json!({"name": "c", "destination": "vms5://", "format": "MP4", "output_filename": "x"});
+    let refused = encoder
+        .register_preset()
+        .body(body::<PresetCreate>(third.clone()))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (403, "OVER_SERVICE_LIMIT".into()));
+    encoder.delete_preset().preset_id(id(b)).call().await.expect("deleted");
+    let c = preset(&client, "c", json!({})).await;
+
+    let single = profile(&client, "single", &[a], json!({})).await;
+    let double = profile(&client, "double", &[a, c], json!({})).await;
+    let refused = encoder
+        .register_profile()
+        .body(body::<ProfileCreate>(json!({"name": "more", "presets": [a]})))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (403, "OVER_SERVICE_LIMIT".into()));
+
+    // Two tasks at most until they are ready, canceled or failed.
+    let first = register_one(&client, "one.mp4", single, json!({})).await;
+    let refused = try_register(&client, "two.mp4", double, json!({})).await; // would make three
+    assert_eq!(refusal(refused), (403, "OVER_SERVICE_LIMIT".into()));
+    assert_eq!(snapshot(&client).await.len(), 1, "nothing was registered");
+    let second = register_one(&client, "two.mp4", single, json!({})).await;
+    assert_eq!(
+        refusal(try_register(&client, "three.mp4", single, json!({})).await),
+        (403, "OVER_SERVICE_LIMIT".into())
+    );
+    for task in [first, second] {
+        client.wait_for_task(id(task), quick_polls()).await.expect("ready");
+    }
+    assert_eq!(
+        register(&client, "three.mp4", double, json!({})).await.success_count,
+        Some(2)
+    );
+
+    // Deleting a profile frees one.
+    encoder
+        .delete_profile()
+        .profile_id(id(double))
+        .call()
+        .await
+        .expect("deleted");
+    profile(&client, "more", &[a], json!({})).await;
+}
+
+#[tokio::test]
+async fn duplicate_names_are_refused_on_registration_and_update() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let hd = preset(&client, "hd", json!({})).await;
+    let sd = preset(&client, "sd", json!({})).await;
+    let again = json!({"name": "hd", "destination": "vms5://", "format": "MP4", "output_filename": "x"});
+    let refused = encoder.register_preset().body(body::<PresetCreate>(again)).call().await;
+    assert_eq!(refusal(refused), (409, "PRESET_ALREADY_EXISTS".into()));
+    let refused = encoder
+        .update_preset()
+        .preset_id(id(sd))
+        .body(body::<PresetUpdate>(json!({"name": "hd"})))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (409, "PRESET_ALREADY_EXISTS".into()));
+
+    let main = profile(&client, "main", &[hd], json!({})).await;
+    let other = profile(&client, "other", &[sd], json!({})).await;
+    let refused = encoder
+        .register_profile()
+        .body(body::<ProfileCreate>(json!({"name": "main", "presets": [sd]})))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (409, "PROFILE_ALREADY_EXISTS".into()));
+    let refused = encoder
+        .update_profile()
+        .profile_id(id(other))
+        .body(body::<ProfileUpdate>(json!({"name": "main"})))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (409, "PROFILE_ALREADY_EXISTS".into()));
+    // Keeping its own name is no conflict.
+    encoder
+        .update_profile()
+        .profile_id(id(main))
+        .body(body::<ProfileUpdate>(json!({"name": "main", "description": "renamed"})))
+        .call()
+        .await
+        .expect("updated");
+    let main = encoder.get_profile().profile_id(id(main)).call().await.unwrap();
+    assert_eq!(main.description.as_deref(), Some("renamed"));
+    assert_eq!(main.presets, [hd as i64], "omitted fields are kept");
+}
+
+#[tokio::test]
+async fn deleting_a_preset_deletes_the_profiles_holding_only_it() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let p1 = preset(&client, "p1", json!({})).await;
+    let p2 = preset(&client, "p2", json!({})).await;
+    let only_p1 = profile(&client, "only-p1", &[p1], json!({})).await;
+    let both = profile(&client, "both", &[p1, p2], json!({})).await;
+    let only_p2 = profile(&client, "only-p2", &[p2], json!({})).await;
+
+    encoder.delete_preset().preset_id(id(p1)).call().await.expect("deleted");
+    let refused = encoder.get_profile().profile_id(id(only_p1)).call().await;
+    assert_eq!(refusal(refused), (404, "MODEL_NOT_FOUND".into()));
+    let both = encoder.get_profile().profile_id(id(both)).call().await.unwrap();
+    assert_eq!(both.presets, [p2 as i64]);
+    let profiles = encoder.list_profiles().call().await.unwrap();
+    let names: Vec<_> = profiles.data.iter().filter_map(|p| p.name.clone()).collect();
+    assert_eq!(names, ["both", "only-p2"]);
+
+    // Deleting a profile does not delete its presets.
+    encoder
+        .delete_profile()
+        .profile_id(id(only_p2))
+        .call()
+        .await
+        .expect("deleted");
+    let presets = encoder.list_presets().call().await.unwrap();
+    assert_eq!(presets.data.iter().map(|p| p.id).collect::<Vec<_>>(), [Some(p2 as i64)]);
+}
+
+// Conditional fields of task registration.
+
+#[tokio::test]
+async fn fields_specified_at_each_run_are_required_then_and_only_then() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let cases = [
+        (
+            json!({"output_filename": "%OUTPUT_BASENAME%"}),
+            "output_filename",
+            "OUTPUT_FILE_NAME_NOT_FOUND",
+        ),
+        (
+            json!({"destination": "vms4://1001:77", "vms_config": {"episode_name": "%EPISODE_NAME%"}}),
+            "episode_name",
+            "EPISODE_NAME_NOT_FOUND",
+        ),
+        (
+            json!({"poster": {"filename_prefix": "%POSTER_FILENAME_PREFIX%"}}),
+            "poster_filename_prefix",
+            "POSTER_FILENAME_PREFIX_NOT_FOUND",
+        ),
+        (
+            json!({"seek_preview": {"filename": "%SEEK_PREVIEW_FILENAME%"}}),
+            "seek_preview_filename",
+            "SEEK_PREVIEW_FILENAME_NOT_FOUND",
+        ),
+        (
+            json!({"format": "HLS", "hls_config": {"segment_filename_prefix": "%SEGMENT_FILENAME_PREFIX%"}}),
+            "segment_filename_prefix",
+            "SEGMENT_FILENAME_PREFIX_NOT_FOUND",
+        ),
+    ];
+    let plain = profile(
+        &client,
+        "plain",
+        &[preset(&client, "plain", json!({})).await],
+        json!({}),
+    )
+    .await;
+    for (index, (setting, field, code)) in cases.into_iter().enumerate() {
+        let name = format!("each-run-{index}");
+        // Alongside a preset that asks for nothing: one asking preset is enough.
+        let asking = preset(&client, &name, setting).await;
+        let other = preset(&client, &format!("{name}-other"), json!({})).await;
+        let profile_id = profile(&client, &name, &[other, asking], json!({})).await;
+
+        let missing = try_register(&client, "movie.mp4", profile_id, json!({})).await;
+        assert_eq!(refusal(missing), (400, code.to_owned()), "{field} missing");
+        let given = json!({ field: "given_value" });
+        let registration = register(&client, "movie.mp4", profile_id, given.clone()).await;
+        assert_eq!(registration.success_count, Some(2), "{field} given");
+        let task = &registration.tasks[1];
+        match field {
+            "output_filename" => assert_eq!(task.output_filename.as_deref(), Some("given_value")),
+            "episode_name" => assert_eq!(task.episode_name.as_deref(), Some("given_value")),
+            "poster_filename_prefix" => {
+                let poster = task.poster.as_ref().expect("a poster");
+                assert_eq!(poster.get("filename_prefix"), Some(&json!("given_value")));
+            }
+            "seek_preview_filename" => {
+                let seek_preview = task.seek_preview.as_ref().expect("a seek preview");
+                assert_eq!(seek_preview.get("filename"), Some(&json!("given_value")));
+            }
+            _ => {}
+        }
+        // Not accepted when no preset of the profile asks for it.
+        let unasked = try_register(&client, "movie.mp4", plain, given).await;
+        assert_eq!(refusal(unasked), (400, "INVALID_REQUEST".into()), "{field} unasked");
+    }
+}
+
+// Counts and the list.
+
+#[tokio::test]
+async fn task_counts_and_list_pages_match_the_tasks() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    for n in 1..=25 {
+        register_one(&client, &format!("clip-{n:02}.mp4"), profile_id, json!({})).await;
+    }
+    assert_eq!(counts(&client).await.iter().sum::<i64>(), 25);
+
+    let page = encoder.list_tasks().page(id(3)).per_page(id(10)).call().await.unwrap();
+    assert_eq!(
+        (
+            page.total,
+            page.per_page,
+            page.current_page,
+            page.last_page,
+            page.from,
+            page.to
+        ),
+        (Some(25), Some(10), Some(3), Some(3), Some(21), Some(25))
+    );
+    // Default sort created_at|desc: the newest first.
+    let ids: Vec<_> = page.data.iter().filter_map(|task| task.id).collect();
+    assert_eq!(ids, [5, 4, 3, 2, 1]);
+    let first = encoder.list_tasks().call().await.unwrap();
+    assert_eq!(
+        (first.data.len(), first.data[0].id, first.per_page),
+        (10, Some(25), Some(10))
+    );
+    let ascending = encoder
+        .list_tasks()
+        .sort("id|asc")
+        .per_page(id(3))
+        .call()
+        .await
+        .unwrap();
+    let ids: Vec<_> = ascending.data.iter().filter_map(|task| task.id).collect();
+    assert_eq!((ids, ascending.last_page), (vec![1, 2, 3], Some(9)));
+    let beyond = encoder.list_tasks().page(id(4)).call().await.unwrap();
+    assert_eq!(
+        (beyond.data.len(), beyond.from, beyond.to, beyond.total),
+        (0, Some(0), Some(0), Some(25))
+    );
+    let refused = encoder.list_tasks().sort("colour|asc").call().await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+
+    let last = first.data[0].id.unwrap() as u64;
+    client.wait_for_task(id(last), quick_polls()).await.expect("ready");
+    assert_eq!(counts(&client).await, [0, 0, 0, 25, 0, 0, 0]);
+}
+
+// Input files, external ID, notification settings.
+
+#[tokio::test]
+async fn input_files_are_the_demo_files_and_those_tasks_name() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let movie = encoder.get_input_file().filename("movie.mp4").call().await.unwrap();
+    assert_eq!(
+        (movie.filename.as_deref(), movie.filesize.as_deref()),
+        (Some("movie.mp4"), Some("104857600"))
+    );
+    assert!(movie.filetime.is_some());
+    let readable = encoder
+        .get_input_file()
+        .filename("movie.mp4")
+        .readable(1)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(readable.filesize.as_deref(), Some("100.0 MB"));
+    let intro = encoder
+        .get_input_file()
+        .filename("sample/intro.mp4")
+        .readable(0)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(intro.filesize.as_deref(), Some("5242880"));
+
+    let unknown = encoder.get_input_file().filename("uploads/new.mp4").call().await;
+    assert_eq!(refusal(unknown), (404, "MODEL_NOT_FOUND".into()));
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    register_one(&client, "uploads/new.mp4", profile_id, json!({})).await;
+    let known = encoder
+        .get_input_file()
+        .filename("uploads/new.mp4")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(known.filename.as_deref(), Some("uploads/new.mp4"));
+    let size: u64 = known.filesize.unwrap().parse().expect("a size in bytes");
+    assert!(size > 0);
+}
+
+#[tokio::test]
+async fn external_id_and_notification_settings() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let external = encoder.get_external_id().call().await.unwrap().external_id.unwrap();
+    assert!((2..=96).contains(&external.len()), "{external}");
+    assert_eq!(
+        encoder.get_external_id().call().await.unwrap().external_id,
+        Some(external)
+    );
+
+    let settings = encoder.get_notification_settings().call().await.unwrap();
+    assert_eq!(
+        (
+            settings.notify_error,
+            settings.notify_ready,
+            settings.notify_imported_tasks
+        ),
+        (Some(false), Some(false), Some(false))
+    );
+    encoder
+        .update_notification_settings()
+        .body(body::<NotificationSettingsUpdate>(
+            json!({"notify_ready": true, "notify_imported_tasks": true}),
+        ))
+        .call()
+        .await
+        .expect("updated");
+    let settings = encoder.get_notification_settings().call().await.unwrap();
+    assert_eq!(
+        (
+            settings.notify_error,
+            settings.notify_ready,
+            settings.notify_imported_tasks
+        ),
+        (Some(false), Some(true), Some(true))
+    );
+    assert!(settings.updated_at.is_some());
+}
+
+// CSV import jobs.
+
+#[tokio::test]
+async fn a_csv_import_registers_its_tasks_and_reports_them() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let named = preset(&client, "named", json!({"output_filename": "%OUTPUT_BASENAME%"})).await;
+    let profile_id = profile(&client, "p", &[named], json!({})).await;
+    let csv = format!(
+        "input_filepath,profile_id,output_filename,priority\r\n\
+         movie.mp4,{profile_id},first,\r\n\
+         \"sample/intro.mp4\",{profile_id},\"second, with a comma\",99\r\n"
+    );
+    let job = import_csv(&client, &csv).await.expect("imported");
+    let job_id = job.id.expect("an id") as u64;
+    assert_eq!(job.name.as_deref(), Some("import-1"));
+    let import_status = job.import_status.expect("import_status");
+    assert_eq!(import_status.get("success_count"), Some(&json!(2)));
+    let tasks = snapshot(&client).await;
+    assert_eq!(tasks.len(), 2);
+    let second = get_task(&client, tasks[1].0).await.unwrap();
+    assert_eq!(second.output_filename.as_deref(), Some("second, with a comma"));
+    assert_ne!(
+        second.transaction,
+        get_task(&client, tasks[0].0).await.unwrap().transaction
+    );
+
+    let finished = client
+        .wait_for_task_import(id(job_id), quick_polls(), import_tasks_finished)
+        .await
+        .expect("the imported tasks finish");
+    assert_eq!(finished.task_status.expect("task_status").get("ready"), Some(&json!(2)));
+    let jobs = encoder.list_task_imports().call().await.unwrap();
+    assert_eq!(jobs.data.len(), 1);
+    encoder
+        .delete_task_import()
+        .task_import_id(id(job_id))
+        .call()
+        .await
+        .expect("deleted");
+    let gone = encoder.get_task_import().task_import_id(id(job_id)).call().await;
+    assert_eq!(refusal(gone), (404, "MODEL_NOT_FOUND".into()));
+    assert_eq!(snapshot(&client).await.len(), 2, "the job's tasks stay");
+}
+
+#[tokio::test]
+async fn csv_import_errors_carry_the_documented_codes() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let named = preset(&client, "named", json!({"output_filename": "%OUTPUT_BASENAME%"})).await;
+    let p = profile(&client, "p", &[named], json!({})).await;
+    let many: String = std::iter::once("input_filepath,profile_id,output_filename\n".to_owned())
+        .chain((0..501).map(|n| format!("clip{n}.mp4,{p},out{n}\n")))
+        .collect();
+    let cases = [
+        (String::new(), "CSV_EMPTY_TASKS"),
+        ("input_filepath,profile_id\n".to_owned(), "CSV_EMPTY_TASKS"),
+        (
+            format!("input_filepath,output_filename\nmovie.mp4,{p}\n"),
+            "CSV_INVALID_COLUMNS",
+        ),
+        (many, "CSV_TOO_MANY_TASKS"),
+        (
+            format!("input_filepath,profile_id,output_filename\n,{p},x\n"),
+            "INPUT_FILE_NOT_FOUND",
+        ),
+        (
+            format!("input_filepath,profile_id,output_filename\nnotes.txt,{p},x\n"),
+            "INPUT_FILE_NOT_SUPPORTED",
+        ),
+        (
+            "input_filepath,profile_id,output_filename\nmovie.mp4,999,x\n".to_owned(),
+            "PROFILE_NOT_FOUND",
+        ),
+        (
+            format!("input_filepath,profile_id,output_filename,priority\nmovie.mp4,{p},x,high\n"),
+            "INVALID_PRIORITY",
+        ),
+        (
+            format!("input_filepath,profile_id,output_filename,priority\nmovie.mp4,{p},x,100\n"),
+            "INVALID_PRIORITY",
+        ),
+        (
+            format!("input_filepath,profile_id\nmovie.mp4,{p}\n"),
+            "OUTPUT_FILE_NAME_NOT_FOUND",
+        ),
+    ];
+    for (csv, code) in cases {
+        let refused = import_csv(&client, &csv).await;
+        assert_eq!(refusal(refused), (400, code.to_owned()), "{csv:.80}");
+    }
+    assert!(snapshot(&client).await.is_empty(), "a refused import registers nothing");
+    let jobs = client.encoder().unwrap().list_task_imports().call().await.unwrap();
+    assert!(jobs.data.is_empty());
+}
+
+// Keys, permissions, unknown ids.
+
+#[tokio::test]
+async fn keys_and_permissions_follow_the_yaml() {
+    let (sim, _client) = start(SimConfig::fast()).await;
+    let keyless = Client::builder().encoder_url(&sim.encoder_url).build().unwrap();
+    let refused = keyless.encoder().unwrap().get_task_counts().call().await;
+    assert_eq!(refusal(refused), (401, "REQUEST_UNAUTHORIZED".into()));
+
+    let reader = sim
+        .client()
+        .api_key(sim.key_with([Permission::new("task read")]))
+        .build()
+        .unwrap();
+    let encoder = reader.encoder().unwrap();
+    encoder.get_task_counts().call().await.expect("task read suffices");
+    encoder
+        .get_notification_settings()
+        .call()
+        .await
+        .expect("task read suffices");
+    encoder
+        .update_notification_settings()
+        .body(body::<NotificationSettingsUpdate>(json!({"notify_error": true})))
+        .call()
+        .await
+        .expect("the table names task read for the update too");
+    let refused = encoder.list_presets().call().await;
+    assert_eq!(refusal(refused).0, 403);
+    let refused = try_register(&reader, "movie.mp4", 1, json!({})).await;
+    assert_eq!(refusal(refused).0, 403);
+    assert_eq!(
+        refusal(encoder.get_input_file().filename("movie.mp4").call().await).0,
+        403
+    );
+
+    // No permission is named for the external ID and the CSV import: any valid key.
+    let nothing = sim.client().api_key(sim.key_with([])).build().unwrap();
+    nothing
+        .encoder()
+        .unwrap()
+        .get_external_id()
+        .call()
+        .await
+        .expect("any key");
+    assert_eq!(refusal(import_csv(&nothing, "").await), (400, "CSV_EMPTY_TASKS".into()));
+    assert_eq!(
+        refusal(nothing.encoder().unwrap().get_task_counts().call().await).0,
+        403
+    );
+}
+
+#[tokio::test]
+async fn unknown_ids_are_model_not_found() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let not_found = (404, "MODEL_NOT_FOUND".to_owned());
+    assert_eq!(refusal(get_task(&client, 42).await), not_found);
+    assert_eq!(refusal(cancel_or_delete(&client, 42).await), not_found);
+    assert_eq!(refusal(encoder.get_preset().preset_id(id(42)).call().await), not_found);
+    assert_eq!(
+        refusal(encoder.delete_preset().preset_id(id(42)).call().await),
+        not_found
+    );
+    let update = body::<PresetUpdate>(json!({"description": "x"}));
+    assert_eq!(
+        refusal(encoder.update_preset().preset_id(id(42)).body(update).call().await),
+        not_found
+    );
+    assert_eq!(
+        refusal(encoder.get_profile().profile_id(id(42)).call().await),
+        not_found
+    );
+    assert_eq!(
+        refusal(encoder.delete_profile().profile_id(id(42)).call().await),
+        not_found
+    );
+    assert_eq!(
+        refusal(encoder.get_task_import().task_import_id(id(42)).call().await),
+        not_found
+    );
+    assert_eq!(
+        refusal(encoder.delete_task_import().task_import_id(id(42)).call().await),
+        not_found
+    );
+    assert_eq!(
+        refusal(try_register(&client, "movie.mp4", 42, json!({})).await),
+        not_found
+    );
+    let unknown_preset = body::<ProfileCreate>(json!({"name": "p", "presets": [42]}));
+    assert_eq!(
+        refusal(encoder.register_profile().body(unknown_preset).call().await),
+        not_found
+    );
+}
+
+// Shared profiles, preset and profile rules.
+
+#[tokio::test]
+async fn a_shared_profile_registering_to_the_vms_needs_a_category_override() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let shared = client.encoder().unwrap().list_shared_profiles().call().await.unwrap();
+    assert_eq!(shared.data.len(), 1);
+    let shared_id = shared.data[0].id.unwrap() as u64;
+    assert_eq!(
+        shared.data[0].share.as_ref().map(ToString::to_string).as_deref(),
+        Some("shared_subs")
+    );
+    let own = client.encoder().unwrap().list_profiles().call().await.unwrap();
+    assert!(own.data.is_empty(), "shared profiles are not the account's own");
+
+    let refused = try_register(&client, "movie.mp4", shared_id, json!({})).await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    let category = json!({"vms_config": {"config_overrides": {"category_id": "cat-1"}}});
+    let registration = register(&client, "movie.mp4", shared_id, category).await;
+    let vms_config = registration.tasks[0].vms_config.as_ref().expect("vms_config");
+    assert_eq!(
+        vms_config.get("config_overrides"),
+        Some(&json!({"category_id": "cat-1"}))
+    );
+}
+
+#[tokio::test]
+async fn preset_field_rules_are_checked() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let base =
+        json!({"name": "x", "destination": "https://upload.example.com/", "format": "MP4", "output_filename": "out"});
+    let cases = [
+        (json!({"format": "HLS"}), "INVALID_REQUEST"),
+        (json!({"format": "DASH_ENCRYPTED"}), "INVALID_REQUEST"),
+        (json!({"destination": "smb://server/share"}), "INVALID_REQUEST"),
+        (json!({"destination": "objstore://bucket/prefix"}), "INVALID_REQUEST"),
+        (json!({"destination": "vms4://9999:1"}), "DISTRIBUTOR_NOT_FOUND"),
+        (
+            json!({"destination": "vms4://1002:1", "format": "HLS", "hls_config": {}}),
+            "HLS_NETWORK_ID_NOT_SPECIFIED",
+        ),
+        (json!({"destination": "vms4://1003:1"}), "MP4_NETWORK_ID_NOT_SPECIFIED"),
+        (json!({"output_filename": "pre-%OUTPUT_BASENAME%"}), "INVALID_REQUEST"),
+        (
+            json!({"output_filename": "pre-%INPUT_FILENAME%-post"}),
+            "INVALID_REQUEST",
+        ),
+    ];
+    for (change, code) in cases {
+        let request = with(base.clone(), change.clone());
+        let refused = encoder
+            .register_preset()
+            .body(body::<PresetCreate>(request))
+            .call()
+            .await;
+        assert_eq!(refusal(refused), (400, code.to_owned()), "{change}");
+    }
+    let accepted = [
+        json!({"destination": "objstore://bucket/prefix", "destination_settings": {"objstore": {"authentication_method": "role"}}}),
+        json!({"destination": "vms4://1002:1"}),
+        json!({"format": "DASH", "dash_config": {}, "output_filename": "%INPUT_FILENAME%-dash"}),
+        json!({"format": "PASSTHROUGH", "destination": "ftps://files.example.com/in"}),
+    ];
+    for (n, change) in accepted.into_iter().enumerate() {
+        preset(&client, &format!("ok-{n}"), change).await;
+    }
+    let stored = encoder.get_preset().preset_id(id(1)).call().await.unwrap();
+    assert_eq!(stored.destination.as_deref(), Some("objstore://bucket/prefix"));
+    assert!(stored.created_at.is_some());
+
+    // Updates follow the same rules and keep what they omit.
+    let update = |change: Value| {
+        encoder
+            .update_preset()
+            .preset_id(id(2))
+            .body(body::<PresetUpdate>(change))
+    };
+    let refused = update(json!({"format": "HLS"})).call().await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    let refused = update(json!({"destination": "vms4://1003:1"})).call().await;
+    assert_eq!(refusal(refused), (400, "MP4_NETWORK_ID_NOT_SPECIFIED".into()));
+    update(json!({"description": "legacy MP4"}))
+        .call()
+        .await
+        .expect("updated");
+    let updated = encoder.get_preset().preset_id(id(2)).call().await.unwrap();
+    assert_eq!(
+        (
+            updated.description.as_deref(),
+            updated.destination.as_deref(),
+            updated.name.as_deref()
+        ),
+        (Some("legacy MP4"), Some("vms4://1002:1"), Some("ok-1"))
+    );
+}
+
+#[tokio::test]
+async fn profile_rules_are_checked() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let url = preset(&client, "url", json!({})).await;
+    let vms = preset(&client, "vms", json!({"destination": "vms5://"})).await;
+
+    // vms_config: required with a preset registering to the video management service, refused otherwise.
+    let without = body::<ProfileCreate>(json!({"name": "v", "presets": [vms]}));
+    assert_eq!(refusal(encoder.register_profile().body(without).call().await).0, 400);
+    let unneeded = body::<ProfileCreate>(json!({"name": "u", "presets": [url], "vms_config": {"seek_preview": true}}));
+    assert_eq!(refusal(encoder.register_profile().body(unneeded).call().await).0, 400);
+    let with_vms = profile(&client, "v", &[vms], json!({"vms_config": {"seek_preview": true}})).await;
+    let stored = encoder.get_profile().profile_id(id(with_vms)).call().await.unwrap();
+    assert_eq!(
+        stored.share.as_ref().map(ToString::to_string).as_deref(),
+        Some("not_shared")
+    );
+
+    // FULL_PROFILE past the presets a profile holds.
+    let mut ids = vec![url];
+    for n in 0..10 {
+        ids.push(preset(&client, &format!("more-{n}"), json!({})).await);
+    }
+    let plain = profile(&client, "plain", &ids[..10], json!({})).await;
+    let full = body::<ProfileUpdate>(json!({"presets": ids}));
+    let refused = encoder.update_profile().profile_id(id(plain)).body(full).call().await;
+    assert_eq!(refusal(refused), (400, "FULL_PROFILE".into()));
+}

@@ -1,0 +1,1538 @@
+//! The simulated video management service, driven through the `vidplat` facade
+//! over real HTTP on 127.0.0.1: every documented behaviour the simulator
+//! implements, with exact statuses, codes, counts and orders.
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::time::{SystemTime, UNIX_EPOCH};
+use uuid::Uuid;
+use vidplat::signing::{sign, Grant, SigningKey};
+use vidplat::vms::types::{self, ContentStatus, PlayResponseType, StreamFormat, SubtitleFormat};
+use vidplat::Call;
+use vidplat_sim::{Permission, SimConfig, Simulator};
+
+async fn start() -> (Simulator, vidplat::Client) {
+    let sim = Simulator::start_with(SimConfig::fast()).await.expect("simulator");
+    let client = sim.client().build().expect("client");
+    (sim, client)
+}
+
+/// A generated request type from JSON (shorter than its builder).
+fn from<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a valid request body")
+}
+
+fn uuid(id: &Option<String>) -> Uuid {
+    Uuid::parse_str(id.as_deref().expect("an id")).expect("a UUID")
+}
+
+/// The status and code of a refused call.
+fn refused<T: std::fmt::Debug>(result: Result<T, vidplat::Error>) -> (u16, String) {
+    let error = result.expect_err("the call should be refused");
+    (
+        error.status().unwrap_or_default(),
+        error.code().unwrap_or_default().to_owned(),
+    )
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).expect("clock").as_secs()
+}
+
+async fn category(vms: &vidplat::vms::Client, name: &str) -> String {
+    let registered = vms
+        .register_category()
+        .create_parents(true)
+        .body(from::<types::CategoryCreate>(json!({ "name": name })))
+        .call()
+        .await
+        .expect("category");
+    registered.id.expect("category id")
+}
+
+/// Three streams (two HLS, one MP4), two subtitles, two stream sets, two
+/// posters (the second in the slideshow) and one document; `cover` is primary.
+fn content_body(name: &str, category: &str) -> types::ContentCreate {
+    from(json!({
+        "name": name,
+        "title": format!("Title of {name}"),
+        "description": "A cat video",
+        "category_id": category,
+        "duration": 120,
+        "streams": [
+            {"name": "hls-1080", "path": "/m/hls/1080/index.m3u8", "format": "HLS", "filesize": 1000},
+            {"name": "hls-720", "path": "/m/hls/720/index.m3u8", "format": "HLS", "filesize": 500},
+            {"name": "mp4", "path": "/m/720.mp4", "format": "MP4", "filesize": 800}
+        ],
+        "subtitles": [
+            {"name": "ja", "label": "日本語", "url": "https://files.example/ja.vtt"},
+            {"name": "en", "language": "en", "label": "English", "url": "https://files.example/en.vtt"}
+        ],
+        "stream_sets": [
+            {"name": "hls", "stream_names": ["hls-1080", "hls-720"], "subtitle_names": ["ja", "en"]},
+            {"name": "mp4", "stream_names": ["mp4"]}
+        ],
+        "posters": [
+            {"name": "cover", "url": "https://files.example/cover.png"},
+            {"name": "scene", "url": "https://files.example/scene.png", "used_in_slideshow": true}
+        ],
+        "documents": [{"name": "slides", "title": "Slides", "url": "https://files.example/slides.pdf"}],
+        "primary_poster_name": "cover"
+    }))
+}
+
+async fn content(vms: &vidplat::vms::Client, name: &str, category: &str) -> types::ContentRegistration {
+    vms.register_content()
+        .body(content_body(name, category))
+        .call()
+        .await
+        .expect("content")
+}
+
+/// A simulator with the category `movies` and the content `c` of `content_body`.
+async fn start_with_content() -> (Simulator, vidplat::Client, String, types::ContentRegistration) {
+    let (sim, client) = start().await;
+    let vms = client.vms().expect("vms");
+    let movies = category(vms, "movies").await;
+    let registration = content(vms, "c", &movies).await;
+    (sim, client, movies, registration)
+}
+
+/// `x-permission` of each operation, read from the YAML.
+fn permissions() -> Vec<(String, String)> {
+    let yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openapi/vms.yaml")).expect("yaml");
+    let mut found = Vec::new();
+    let mut operation = None;
+    for line in yaml.lines().map(str::trim) {
+        if let Some(id) = line.strip_prefix("operationId: ") {
+            operation = Some(id.to_owned());
+        } else if let Some(permission) = line.strip_prefix("x-permission: ") {
+            if let Some(id) = operation.take() {
+                found.push((id, permission.to_owned()));
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn every_operation_is_routed_behind_its_documented_permission() {
+    let (sim, _) = start().await;
+    let permissions = permissions();
+    assert_eq!(vidplat::vms::operations::ALL.len(), 60);
+    assert_eq!(permissions.len(), 60);
+    let http = reqwest::Client::new();
+    let no_permission = sim.key_with(Vec::<Permission>::new());
+    for meta in vidplat::vms::operations::ALL {
+        let path = meta
+            .path
+            .replace("{content-name}", "missing")
+            .replace("{set-name}", "missing")
+            .replace("{playlist-name}", "missing");
+        let path = fill_ids(&path, "0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001");
+        let url = format!("{}{path}", sim.vms_url);
+        let permission = &permissions.iter().find(|(id, _)| id == meta.id).expect("permission").1;
+        let only_this = sim.key_with([Permission::new(permission)]);
+        for (key, expected) in [
+            (None, Some(401)),
+            (Some(no_permission.as_str()), Some(403)),
+            (Some(&only_this), None),
+        ] {
+            let mut request = http
+                .request(meta.method.to_reqwest(), &url)
+                .header("content-type", "application/json")
+                .body("{}");
+            if let Some(key) = key {
+                request = request.bearer_auth(key);
+            }
+            let response = request.send().await.expect("response");
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            match expected {
+                Some(expected) => {
+                    assert_eq!(status, expected, "{} {}", meta.id, body);
+                    assert_eq!(body["code"], "REQUEST_UNAUTHORIZED", "{}", meta.id);
+                }
+                // The permission suffices: whatever the answer, it is not about the key.
+                None => assert!(![401, 403, 405].contains(&status), "{}: {status} {body}", meta.id),
+            }
+        }
+    }
+}
+
+/// Fills every remaining `{…}` path parameter with `id`.
+fn fill_ids(path: &str, id: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        out.push_str(id);
+        rest = rest[open..].split_once('}').map_or("", |(_, after)| after);
+    }
+    out.push_str(rest);
+    out
+}
+
+#[tokio::test]
+async fn bounds_of_the_yaml_are_checked_after_the_key() {
+    let (sim, _) = start().await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/v1/contents?per_page=101", sim.vms_url);
+    let unauthenticated = http.get(&url).send().await.expect("response");
+    assert_eq!(unauthenticated.status().as_u16(), 401);
+    let refused = http.get(&url).bearer_auth(&sim.api_key).send().await.expect("response");
+    assert_eq!(refused.status().as_u16(), 400);
+    let body: Value = refused.json().await.expect("json");
+    assert_eq!(body["code"], "INVALID_REQUEST");
+    let too_many = json!({"requests": vec![json!({"path": "/a.mp4", "format": "MP4"}); 11]});
+    let response = http
+        .post(format!("{}/v1/contents/c/streams/bulk", sim.vms_url))
+        .bearer_auth(&sim.api_key)
+        .json(&too_many)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(response.status().as_u16(), 400);
+    let response = http
+        .post(format!("{}/v1/instant-pages", sim.vms_url))
+        .bearer_auth(&sim.api_key)
+        .json(&json!({"content_name": "c", "configurations": {}, "max_simultaneous_viewers": 6}))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(response.status().as_u16(), 400);
+    let missing = http
+        .get(format!("{}/v1/nothing-here", sim.vms_url))
+        .bearer_auth(&sim.api_key)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(missing.status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_content_registers_with_everything_it_holds() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    let registration = content(vms, "cat-video", &movies).await;
+    assert_eq!(registration.name.as_deref(), Some("cat-video"));
+    let names = |items: &[types::RegisteredItem]| items.iter().map(|i| i.name.clone().unwrap()).collect::<Vec<_>>();
+    assert_eq!(names(&registration.streams), ["hls-1080", "hls-720", "mp4"]);
+    assert_eq!(names(&registration.subtitles), ["ja", "en"]);
+    assert_eq!(names(&registration.posters), ["cover", "scene"]);
+    assert_eq!(names(&registration.documents), ["slides"]);
+    let set_names: Vec<_> = registration
+        .stream_sets
+        .iter()
+        .map(|s| s.name.clone().unwrap())
+        .collect();
+    assert_eq!(set_names, ["hls", "mp4"]);
+
+    let content = vms.get_content().content_name("cat-video").call().await.unwrap();
+    assert_eq!(content.status, Some(ContentStatus::Public));
+    assert_eq!(content.type_, Some(types::ContentType::Vod));
+    assert_eq!(content.encode_status, Some(types::EncodeStatus::None));
+    assert_eq!(content.poster_slideshow_interval, Some(1000));
+    assert_eq!(content.playback_count, Some(0));
+    assert_eq!(content.category_id.as_deref(), Some(movies.as_str()));
+    assert_eq!(content.stream_sets.len(), 2);
+    assert_eq!(
+        content.stream_sets[0].streams,
+        [
+            registration.streams[0].id.clone().unwrap(),
+            registration.streams[1].id.clone().unwrap()
+        ]
+    );
+    assert_eq!(content.stream_sets[0].subtitles.len(), 2);
+    assert_eq!(content.primary_poster_id, registration.posters[0].id);
+    assert_eq!(
+        content.primary_poster_url.as_deref(),
+        Some("https://files.example/cover.png")
+    );
+    assert_eq!(content.subtitles[0].language.as_deref(), Some("ja"), "default language");
+    assert_eq!(
+        content.subtitles[0].format,
+        Some(SubtitleFormat::Unknown),
+        "default format"
+    );
+    assert!(
+        content.forward_policy_id.is_some() && content.streaming_policy_id.is_some(),
+        "account defaults"
+    );
+    assert!(content.cta_actions.is_some());
+
+    // Names are unique; references name items of the same request.
+    let again = vms
+        .register_content()
+        .body(content_body("cat-video", &movies))
+        .call()
+        .await;
+    assert_eq!(refused(again), (409, "MODEL_ALREADY_EXISTS".into()));
+    let mut dangling = content_body("dangling", &movies);
+    dangling.stream_sets[1].stream_names = vec!["no-such-stream".into()];
+    assert_eq!(
+        refused(vms.register_content().body(dangling).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+    let mut mixed = content_body("mixed", &movies);
+    mixed.stream_sets[1].stream_names = vec!["hls-720".into(), "mp4".into()];
+    assert_eq!(
+        refused(vms.register_content().body(mixed).call().await),
+        (400, "STREAM_SET_MIXED_FORMATS".into())
+    );
+    let unknown_category = content_body("orphan", &Uuid::new_v4().to_string());
+    assert_eq!(
+        refused(vms.register_content().body(unknown_category).call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+    let mut two_uploads = content_body("uploads", &movies);
+    for poster in &mut two_uploads.posters {
+        poster.content = Some("iVBORw0KGgoAAAA".try_into().unwrap());
+    }
+    assert_eq!(
+        refused(vms.register_content().body(two_uploads).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+
+    // A generated name when omitted.
+    let mut unnamed = content_body("x", &movies);
+    unnamed.name = None;
+    let generated = vms.register_content().body(unnamed).call().await.unwrap();
+    assert!(generated.name.unwrap().starts_with("content-"));
+    assert_eq!(
+        refused(vms.get_content().content_name("nope").call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+#[tokio::test]
+async fn stream_sets_keep_one_format_and_at_least_one_set() {
+    let (_sim, client, _, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let stream = |i: usize| uuid(&registration.streams[i].id);
+    let register = |name: Option<&str>, streams: Vec<Uuid>| {
+        vms.register_stream_set()
+            .content_name("c")
+            .body(from::<types::StreamSetCreate>(
+                json!({"name": name, "streams": streams}),
+            ))
+    };
+    let mixed = register(Some("mixed"), vec![stream(0), stream(2)]).call().await;
+    assert_eq!(refused(mixed), (400, "STREAM_SET_MIXED_FORMATS".into()));
+    let duplicate = register(Some("hls"), vec![stream(0)]).call().await;
+    assert_eq!(refused(duplicate), (409, "MODEL_ALREADY_EXISTS".into()));
+    let generated = register(None, vec![stream(1)]).call().await.unwrap();
+    assert_eq!(generated.name.as_deref(), Some("set-1"));
+    register(Some("third"), vec![stream(0)]).call().await.unwrap();
+    register(Some("fifth"), vec![stream(2)]).call().await.unwrap();
+    let sixth = register(Some("sixth"), vec![stream(0)]).call().await;
+    assert_eq!(refused(sixth), (400, "FULL_STREAM_SETS".into()));
+
+    let update = vms
+        .update_stream_set()
+        .content_name("c")
+        .set_name("set-1")
+        .body(from::<types::StreamSetUpdate>(
+            json!({"streams": [stream(1), stream(2)]}),
+        ))
+        .call()
+        .await;
+    assert_eq!(refused(update), (400, "STREAM_SET_MIXED_FORMATS".into()));
+    vms.update_stream_set()
+        .content_name("c")
+        .set_name("set-1")
+        .body(from::<types::StreamSetUpdate>(
+            json!({"streams": [stream(1), stream(0)]}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let set = vms
+        .get_stream_set()
+        .content_name("c")
+        .set_name("set-1")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(set.streams, [stream(1).to_string(), stream(0).to_string()]);
+
+    for name in ["hls", "mp4", "set-1", "third"] {
+        vms.delete_stream_set()
+            .content_name("c")
+            .set_name(name)
+            .call()
+            .await
+            .unwrap();
+    }
+    let last = vms.delete_stream_set().content_name("c").set_name("fifth").call().await;
+    assert_eq!(refused(last), (400, "DELETING_FINAL_STREAM_SET".into()));
+    let sets = vms.list_stream_sets().content_name("c").call().await.unwrap();
+    assert_eq!(sets.data.len(), 1);
+    let streams = vms.list_streams().content_name("c").call().await.unwrap();
+    assert_eq!(streams.data.len(), 3, "deleting stream sets keeps their streams");
+}
+
+#[tokio::test]
+async fn streams_and_subtitles_fill_up_and_stay_while_a_set_holds_them() {
+    let (_sim, client, _, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+
+    let seven: Vec<Value> = (0..7)
+        .map(|i| json!({"path": format!("/extra/{i}.mp4"), "format": "MP4"}))
+        .collect();
+    let bulk = vms
+        .register_streams_bulk()
+        .content_name("c")
+        .body(from::<types::StreamBulkCreate>(json!({ "requests": seven })))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(bulk.responses.len(), 7);
+    let streams = vms.list_streams().content_name("c").call().await.unwrap().data;
+    assert_eq!(streams.len(), 10);
+    assert_eq!(streams[3].id, bulk.responses[0].id, "the Nth id is the Nth request");
+    assert_eq!(streams[9].path.as_deref(), Some("/extra/6.mp4"));
+    assert_eq!(streams[9].playback_rate, Some(1.0));
+    assert_eq!(streams[9].status, Some(types::StreamStatus::Completed));
+    let eleventh = vms
+        .register_stream()
+        .content_name("c")
+        .body(from::<types::StreamCreate>(json!({"path": "/x.mp4", "format": "MP4"})))
+        .call()
+        .await;
+    assert_eq!(refused(eleventh), (400, "FULL_STREAMS".into()));
+
+    let in_set = uuid(&registration.streams[2].id);
+    let blocked = vms.delete_stream().content_name("c").stream_id(in_set).call().await;
+    assert_eq!(refused(blocked), (400, "STREAM_IN_STREAM_SETS".into()));
+    let free = uuid(&bulk.responses[0].id);
+    vms.update_stream()
+        .content_name("c")
+        .stream_id(free)
+        .body(from::<types::StreamUpdate>(json!({"width": 1280, "height": 720})))
+        .call()
+        .await
+        .unwrap();
+    let updated = vms.get_stream().content_name("c").stream_id(free).call().await.unwrap();
+    assert_eq!((updated.width, updated.height), (Some(1280), Some(720)));
+    // Changing the format of a stream in a set would mix the set.
+    let retype = vms
+        .update_stream()
+        .content_name("c")
+        .stream_id(uuid(&registration.streams[0].id))
+        .body(from::<types::StreamUpdate>(json!({"format": "MP4"})))
+        .call()
+        .await;
+    assert_eq!(refused(retype), (400, "STREAM_SET_MIXED_FORMATS".into()));
+    vms.delete_stream()
+        .content_name("c")
+        .stream_id(free)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        refused(vms.get_stream().content_name("c").stream_id(free).call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+
+    // Subtitles: content wins over url, the format is detected (base64 of "WEBVTT").
+    let uploaded = vms
+        .register_subtitle()
+        .content_name("c")
+        .body(from::<types::SubtitleCreate>(json!({
+            "label": "Deutsch", "language": "de", "url": "https://ignored.example/de.vtt", "content": "V0VCVlRUCgo="
+        })))
+        .call()
+        .await
+        .unwrap();
+    let subtitle = vms
+        .get_subtitle()
+        .content_name("c")
+        .subtitle_id(uuid(&uploaded.id))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(subtitle.format, Some(SubtitleFormat::Webvtt));
+    assert!(subtitle
+        .url
+        .unwrap()
+        .starts_with("https://storage.vidplat-sim.invalid/c/subtitles/"));
+    let seven: Vec<Value> = (0..7)
+        .map(|i| json!({"label": format!("s{i}"), "url": "https://f.example/s.vtt"}))
+        .collect();
+    vms.register_subtitles_bulk()
+        .content_name("c")
+        .body(from::<types::SubtitleBulkCreate>(json!({ "requests": seven })))
+        .call()
+        .await
+        .unwrap();
+    let eleventh = vms
+        .register_subtitle()
+        .content_name("c")
+        .body(from::<types::SubtitleCreate>(
+            json!({"label": "one more", "url": "https://f.example/s.vtt"}),
+        ))
+        .call()
+        .await;
+    assert_eq!(refused(eleventh), (400, "FULL_SUBTITLES".into()));
+    let held = vms
+        .delete_subtitle()
+        .content_name("c")
+        .subtitle_id(uuid(&registration.subtitles[0].id))
+        .call()
+        .await;
+    assert_eq!(refused(held), (400, "SUBTITLE_IN_STREAM_SETS".into()));
+    vms.delete_subtitle()
+        .content_name("c")
+        .subtitle_id(uuid(&uploaded.id))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        vms.list_subtitles().content_name("c").call().await.unwrap().data.len(),
+        9
+    );
+}
+
+#[tokio::test]
+async fn posters_keep_their_order_and_their_deletion_rules() {
+    let (_sim, client, _, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (cover, scene) = (uuid(&registration.posters[0].id), uuid(&registration.posters[1].id));
+
+    // 1 slideshow poster + 19 = the documented 20.
+    let nineteen: Vec<Value> = (0..19)
+        .map(|i| json!({"url": format!("https://f.example/{i}.png"), "used_in_slideshow": true}))
+        .collect();
+    let bulk = vms
+        .register_posters_bulk()
+        .content_name("c")
+        .body(from::<types::PosterBulkCreate>(json!({ "requests": nineteen })))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(bulk.responses.len(), 19);
+    let one_more = vms
+        .register_poster()
+        .content_name("c")
+        .body(from::<types::PosterCreate>(
+            json!({"url": "https://f.example/x.png", "used_in_slideshow": true}),
+        ))
+        .call()
+        .await;
+    assert_eq!(refused(one_more), (400, "FULL_POSTER_SLIDESHOW".into()));
+    let promote = vms
+        .update_poster()
+        .content_name("c")
+        .poster_id(cover)
+        .body(from::<types::PosterUpdate>(json!({"used_in_slideshow": true})))
+        .call()
+        .await;
+    assert_eq!(refused(promote), (400, "FULL_POSTER_SLIDESHOW".into()));
+
+    // A new poster goes last; a PNG sent as content is detected and stored.
+    let png = vms
+        .register_poster()
+        .content_name("c")
+        .body(from::<types::PosterCreate>(
+            json!({"content": "iVBORw0KGgoAAAANSUhEUg==", "width": 10}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let posters = vms.list_posters().content_name("c").call().await.unwrap().data;
+    assert_eq!(posters.len(), 22);
+    assert_eq!(posters[21].id, png.id);
+    assert_eq!(posters[21].format, Some(types::PosterFormat::Png));
+    assert_eq!(posters[21].width, None, "width is ignored when content is given");
+
+    // Reordering names every poster once.
+    let mut order: Vec<Uuid> = posters.iter().map(|p| uuid(&p.id)).collect();
+    order.reverse();
+    vms.reorder_posters()
+        .content_name("c")
+        .body(types::PosterOrder { order: order.clone() })
+        .call()
+        .await
+        .unwrap();
+    let reordered: Vec<Uuid> = vms
+        .list_posters()
+        .content_name("c")
+        .call()
+        .await
+        .unwrap()
+        .data
+        .iter()
+        .map(|p| uuid(&p.id))
+        .collect();
+    assert_eq!(reordered, order);
+    let partial = vms
+        .reorder_posters()
+        .content_name("c")
+        .body(types::PosterOrder {
+            order: order[1..].to_vec(),
+        })
+        .call()
+        .await;
+    assert_eq!(refused(partial), (400, "INVALID_REQUEST".into()));
+    let unchanged: Vec<Uuid> = vms
+        .list_posters()
+        .content_name("c")
+        .call()
+        .await
+        .unwrap()
+        .data
+        .iter()
+        .map(|p| uuid(&p.id))
+        .collect();
+    assert_eq!(unchanged, order, "a refused order changes nothing");
+
+    // Deletion rules.
+    assert_eq!(
+        refused(vms.delete_poster().content_name("c").poster_id(cover).call().await),
+        (400, "DELETING_PRIMARY_POSTER".into())
+    );
+    assert_eq!(
+        refused(vms.delete_poster().content_name("c").poster_id(scene).call().await),
+        (400, "POSTER_IN_SLIDESHOW".into())
+    );
+    let png_id = uuid(&png.id);
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(
+            json!({"playlist_item_overrides": {"primary_poster_id": png_id}}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        refused(vms.delete_poster().content_name("c").poster_id(png_id).call().await),
+        (400, "DELETING_PLAYLIST_ITEM_POSTER".into())
+    );
+    vms.update_poster()
+        .content_name("c")
+        .poster_id(scene)
+        .body(from::<types::PosterUpdate>(json!({"used_in_slideshow": false})))
+        .call()
+        .await
+        .unwrap();
+    vms.delete_poster()
+        .content_name("c")
+        .poster_id(scene)
+        .call()
+        .await
+        .unwrap();
+
+    // 21 posters left; 179 more make the maximum of 200.
+    let rest: Vec<Value> = (0..179)
+        .map(|i| json!({"url": format!("https://f.example/r{i}.png")}))
+        .collect();
+    vms.register_posters_bulk()
+        .content_name("c")
+        .body(from::<types::PosterBulkCreate>(json!({ "requests": rest })))
+        .call()
+        .await
+        .unwrap();
+    let full = vms
+        .register_poster()
+        .content_name("c")
+        .body(from::<types::PosterCreate>(
+            json!({"url": "https://f.example/last.png"}),
+        ))
+        .call()
+        .await;
+    assert_eq!(refused(full), (400, "FULL_POSTERS".into()));
+}
+
+#[tokio::test]
+async fn documents_register_in_bulk_and_the_presentation_one_stays() {
+    let (_sim, client, _, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let bulk = vms
+        .register_documents_bulk()
+        .content_name("c")
+        .body(from::<types::DocumentBulkCreate>(json!({"requests": [
+            {"title": "Notes", "url": "https://f.example/notes.pdf", "type": "application/pdf"},
+            {"title": "Upload", "content": "JVBERi0=", "filename": "upload.pdf"}
+        ]})))
+        .call()
+        .await
+        .unwrap();
+    let documents = vms.list_documents().content_name("c").call().await.unwrap().data;
+    assert_eq!(documents.len(), 3);
+    assert_eq!(documents[2].id, bulk.responses[1].id);
+    assert_eq!(documents[2].filename.as_deref(), Some("upload.pdf"));
+    assert!(documents[2].url.as_deref().unwrap().contains("/c/documents/"));
+
+    let slides = uuid(&registration.documents[0].id);
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(
+            json!({"presentation_document_id": slides}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let linked = vms.delete_document().content_name("c").document_id(slides).call().await;
+    assert_eq!(refused(linked), (400, "INVALID_REQUEST".into()));
+    let notes = uuid(&bulk.responses[0].id);
+    vms.update_document()
+        .content_name("c")
+        .document_id(notes)
+        .body(from::<types::DocumentUpdate>(json!({"title": "Speaker notes"})))
+        .call()
+        .await
+        .unwrap();
+    let document = vms
+        .get_document()
+        .content_name("c")
+        .document_id(notes)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(document.title.as_deref(), Some("Speaker notes"));
+    vms.delete_document()
+        .content_name("c")
+        .document_id(notes)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        vms.list_documents().content_name("c").call().await.unwrap().data.len(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_targets() {
+    let (_sim, client, movies, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let update = |body: Value| {
+        vms.update_content()
+            .content_name("c")
+            .body(from::<types::ContentUpdate>(body))
+    };
+
+    assert_eq!(
+        refused(update(json!({"status": "PROCESSING"})).call().await),
+        (400, "CONTENT_INVALID_STATUS".into())
+    );
+    assert_eq!(
+        refused(update(json!({"publish_start": "2030-01-01 00:00:00"})).call().await),
+        (400, "INVALID_REQUEST".into()),
+        "publish_start is valid only when LIMITED"
+    );
+    update(json!({
+        "status": "LIMITED", "publish_start": "2030-01-01 00:00:00", "publish_end": "2030-12-31 23:59:59",
+        "title": "New title", "tags": [{"key": "k", "value": "v"}],
+        "chapters": [{"start_time": 0, "title": "Start"}, {"start_time": 30, "title": "Middle"}]
+    }))
+    .call()
+    .await
+    .unwrap();
+    let updated = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(updated.status, Some(ContentStatus::Limited));
+    assert_eq!(updated.publish_start.unwrap().to_string(), "2030-01-01 00:00:00");
+    assert_eq!(updated.title.as_deref(), Some("New title"));
+    assert_eq!(updated.chapters.len(), 2);
+    let same_time = update(json!({"chapters": [{"start_time": 5}, {"start_time": 5}]}))
+        .call()
+        .await;
+    assert_eq!(refused(same_time), (400, "INVALID_REQUEST".into()));
+    let unknown_poster = update(json!({"primary_poster_id": Uuid::new_v4()})).call().await;
+    assert_eq!(refused(unknown_poster), (404, "MODEL_NOT_FOUND".into()));
+
+    // The built-in policy `overseas-to-notice` forwards to `overseas-notice`.
+    content(vms, "overseas-notice", &movies).await;
+    assert_eq!(
+        refused(vms.delete_content().content_name("overseas-notice").call().await),
+        (400, "CONTENT_FORWARD_TARGET".into())
+    );
+    vms.delete_content().content_name("c").call().await.unwrap();
+    assert_eq!(
+        refused(vms.get_content().content_name("c").call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+#[tokio::test]
+async fn content_lists_filter_sort_and_page() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    let news = category(vms, "news").await;
+    let label = vms
+        .register_label()
+        .body(from::<types::LabelCreate>(json!({"name": "featured"})))
+        .call()
+        .await
+        .unwrap()
+        .id
+        .unwrap();
+    for (name, category) in [("alpha", &movies), ("bravo", &news), ("charlie", &movies)] {
+        content(vms, name, category).await;
+    }
+    vms.update_content()
+        .content_name("bravo")
+        .body(from::<types::ContentUpdate>(
+            json!({"labels": [label], "duration": 300, "description": "Evening NEWS"}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    vms.update_content()
+        .content_name("charlie")
+        .body(from::<types::ContentUpdate>(json!({"status": "LIMITED"})))
+        .call()
+        .await
+        .unwrap();
+    let names = |list: &types::ContentList| list.data.iter().map(|c| c.name.clone().unwrap()).collect::<Vec<_>>();
+
+    let newest_first = vms.list_contents().call().await.unwrap();
+    assert_eq!(names(&newest_first), ["charlie", "bravo", "alpha"]);
+    assert_eq!(
+        (newest_first.current_page, newest_first.per_page, newest_first.truncated),
+        (Some(1), Some(25), Some(false))
+    );
+    let first = vms
+        .list_contents()
+        .sort("name|asc")
+        .per_page(2_u64)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        (names(&first), first.truncated),
+        (vec!["alpha".to_owned(), "bravo".to_owned()], Some(true))
+    );
+    let second = vms
+        .list_contents()
+        .sort("name|asc")
+        .per_page(2_u64)
+        .page(2_u64)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        (names(&second), second.truncated, second.current_page),
+        (vec!["charlie".to_owned()], Some(false), Some(2))
+    );
+
+    let by = |list: Result<types::ContentList, vidplat::Error>| names(&list.unwrap());
+    assert_eq!(
+        by(vms
+            .list_contents()
+            .category(Uuid::parse_str(&movies).unwrap())
+            .sort("name|asc")
+            .call()
+            .await),
+        ["alpha", "charlie"]
+    );
+    assert_eq!(
+        by(vms.list_contents().label(Uuid::parse_str(&label).unwrap()).call().await),
+        ["bravo"]
+    );
+    assert_eq!(by(vms.list_contents().status("LIMITED").call().await), ["charlie"]);
+    assert_eq!(
+        by(vms
+            .list_contents()
+            .status("PUBLIC,LIMITED")
+            .type_("VOD")
+            .sort("name|desc")
+            .call()
+            .await),
+        ["charlie", "bravo", "alpha"]
+    );
+    assert_eq!(
+        by(vms.list_contents().query("news").call().await),
+        ["bravo"],
+        "case-insensitive, description too"
+    );
+    assert_eq!(
+        by(vms.list_contents().filters(r#"{"duration__gte": 200}"#).call().await),
+        ["bravo"]
+    );
+    assert_eq!(
+        by(vms
+            .list_contents()
+            .filters(r#"{"status": "PUBLIC", "title__contains": "ALPHA"}"#)
+            .call()
+            .await),
+        ["alpha"]
+    );
+    assert_eq!(
+        by(vms
+            .list_contents()
+            .query("alpha")
+            .filters(r#"{"name": "bravo"}"#)
+            .call()
+            .await),
+        ["alpha"],
+        "filters are ignored when query is given"
+    );
+    let combined = vms
+        .list_contents()
+        .filters(r#"{"duration": 1, "duration__gt": 0}"#)
+        .call()
+        .await;
+    assert_eq!(refused(combined), (400, "INVALID_REQUEST".into()));
+    assert_eq!(
+        refused(vms.list_contents().sort("colour|asc").call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+}
+
+#[tokio::test]
+async fn delivery_volume_is_deterministic_and_bounded() {
+    let (_sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let before = vms
+        .get_content_statistics()
+        .content_name("c")
+        .start("2024-01-30")
+        .end("2024-02-02")
+        .call()
+        .await
+        .unwrap();
+    let days: Vec<(String, i64)> = before
+        .statistics
+        .unwrap()
+        .iter()
+        .map(|d| (d.date.as_ref().unwrap().to_string(), d.bytes_downloaded.unwrap()))
+        .collect();
+    assert_eq!(
+        days,
+        [
+            ("2024-01-30".into(), 0),
+            ("2024-01-31".into(), 0),
+            ("2024-02-01".into(), 0),
+            ("2024-02-02".into(), 0)
+        ],
+        "nothing was delivered before the content existed"
+    );
+    let recent = || vms.get_content_statistics().content_name("c").call();
+    let (one, two) = (
+        recent().await.unwrap().statistics.unwrap(),
+        recent().await.unwrap().statistics.unwrap(),
+    );
+    assert_eq!(one.len(), 30, "the default period: the last 30 days");
+    let bytes = |list: &[types::DeliveryVolume]| list.iter().map(|d| d.bytes_downloaded.unwrap()).collect::<Vec<_>>();
+    assert_eq!(bytes(&one), bytes(&two));
+    assert!(bytes(&one)[29] > 0, "today has deliveries");
+    let too_long = vms
+        .get_content_statistics()
+        .content_name("c")
+        .start("2024-01-01")
+        .end("2025-03-01")
+        .call()
+        .await;
+    assert_eq!(refused(too_long), (400, "INVALID_REQUEST".into()));
+    assert_eq!(
+        refused(vms.get_content_statistics().content_name("nope").call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+#[tokio::test]
+async fn categories_nest_rename_and_guard_their_deletion() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let register = |name: &str, create_parents: bool| {
+        vms.register_category()
+            .create_parents(create_parents)
+            .body(from::<types::CategoryCreate>(json!({ "name": name })))
+    };
+    assert_eq!(
+        refused(register("a/b/c", false).call().await),
+        (400, "PARENT_CATEGORY_NOT_FOUND".into())
+    );
+    let created = register("a/b/c", true).call().await.unwrap();
+    let parents: Vec<_> = created
+        .parents
+        .unwrap()
+        .iter()
+        .map(|p| p.name.clone().unwrap())
+        .collect();
+    assert_eq!(parents, ["a", "a/b"]);
+    assert_eq!(
+        register("a/b", false)
+            .call()
+            .await
+            .map(|_| ())
+            .map_err(|e| e.code().map(str::to_owned)),
+        Err(Some("MODEL_ALREADY_EXISTS".into()))
+    );
+    let lone = register("solo", false).call().await.unwrap();
+    assert!(lone.parents.is_none());
+    let all = vms.list_categories().call().await.unwrap().data;
+    let names: Vec<_> = all.iter().map(|c| c.name.clone().unwrap()).collect();
+    assert_eq!(names, ["a", "a/b", "a/b/c", "solo"]);
+    let a = Uuid::parse_str(all[0].id.as_deref().unwrap()).unwrap();
+
+    let rename = |rename_children: bool, name: &str| {
+        vms.update_category()
+            .category_id(a)
+            .rename_children(rename_children)
+            .body(from::<types::CategoryUpdate>(json!({ "name": name })))
+    };
+    assert_eq!(
+        refused(rename(false, "z").call().await),
+        (400, "CATEGORY_WITH_CHILDREN".into())
+    );
+    assert_eq!(
+        refused(rename(true, "solo").call().await),
+        (409, "MODEL_ALREADY_EXISTS".into())
+    );
+    rename(true, "z").call().await.unwrap();
+    let names: Vec<_> = vms
+        .list_categories()
+        .call()
+        .await
+        .unwrap()
+        .data
+        .iter()
+        .map(|c| c.name.clone().unwrap())
+        .collect();
+    assert_eq!(names, ["z", "z/b", "z/b/c", "solo"]);
+
+    assert_eq!(
+        refused(vms.delete_category().category_id(a).call().await),
+        (400, "CATEGORY_WITH_CHILDREN".into())
+    );
+    let leaf = uuid(&created.id);
+    content(vms, "c", &leaf.to_string()).await;
+    assert_eq!(
+        refused(vms.delete_category().category_id(leaf).call().await),
+        (400, "CATEGORY_ASSOCIATED".into())
+    );
+
+    let stats = vms
+        .get_category()
+        .category_id(leaf)
+        .statistics("daily:3")
+        .call()
+        .await
+        .unwrap();
+    let periods = stats.statistics.unwrap();
+    assert_eq!(periods.len(), 3);
+    let today = &periods[2];
+    assert_eq!(
+        (today.content_count, today.total_duration, today.total_filesize),
+        (Some(1), Some(120), Some(2300))
+    );
+    assert!(vms
+        .get_category()
+        .category_id(leaf)
+        .call()
+        .await
+        .unwrap()
+        .statistics
+        .is_none());
+
+    vms.delete_content().content_name("c").call().await.unwrap();
+    vms.delete_category().category_id(leaf).call().await.unwrap();
+    assert_eq!(
+        refused(vms.get_category().category_id(leaf).call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+#[tokio::test]
+async fn labels_are_unique_and_deleting_one_keeps_its_contents() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let register = |name: &str| {
+        vms.register_label()
+            .body(from::<types::LabelCreate>(json!({ "name": name })))
+    };
+    let featured = register("featured").call().await.unwrap().id.unwrap();
+    let other = register("other").call().await.unwrap().id.unwrap();
+    assert_eq!(
+        refused(register("featured").call().await),
+        (409, "MODEL_ALREADY_EXISTS".into())
+    );
+    let other_id = Uuid::parse_str(&other).unwrap();
+    let rename = |name: &str| {
+        vms.update_label()
+            .label_id(other_id)
+            .body(from::<types::LabelUpdate>(json!({ "name": name })))
+    };
+    assert_eq!(
+        refused(rename("featured").call().await),
+        (409, "MODEL_ALREADY_EXISTS".into())
+    );
+    rename("second").call().await.unwrap();
+    assert_eq!(
+        vms.get_label().label_id(other_id).call().await.unwrap().name.as_deref(),
+        Some("second")
+    );
+
+    let movies = category(vms, "movies").await;
+    content(vms, "c", &movies).await;
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(json!({ "labels": [featured, other] })))
+        .call()
+        .await
+        .unwrap();
+    vms.delete_label()
+        .label_id(Uuid::parse_str(&featured).unwrap())
+        .call()
+        .await
+        .unwrap();
+    let content = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(content.labels, [other]);
+    assert_eq!(vms.list_labels().call().await.unwrap().data.len(), 1);
+}
+
+#[tokio::test]
+async fn play_evaluates_status_forward_policy_streaming_policy_and_ss() {
+    let (_sim, client, movies, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    content(vms, "overseas-notice", &movies).await;
+    let policy = |policies: &[(Option<String>, Option<String>)], name: &str| {
+        policies
+            .iter()
+            .find(|(n, _)| n.as_deref() == Some(name))
+            .unwrap()
+            .1
+            .clone()
+            .unwrap()
+    };
+    let forward: Vec<_> = vms
+        .list_forward_policies()
+        .call()
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|p| (p.name, p.id))
+        .collect();
+    let streaming: Vec<_> = vms
+        .list_streaming_policies()
+        .call()
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|p| (p.name, p.id))
+        .collect();
+    let play = || vms.get_play_information().content_name("c");
+
+    let default = play().call().await.unwrap();
+    assert_eq!(default.type_, Some(PlayResponseType::Video));
+    assert_eq!(default.name.as_deref(), Some("c"));
+    assert_eq!(
+        default.stream_set_name.as_deref(),
+        Some("hls"),
+        "the implicit rule: the first stream set"
+    );
+    assert_eq!(default.format, Some(StreamFormat::Hls));
+    assert_eq!(default.streams.as_ref().unwrap().len(), 2);
+    assert_eq!(default.subtitles.as_ref().unwrap().len(), 2);
+    assert_eq!(default.default_subtitle_index, Some(0), "the default policy prefers ja");
+    assert_eq!(default.poster_url.as_deref(), Some("https://files.example/cover.png"));
+    assert_eq!(default.poster_slideshow.as_ref().unwrap().interval, Some(1000));
+    let at = play().x_vms_date("2030-01-01 00:00:00").call().await.unwrap();
+    let expires = 1_893_456_000 + 3600; // 2030-01-01 00:00:00 UTC plus the default url_lifetime
+    assert!(at
+        .video_url
+        .unwrap()
+        .ends_with(&format!("master.m3u8?expires={expires}")));
+
+    let by_ss = play().ss("mp4").call().await.unwrap();
+    assert_eq!(
+        (by_ss.stream_set_name.as_deref(), by_ss.format),
+        (Some("mp4"), Some(StreamFormat::Mp4))
+    );
+    assert_eq!(
+        refused(play().ss("nope").call().await),
+        (404, "STREAM_SET_NOT_FOUND".into())
+    );
+    assert_eq!(
+        refused(vms.get_play_information().content_name("nope").call().await),
+        (404, "CONTENT_NOT_FOUND".into())
+    );
+
+    // Streaming policy mobile-mp4: a phone gets the MP4 set, subtitles preferred in en.
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(
+            json!({"streaming_policy_id": policy(&streaming, "mobile-mp4")}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let phone = play()
+        .x_vms_user_agent("Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X)")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(phone.stream_set_name.as_deref(), Some("mp4"));
+    let pc = play().call().await.unwrap();
+    assert_eq!(pc.stream_set_name.as_deref(), Some("hls"));
+    assert_eq!(pc.default_subtitle_index, Some(1));
+    assert_eq!(
+        play()
+            .ss("hls")
+            .x_vms_user_agent("Android Mobile")
+            .call()
+            .await
+            .unwrap()
+            .stream_set_name
+            .as_deref(),
+        Some("hls")
+    );
+
+    // Forward policy overseas-to-notice: outside Japan, the notice plays instead.
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(
+            json!({"forward_policy_id": policy(&forward, "overseas-to-notice")}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        play().x_vms_client_country("US").call().await.unwrap().name.as_deref(),
+        Some("overseas-notice")
+    );
+    assert_eq!(
+        play().x_vms_client_country("JP").call().await.unwrap().name.as_deref(),
+        Some("c")
+    );
+    assert_eq!(
+        play().call().await.unwrap().name.as_deref(),
+        Some("c"),
+        "no country: the home country"
+    );
+    let by_ip = play()
+        .x_vms_client_ip(std::net::Ipv4Addr::new(198, 51, 100, 7))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(by_ip.name.as_deref(), Some("overseas-notice"));
+    let country_wins = play()
+        .x_vms_client_ip(std::net::Ipv4Addr::new(198, 51, 100, 7))
+        .x_vms_client_country("JP")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(country_wins.name.as_deref(), Some("c"));
+    let skipped = play()
+        .x_vms_client_country("US")
+        .disable_cfp(true)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(skipped.name.as_deref(), Some("c"));
+
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(
+            json!({"forward_policy_id": policy(&forward, "overseas-image")}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let image = play().x_vms_client_country("FR").call().await.unwrap();
+    assert_eq!(image.type_, Some(PlayResponseType::Other("IMAGE".into())));
+    assert!(image.image_url.is_some() && image.video_url.is_none());
+
+    // Not publishable: 403 CONTENT_INVALID_STATUS.
+    vms.update_content()
+        .content_name("c")
+        .body(from::<types::ContentUpdate>(json!({
+            "status": "LIMITED", "publish_start": "2030-01-01 00:00:00", "publish_end": "2030-01-31 00:00:00"
+        })))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(refused(play().call().await), (403, "CONTENT_INVALID_STATUS".into()));
+    let inside = play()
+        .x_vms_date("2030-01-15 12:00:00")
+        .disable_cfp(true)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(inside.name.as_deref(), Some("c"));
+    let after = play().x_vms_date("2030-02-01 00:00:00").call().await;
+    assert_eq!(refused(after), (403, "CONTENT_INVALID_STATUS".into()));
+}
+
+#[tokio::test]
+async fn playlist_items_list_published_contents_with_their_overrides() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "genres/movies").await;
+    content(vms, "public", &movies).await;
+    content(vms, "hidden", &movies).await;
+    vms.update_content()
+        .content_name("hidden")
+        .body(from::<types::ContentUpdate>(
+            json!({"status": "LIMITED", "publish_start": "2099-01-01 00:00:00"}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    vms.update_content()
+        .content_name("public")
+        .body(from::<types::ContentUpdate>(
+            json!({"playlist_item_overrides": {"title": "Shown title"}}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let playlist = vms
+        .get_playlist_items()
+        .playlist_name("all-contents")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(playlist.playlist_title.as_deref(), Some("All contents"));
+    let items: Vec<_> = playlist
+        .playlist_items
+        .iter()
+        .map(|i| (i.name.clone().unwrap(), i.title.clone().unwrap()))
+        .collect();
+    assert_eq!(items, [("public".to_owned(), "Shown title".to_owned())]);
+    assert_eq!(playlist.playlist_items[0].category.as_deref(), Some("genres/movies"));
+    let everything = vms
+        .get_playlist_items()
+        .playlist_name("all-contents")
+        .include_private(true)
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(everything.playlist_items.len(), 2);
+    assert_eq!(
+        refused(vms.get_playlist_items().playlist_name("nope").call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+#[tokio::test]
+async fn sites_and_policies_are_built_in_and_read_only() {
+    let (_sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let sites = vms.list_sites().call().await.unwrap().data;
+    assert_eq!(sites.len(), 2);
+    assert_eq!(
+        sites[0].ssl_certificate.as_ref().map(|_| ()),
+        None,
+        "the shared portal domain has no certificate"
+    );
+    assert!(sites[1].ssl_certificate.is_some());
+    let site = vms.get_site().site_id(uuid(&sites[1].id)).call().await.unwrap();
+    assert_eq!(site.domain_names, ["videos.example.com"]);
+    assert_eq!(
+        refused(vms.get_site().site_id(Uuid::new_v4()).call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+    let forward = vms.list_forward_policies().call().await.unwrap().data;
+    assert_eq!(forward.iter().filter(|p| p.is_default == Some(true)).count(), 1);
+    let one = vms
+        .get_forward_policy()
+        .policy_id(uuid(&forward[1].id))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(one.rules[0].target_content_name.as_deref(), Some("overseas-notice"));
+    let streaming = vms.list_streaming_policies().call().await.unwrap().data;
+    assert_eq!(streaming.len(), 3);
+    let default = vms
+        .get_streaming_policy()
+        .policy_id(uuid(&streaming[0].id))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!((default.url_lifetime, default.is_default), (Some(3600), Some(true)));
+}
+
+#[tokio::test]
+async fn viewing_pages_answer_only_valid_signed_urls() {
+    let (sim, client) = start().await;
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    content(vms, "c", &movies).await;
+    let register = |body: Value| vms.register_viewing_page().body(from::<types::ViewingPageCreate>(body));
+    assert_eq!(
+        refused(register(json!({"content_name": "c"})).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+    assert_eq!(
+        refused(
+            register(json!({"content_name": "nope", "configurations": {}}))
+                .call()
+                .await
+        ),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+    assert_eq!(
+        refused(
+            register(json!({"content_name": "c", "site_id": Uuid::new_v4()}))
+                .call()
+                .await
+        ),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+    let open = register(json!({"content_name": "c", "configurations": {"title": "Open <page>"}}))
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(open.signing_key, None);
+    let signed = register(json!({
+        "content_name": "c",
+        "signature_required": true,
+        "configurations": {"title": "Members only", "description": "Signed"},
+        "revoked_audiences": ["banned"]
+    }))
+    .call()
+    .await
+    .unwrap();
+    let signing_key = signed.signing_key.clone().unwrap();
+    assert_eq!(signing_key.len(), 32);
+    let page_id = uuid(&signed.id);
+    let page = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(page.signing_key.as_deref(), Some(signing_key.as_str()));
+    assert_eq!(page.status, Some(types::PageStatus::Public));
+    assert_eq!(page.revoked_audiences, ["banned"]);
+
+    let http = reqwest::Client::new();
+    let fetch = |url: String| {
+        let http = http.clone();
+        async move {
+            let response = http.get(url).send().await.expect("page response");
+            (response.status().as_u16(), response.text().await.unwrap_or_default())
+        }
+    };
+    let open_url = format!("{}/pages/{}", sim.vms_url, open.id.as_deref().unwrap());
+    let (status, html) = fetch(open_url).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Open &lt;page&gt;"), "{html}");
+
+    let page_url = format!("{}/pages/{page_id}", sim.vms_url);
+    let key = SigningKey::from(signing_key.as_str());
+    let grant = |expires: u64, audience: &str| Grant {
+        expires: Some(expires),
+        audience: Some(audience.to_owned()),
+    };
+    let valid = sign(&page_url, &key, &grant(now() + 3600, "viewer-1"));
+    let (status, html) = fetch(valid.clone()).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Members only"));
+    assert_eq!(
+        fetch(sign(&page_url, &key, &Grant::default())).await.0,
+        200,
+        "neither expires nor aud"
+    );
+    assert_eq!(fetch(page_url.clone()).await.0, 403, "unsigned");
+    assert_eq!(
+        fetch(valid.replace("viewer-1", "viewer-2")).await.0,
+        403,
+        "tampered aud"
+    );
+    assert_eq!(
+        fetch(sign(
+            &page_url,
+            &SigningKey::from("0".repeat(32)),
+            &grant(now() + 60, "v")
+        ))
+        .await
+        .0,
+        403,
+        "other key"
+    );
+    assert_eq!(
+        fetch(sign(&page_url, &key, &grant(now() - 10, "viewer-1"))).await.0,
+        403,
+        "expired"
+    );
+    assert_eq!(
+        fetch(sign(&page_url, &key, &grant(now() + 60, "banned"))).await.0,
+        403,
+        "revoked at registration"
+    );
+
+    let revoke = || {
+        vms.add_revoked_audience()
+            .page_id(page_id)
+            .body(from::<types::RevokedAudienceAdd>(
+                json!({"revoked_audience": "viewer-1"}),
+            ))
+    };
+    revoke().call().await.unwrap();
+    revoke().call().await.unwrap();
+    let page = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(
+        page.revoked_audiences,
+        ["banned", "viewer-1"],
+        "adding twice changes nothing"
+    );
+    assert_eq!(fetch(valid).await.0, 403, "revoked audience");
+    assert_eq!(
+        fetch(sign(&page_url, &key, &grant(now() + 60, "viewer-3"))).await.0,
+        200
+    );
+    assert_eq!(fetch(format!("{}/pages/{}", sim.vms_url, Uuid::new_v4())).await.0, 404);
+
+    // The list: newest first, the truncated envelope, filters.
+    let list = vms.list_viewing_pages().per_page(1_u64).call().await.unwrap();
+    assert_eq!(
+        (list.data.len(), list.truncated, list.data[0].id.clone()),
+        (1, Some(true), signed.id.clone())
+    );
+    let titled = vms.list_viewing_pages().query("members").call().await.unwrap();
+    assert_eq!(titled.data.len(), 1);
+    assert_eq!(
+        vms.list_viewing_pages().content("c").call().await.unwrap().data.len(),
+        2
+    );
+    assert_eq!(
+        vms.list_viewing_pages()
+            .content("other")
+            .call()
+            .await
+            .unwrap()
+            .data
+            .len(),
+        0
+    );
+    assert_eq!(
+        vms.list_viewing_pages()
+            .type_(types::ViewingPageType::Playlist)
+            .call()
+            .await
+            .unwrap()
+            .data
+            .len(),
+        0
+    );
+
+    vms.update_viewing_page()
+        .page_id(page_id)
+        .body(from::<types::ViewingPageUpdate>(
+            json!({"max_simultaneous_viewers": 2, "site_id": sites_dedicated(vms).await}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let page = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(page.max_simultaneous_viewers, Some(2));
+    assert_eq!(
+        page.signing_key.as_deref(),
+        Some(signing_key.as_str()),
+        "signature_required is fixed"
+    );
+    vms.delete_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(
+        refused(vms.get_viewing_page().page_id(page_id).call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+}
+
+async fn sites_dedicated(vms: &vidplat::vms::Client) -> String {
+    let sites = vms.list_sites().call().await.unwrap().data;
+    sites[1].id.clone().unwrap()
+}
