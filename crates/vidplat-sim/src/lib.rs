@@ -21,6 +21,7 @@
 
 mod analytics;
 mod auth;
+mod calendar;
 mod encoder;
 mod error;
 mod vms;

@@ -1,7 +1,8 @@
 //! The services' clock: Japan's wall clock (UTC+9, no daylight saving), held
 //! as seconds since 1970-01-01 00:00:00 of that wall clock, and the calendar
-//! arithmetic the periods need (no date library is a dependency of the crate).
+//! arithmetic the periods need.
 
+use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since 1970-01-01 00:00:00, Japan time.
@@ -117,47 +118,6 @@ impl Civil {
 pub(super) fn parse_timestamp(text: &str) -> Option<Local> {
     let parsed: vidplat::Timestamp = text.parse().ok()?;
     Some(parsed.value()?.and_utc().timestamp())
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-// Howard Hinnant's algorithms (proleptic Gregorian calendar).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (i64::from(month) + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Time: the task lifecycle runs on `Instant`s (monotonic, so tests are
 //! deterministic); responses carry wall-clock `yyyy-mm-dd hh:mm:ss` (UTC).
 
+use crate::calendar::civil_from_days;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vidplat::Timestamp;
 
@@ -48,24 +49,6 @@ pub(super) fn timestamp_of(wall: SystemTime) -> Option<Timestamp> {
 /// A fixed timestamp for the simulator's demo data.
 pub(super) fn fixed_timestamp() -> Option<Timestamp> {
     timestamp_of(UNIX_EPOCH + Duration::from_secs(1_711_974_896)) // 2024-04-01 12:34:56
-}
-
-/// Year, month and day of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * shifted_month + 2) / 5 + 1) as u32;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

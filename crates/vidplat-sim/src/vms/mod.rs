@@ -233,17 +233,15 @@ where
         vidplat::Method::Patch => MethodFilter::PATCH,
         vidplat::Method::Delete => MethodFilter::DELETE,
     };
-    let bounds = Arc::new(bounds::Bounds::of(
-        meta.checks.iter().map(|check| (check.at, format!("{:?}", check.rule))),
-    ));
+    let checks = meta.checks;
     let keys = keys.clone();
     let guard = axum::middleware::from_fn(move |request: Request, next: Next| {
-        let (keys, bounds) = (keys.clone(), bounds.clone());
+        let keys = keys.clone();
         async move {
             if let Err(error) = keys.check(request.headers(), Some(permission)) {
                 return error.into_response();
             }
-            match bounds.check(request).await {
+            match bounds::check(checks, request).await {
                 Ok(request) => next.run(request).await,
                 Err(error) => error.into_response(),
             }

@@ -1,0 +1,53 @@
+//! Calendar arithmetic the three services share (proleptic Gregorian, by chrono):
+//! day numbers count days since 1970-01-01.
+
+use chrono::{Datelike, NaiveDate};
+
+/// chrono's day number (days since 0001-01-01, which is day 1) of 1970-01-01.
+const UNIX_EPOCH_FROM_CE: i64 = 719_163;
+
+/// Year, month and day of a day number (dates chrono cannot hold clamp to its range).
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let from_ce = i32::try_from(days.saturating_add(UNIX_EPOCH_FROM_CE)).unwrap_or(i32::MAX);
+    let date = NaiveDate::from_num_days_from_ce_opt(from_ce).unwrap_or(if from_ce > 0 {
+        NaiveDate::MAX
+    } else {
+        NaiveDate::MIN
+    });
+    (i64::from(date.year()), date.month(), date.day())
+}
+
+/// The day number of a civil date; an invalid date (month 13, 30 February)
+/// counts on from the month's start, as the arithmetic that produced it meant.
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let first = i32::try_from(year)
+        .ok()
+        .and_then(|year| NaiveDate::from_ymd_opt(year, month.clamp(1, 12), 1))
+        .unwrap_or(NaiveDate::MIN);
+    i64::from(first.num_days_from_ce()) - UNIX_EPOCH_FROM_CE + i64::from(day) - 1
+}
+
+/// Days in a month.
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
+    let (next_year, next_month) = if month >= 12 { (year + 1, 1) } else { (year, month + 1) };
+    (days_from_civil(next_year, next_month, 1) - days_from_civil(year, month, 1)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn day_numbers_round_trip() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(days_from_civil(2024, 2, 29), 19_782);
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(days_in_month(2024, 2), 29);
+        assert_eq!(days_in_month(2025, 2), 28);
+        assert_eq!(days_in_month(2025, 12), 31);
+        for days in [-1_000_000, -1, 0, 1, 20_000, 1_000_000] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
+}
