@@ -32,7 +32,7 @@ impl fmt::Display for TimestampParseError {
 impl std::error::Error for TimestampParseError {}
 
 macro_rules! civil_value {
-    ($name:ident, $inner:ty, $format:expr, $shape:expr, $example:expr, $doc:expr) => {
+    ($name:ident, $inner:ty, $format:expr, $fixed_width:path, $shape:expr, $example:expr, $doc:expr) => {
         #[doc = $doc]
         #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(Repr<$inner>);
@@ -66,9 +66,14 @@ macro_rules! civil_value {
 
             /// Strict: only the documented form is accepted from the caller.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <$inner>::parse_from_str(s, $format)
-                    .ok()
-                    .filter(|value| value.format($format).to_string() == s)
+                // The fixed-width reader covers every ordinary value; chrono (with a
+                // round-trip check) decides the rest, such as a leap second.
+                $fixed_width(s)
+                    .or_else(|| {
+                        <$inner>::parse_from_str(s, $format)
+                            .ok()
+                            .filter(|value| value.format($format).to_string() == s)
+                    })
                     .map(|value| Self(Repr::Parsed(value)))
                     .ok_or_else(|| TimestampParseError { input: s.to_owned(), expected: $shape })
             }
@@ -112,8 +117,21 @@ macro_rules! civil_value {
         impl<'de> Deserialize<'de> for $name {
             /// Tolerant: a string of another form is kept as it is.
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let raw = String::deserialize(deserializer)?;
-                Ok(raw.parse().unwrap_or(Self(Repr::Unparsed(raw))))
+                struct Visitor;
+                impl serde::de::Visitor<'_> for Visitor {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a string")
+                    }
+                    // Borrowed when the input allows: no allocation for a value that parses.
+                    fn visit_str<E: serde::de::Error>(self, raw: &str) -> Result<$name, E> {
+                        Ok(raw.parse().unwrap_or_else(|_| $name(Repr::Unparsed(raw.to_owned()))))
+                    }
+                    fn visit_string<E: serde::de::Error>(self, raw: String) -> Result<$name, E> {
+                        Ok(raw.parse().unwrap_or($name(Repr::Unparsed(raw))))
+                    }
+                }
+                deserializer.deserialize_str(Visitor)
             }
         }
 
@@ -133,6 +151,31 @@ macro_rules! civil_value {
     };
 }
 
+/// The number written by `digits` (ASCII digits only).
+fn number(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0u32, |n, d| d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0')))
+}
+
+/// `YYYY-MM-DD`, exactly: what a fast decode needs, without chrono's format interpreter.
+fn fixed_width_date(s: &str) -> Option<NaiveDate> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    NaiveDate::from_ymd_opt(number(&b[0..4])? as i32, number(&b[5..7])?, number(&b[8..10])?)
+}
+
+/// `yyyy-mm-dd hh:mm:ss`, exactly (a leap second is left to chrono).
+fn fixed_width_timestamp(s: &str) -> Option<NaiveDateTime> {
+    let b = s.as_bytes();
+    if b.len() != 19 || b[10] != b' ' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    fixed_width_date(&s[..10])?.and_hms_opt(number(&b[11..13])?, number(&b[14..16])?, number(&b[17..19])?)
+}
+
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Repr<T> {
     Parsed(T),
@@ -143,6 +186,7 @@ civil_value!(
     Timestamp,
     NaiveDateTime,
     TIMESTAMP_FORMAT,
+    fixed_width_timestamp,
     "`yyyy-mm-dd hh:mm:ss`",
     "2025-06-01 12:34:56",
     "A timestamp as the services write it: `yyyy-mm-dd hh:mm:ss`, a civil time with no offset."
@@ -152,6 +196,7 @@ civil_value!(
     Date,
     NaiveDate,
     DATE_FORMAT,
+    fixed_width_date,
     "`YYYY-MM-DD`",
     "2025-06-01",
     "A calendar date as the services write it: `YYYY-MM-DD`."
@@ -188,6 +233,31 @@ fn japan() -> FixedOffset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fixed_width_reader_agrees_with_chrono() {
+        for text in [
+            "2025-06-01 12:34:56",
+            "0999-01-01 00:00:00",
+            "2024-02-29 23:59:59",
+            "2025-02-29 00:00:00",
+            "2025-13-01 00:00:00",
+            "2025-06-01 24:00:00",
+            "2025-06-01T12:34:56",
+            "2025-06-01 12:34:5x",
+            "+025-06-01 12:34:56",
+            "2025-06-01 12:34:56 ",
+            "２０２５-06-01 12:34",
+        ] {
+            let slow = NaiveDateTime::parse_from_str(text, TIMESTAMP_FORMAT)
+                .ok()
+                .filter(|v| v.format(TIMESTAMP_FORMAT).to_string() == text);
+            assert_eq!(fixed_width_timestamp(text), slow, "{text}");
+            assert_eq!(text.parse::<Timestamp>().ok().and_then(|t| t.value()), slow, "{text}");
+        }
+        assert_eq!(fixed_width_date("2025-06-01"), NaiveDate::from_ymd_opt(2025, 6, 1));
+        assert_eq!(fixed_width_date("2025-6-01x"), None);
+    }
 
     #[test]
     fn parses_formats_and_round_trips() {
