@@ -2,7 +2,7 @@
 //! is (a parameter, or a member inside the JSON body), the rule, a value right
 //! at the bound and a value just past it.
 
-use crate::samples::{snake, Samples};
+use crate::samples::{operation_parameters, snake, Samples};
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -83,15 +83,7 @@ const MAX_DEPTH: usize = 10;
 pub fn operation_bounds(spec: &Value, path: &str, op: &Value) -> Vec<Bound> {
     let samples = Samples::new(spec);
     let mut bounds = Vec::new();
-    let path_params = spec["paths"][path]["parameters"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for param in path_params
-        .iter()
-        .chain(op["parameters"].as_array().into_iter().flatten())
-    {
-        let (param, _) = samples.resolve(param);
+    for param in operation_parameters(&samples, spec, path, op) {
         let name = snake(param["name"].as_str().expect("a parameter has a name"));
         let optional = param.get("required").and_then(Value::as_bool) != Some(true);
         walk(&samples, &param["schema"], &name, Vec::new(), optional, 0, &mut bounds);

@@ -257,20 +257,19 @@ pub fn snake(name: &str) -> String {
         .collect()
 }
 
+/// An operation's parameters, its path item's first, each resolved.
+pub fn operation_parameters<'s>(samples: &'s Samples, spec: &'s Value, path: &str, op: &'s Value) -> Vec<&'s Value> {
+    let shared = spec["paths"][path]["parameters"].as_array().into_iter().flatten();
+    let own = op["parameters"].as_array().into_iter().flatten();
+    shared.chain(own).map(|param| samples.resolve(param).0).collect()
+}
+
 /// Valid sample arguments for one operation (every parameter, every body
 /// field), and the valid body of its success response, if it has one.
 pub fn operation_arguments(spec: &Value, path: &str, op: &Value) -> (Args, Option<Value>) {
     let samples = Samples::new(spec);
     let mut args = Args::default();
-    let path_params = spec["paths"][path]["parameters"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for param in path_params
-        .iter()
-        .chain(op["parameters"].as_array().into_iter().flatten())
-    {
-        let (param, _) = samples.resolve(param);
+    for param in operation_parameters(&samples, spec, path, op) {
         let name = param["name"].as_str().expect("a parameter has a name");
         args.0.insert(snake(name), samples.valid(&param["schema"]));
     }
