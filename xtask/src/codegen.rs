@@ -379,6 +379,10 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
             _ => global_auth,
         };
         let rate_limited = op["x-quota"]["per_minute"].as_bool() == Some(true);
+        let permission = match op["x-permission"].as_str() {
+            Some(name) => quote! { Some(#name) },
+            None => quote! { None },
+        };
         let checks = checks_of(spec, &path, op)
             .into_iter()
             .map(|(at, rule)| quote! { vidplat_core::Check { at: #at, rule: vidplat_core::Rule::#rule } });
@@ -390,6 +394,7 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
                 path: #path,
                 route_assumed: #assumed,
                 authenticated: #authenticated,
+                permission: #permission,
                 rate_limited: #rate_limited,
                 checks: &[#(#checks),*],
             }

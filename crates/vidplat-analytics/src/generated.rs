@@ -23010,6 +23010,7 @@ pub mod operations {
             path: "/v1/category/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23045,6 +23046,7 @@ pub mod operations {
             path: "/v1/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23080,6 +23082,7 @@ pub mod operations {
             path: "/v1/datetime/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23115,6 +23118,7 @@ pub mod operations {
             path: "/v1/engagement/audience-rating/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23150,6 +23154,7 @@ pub mod operations {
             path: "/v1/engagement/reaction/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23185,6 +23190,7 @@ pub mod operations {
             path: "/v1/environment/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23220,6 +23226,7 @@ pub mod operations {
             path: "/v1/history",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23255,6 +23262,7 @@ pub mod operations {
             path: "/v1/os/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23290,6 +23298,7 @@ pub mod operations {
             path: "/v1/realtime/user-counts",
             route_assumed: false,
             authenticated: false,
+            permission: None,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -23313,6 +23322,7 @@ pub mod operations {
             path: "/v1/region/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23348,6 +23358,7 @@ pub mod operations {
             path: "/v1/site/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23383,6 +23394,7 @@ pub mod operations {
             path: "/v1/situation/data/{parameter}",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23418,6 +23430,7 @@ pub mod operations {
             path: "/v1/title/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23453,6 +23466,7 @@ pub mod operations {
             path: "/v1/title/userid/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23488,6 +23502,7 @@ pub mod operations {
             path: "/v1/userid/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23523,6 +23538,7 @@ pub mod operations {
             path: "/v2/active-users/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23546,6 +23562,7 @@ pub mod operations {
             path: "/v2/browser/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23569,6 +23586,7 @@ pub mod operations {
             path: "/v2/category/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23592,6 +23610,7 @@ pub mod operations {
             path: "/v2/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23615,6 +23634,7 @@ pub mod operations {
             path: "/v2/datetime/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23638,6 +23658,7 @@ pub mod operations {
             path: "/v2/engagement/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23657,6 +23678,7 @@ pub mod operations {
             path: "/v2/history",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23688,6 +23710,7 @@ pub mod operations {
             path: "/v2/name/data",
             route_assumed: true,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23719,6 +23742,7 @@ pub mod operations {
             path: "/v2/name/userid/data",
             route_assumed: true,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23750,6 +23774,7 @@ pub mod operations {
             path: "/v2/os/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23773,6 +23798,7 @@ pub mod operations {
             path: "/v2/reaction/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23792,6 +23818,7 @@ pub mod operations {
             path: "/v2/realtime/user-counts",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[],
         },
@@ -23802,6 +23829,7 @@ pub mod operations {
             path: "/v2/region/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23825,6 +23853,7 @@ pub mod operations {
             path: "/v2/site/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23848,6 +23877,7 @@ pub mod operations {
             path: "/v2/situation/{parameter}/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23867,6 +23897,7 @@ pub mod operations {
             path: "/v2/title/data",
             route_assumed: true,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23898,6 +23929,7 @@ pub mod operations {
             path: "/v2/title/userid/data",
             route_assumed: true,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23929,6 +23961,7 @@ pub mod operations {
             path: "/v2/user-counts/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -23952,6 +23985,7 @@ pub mod operations {
             path: "/v2/userid/data",
             route_assumed: false,
             authenticated: true,
+            permission: None,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {

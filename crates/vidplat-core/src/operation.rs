@@ -84,6 +84,8 @@ pub struct OperationMeta {
     pub route_assumed: bool,
     /// Whether the request carries the API key.
     pub authenticated: bool,
+    /// The permission the key needs (the YAML's `x-permission`), when the document names one.
+    pub permission: Option<&'static str>,
     /// Analytics: counts against the per-minute and concurrency limits (not only the monthly one).
     pub rate_limited: bool,
     /// Documented bounds of the query and body, checked before the request leaves.

@@ -208,6 +208,7 @@ mod tests {
         path: "/v2/os/data",
         route_assumed: false,
         authenticated: true,
+        permission: None,
         rate_limited: true,
         checks: &[],
     };

@@ -24,6 +24,7 @@ mod auth;
 mod calendar;
 mod encoder;
 mod error;
+mod operations;
 mod vms;
 
 pub use auth::Permission;

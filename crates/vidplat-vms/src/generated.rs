@@ -34722,6 +34722,7 @@ pub mod operations {
             path: "/v1/categories",
             route_assumed: false,
             authenticated: true,
+            permission: Some("category read"),
             rate_limited: false,
             checks: &[],
         },
@@ -34732,6 +34733,7 @@ pub mod operations {
             path: "/v1/categories",
             route_assumed: true,
             authenticated: true,
+            permission: Some("category register"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -34747,6 +34749,7 @@ pub mod operations {
             path: "/v1/categories/{category-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("category delete"),
             rate_limited: false,
             checks: &[],
         },
@@ -34757,6 +34760,7 @@ pub mod operations {
             path: "/v1/categories/{category-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("category read"),
             rate_limited: false,
             checks: &[],
         },
@@ -34767,6 +34771,7 @@ pub mod operations {
             path: "/v1/categories/{category-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("category update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -34782,6 +34787,7 @@ pub mod operations {
             path: "/v1/content-forward-policies",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content forward policy read"),
             rate_limited: false,
             checks: &[],
         },
@@ -34792,6 +34798,7 @@ pub mod operations {
             path: "/v1/content-forward-policies/{policy-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content forward policy read"),
             rate_limited: false,
             checks: &[],
         },
@@ -34802,6 +34809,7 @@ pub mod operations {
             path: "/v1/contents",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -34829,6 +34837,7 @@ pub mod operations {
             path: "/v1/contents",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content register"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35052,6 +35061,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content delete"),
             rate_limited: false,
             checks: &[],
         },
@@ -35062,6 +35072,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35072,6 +35083,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35127,6 +35139,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35137,6 +35150,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35168,6 +35182,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents/bulk",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35203,6 +35218,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents/{document-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[],
         },
@@ -35213,6 +35229,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents/{document-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35223,6 +35240,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/documents/{document-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35254,6 +35272,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/play",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content viewing"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35269,6 +35288,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35279,6 +35299,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35310,6 +35331,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters/bulk",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35345,6 +35367,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters/order",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35364,6 +35387,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters/{poster-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[],
         },
@@ -35374,6 +35398,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters/{poster-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35384,6 +35409,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/posters/{poster-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35415,6 +35441,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/statistics",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35425,6 +35452,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/stream-sets",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35435,6 +35463,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/stream-sets",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35458,6 +35487,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/stream-sets/{set-name}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[],
         },
@@ -35468,6 +35498,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/stream-sets/{set-name}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35478,6 +35509,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/stream-sets/{set-name}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35497,6 +35529,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35507,6 +35540,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35578,6 +35612,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams/bulk",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35653,6 +35688,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams/{stream-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[],
         },
@@ -35663,6 +35699,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams/{stream-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35673,6 +35710,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/streams/{stream-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35744,6 +35782,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35754,6 +35793,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35785,6 +35825,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles/bulk",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35820,6 +35861,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles/{subtitle-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[],
         },
@@ -35830,6 +35872,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles/{subtitle-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35840,6 +35883,7 @@ pub mod operations {
             path: "/v1/contents/{content-name}/subtitles/{subtitle-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("content update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35871,6 +35915,7 @@ pub mod operations {
             path: "/v1/instant-pages",
             route_assumed: false,
             authenticated: true,
+            permission: Some("viewing page read"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35906,6 +35951,7 @@ pub mod operations {
             path: "/v1/instant-pages",
             route_assumed: true,
             authenticated: true,
+            permission: Some("viewing page register"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35941,6 +35987,7 @@ pub mod operations {
             path: "/v1/instant-pages/{page-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("viewing page delete"),
             rate_limited: false,
             checks: &[],
         },
@@ -35951,6 +35998,7 @@ pub mod operations {
             path: "/v1/instant-pages/{page-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("viewing page read"),
             rate_limited: false,
             checks: &[],
         },
@@ -35961,6 +36009,7 @@ pub mod operations {
             path: "/v1/instant-pages/{page-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("viewing page update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -35992,6 +36041,7 @@ pub mod operations {
             path: "/v1/instant-pages/{page-id}/revoked-audiences",
             route_assumed: true,
             authenticated: true,
+            permission: Some("viewing page update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -36007,6 +36057,7 @@ pub mod operations {
             path: "/v1/labels",
             route_assumed: false,
             authenticated: true,
+            permission: Some("label read"),
             rate_limited: false,
             checks: &[],
         },
@@ -36017,6 +36068,7 @@ pub mod operations {
             path: "/v1/labels",
             route_assumed: true,
             authenticated: true,
+            permission: Some("label register"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -36032,6 +36084,7 @@ pub mod operations {
             path: "/v1/labels/{label-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("label delete"),
             rate_limited: false,
             checks: &[],
         },
@@ -36042,6 +36095,7 @@ pub mod operations {
             path: "/v1/labels/{label-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("label read"),
             rate_limited: false,
             checks: &[],
         },
@@ -36052,6 +36106,7 @@ pub mod operations {
             path: "/v1/labels/{label-id}",
             route_assumed: true,
             authenticated: true,
+            permission: Some("label update"),
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -36067,6 +36122,7 @@ pub mod operations {
             path: "/v1/playlists/{playlist-name}/items",
             route_assumed: false,
             authenticated: true,
+            permission: Some("content viewing"),
             rate_limited: false,
             checks: &[],
         },
@@ -36077,6 +36133,7 @@ pub mod operations {
             path: "/v1/sites",
             route_assumed: false,
             authenticated: true,
+            permission: Some("site read"),
             rate_limited: false,
             checks: &[],
         },
@@ -36087,6 +36144,7 @@ pub mod operations {
             path: "/v1/sites/{site-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("site read"),
             rate_limited: false,
             checks: &[],
         },
@@ -36097,6 +36155,7 @@ pub mod operations {
             path: "/v1/streaming-policies",
             route_assumed: false,
             authenticated: true,
+            permission: Some("streaming policy read"),
             rate_limited: false,
             checks: &[],
         },
@@ -36107,6 +36166,7 @@ pub mod operations {
             path: "/v1/streaming-policies/{policy-id}",
             route_assumed: false,
             authenticated: true,
+            permission: Some("streaming policy read"),
             rate_limited: false,
             checks: &[],
         },

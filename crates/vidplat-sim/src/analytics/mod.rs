@@ -38,7 +38,7 @@ pub(crate) fn router(shared: Shared) -> Router {
         latency: config.analytics_latency,
     });
     let api = Api(Arc::new(Inner { shared, quota }));
-    Router::new()
+    let router = Router::new()
         .route("/v1/realtime/user-counts", basic_realtime())
         .route("/v1/datetime/data", basic(basic::by_time_period))
         .route(
@@ -108,16 +108,8 @@ pub(crate) fn router(shared: Shared) -> Router {
         .route("/v2/data", cloud(cloud::query))
         .route("/v2/engagement/data", cloud(cloud::engagement))
         .route("/v2/reaction/data", cloud(cloud::reaction))
-        .route("/v2/situation/{parameter}/data", situation(cloud::situation))
-        .fallback(|| async { SimError::not_found("operation") })
-        .method_not_allowed_fallback(|| async {
-            SimError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "METHOD_NOT_ALLOWED",
-                "every analytics operation is a GET",
-            )
-        })
-        .with_state(api)
+        .route("/v2/situation/{parameter}/data", situation(cloud::situation));
+    crate::operations::with_fallbacks(router).with_state(api)
 }
 
 #[derive(Clone)]

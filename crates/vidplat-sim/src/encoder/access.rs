@@ -1,57 +1,10 @@
-//! Extractors shared by every operation: the key check (first, so a request
-//! without a valid key gets 401 whatever else is wrong with it), path ids and
-//! body decoding, each refusing with the documented error body.
+//! Path ids and body decoding, each refusing with the documented error body
+//! (the key, permission and bound checks run before, in `crate::operations`).
 
-use super::Service;
 use crate::error::SimError;
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
-use std::marker::PhantomData;
-use std::sync::Arc;
-
-/// The permission an operation needs: its YAML `x-permission`.
-pub(super) trait Permission {
-    /// `None`: the operation names no permission; any valid key will do.
-    const NAME: Option<&'static str>;
-}
-
-macro_rules! permissions {
-    ($($marker:ident => $name:expr;)*) => {$(
-        pub(super) struct $marker;
-        impl Permission for $marker {
-            const NAME: Option<&'static str> = $name;
-        }
-    )*};
-}
-
-permissions! {
-    AnyKey => None;
-    TaskRead => Some("task read");
-    TaskRegister => Some("task register");
-    TaskDelete => Some("task delete");
-    UploadedFileRead => Some("uploaded-file read");
-    PresetRead => Some("preset read");
-    PresetRegister => Some("preset register");
-    PresetUpdate => Some("preset update");
-    PresetDelete => Some("preset delete");
-    ProfileRead => Some("profile read");
-    ProfileRegister => Some("profile register");
-    ProfileUpdate => Some("profile update");
-    ProfileDelete => Some("profile delete");
-}
-
-/// Proof that the request carries a key holding permission `P` (401/403 otherwise).
-pub(super) struct Authorized<P>(PhantomData<P>);
-
-impl<P: Permission> FromRequestParts<Arc<Service>> for Authorized<P> {
-    type Rejection = SimError;
-
-    async fn from_request_parts(parts: &mut Parts, service: &Arc<Service>) -> Result<Self, SimError> {
-        service.shared.keys.check(&parts.headers, P::NAME)?;
-        Ok(Self(PhantomData))
-    }
-}
 
 /// A resource id from the path: an integer >= 1, else 400 `INVALID_REQUEST`.
 pub(super) struct ResourceId(pub i64);

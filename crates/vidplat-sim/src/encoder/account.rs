@@ -1,6 +1,6 @@
 //! The account: its external ID, notification settings and uploaded input files.
 
-use super::access::{decode_strict, AnyKey, Authorized, Strict, TaskRead, UploadedFileRead};
+use super::access::{decode_strict, Strict};
 use super::clock::fixed_timestamp;
 use super::Service;
 use crate::error::SimError;
@@ -94,16 +94,13 @@ fn readable_size(bytes: u64) -> String {
 
 // Handlers.
 
-pub(super) async fn get_external_id(_: Authorized<AnyKey>, State(service): State<Arc<Service>>) -> Json<ExternalId> {
+pub(super) async fn get_external_id(State(service): State<Arc<Service>>) -> Json<ExternalId> {
     Json(ExternalId {
         external_id: Some(service.lock().account.external_id.clone()),
     })
 }
 
-pub(super) async fn get_notification_settings(
-    _: Authorized<TaskRead>,
-    State(service): State<Arc<Service>>,
-) -> Json<NotificationSettings> {
+pub(super) async fn get_notification_settings(State(service): State<Arc<Service>>) -> Json<NotificationSettings> {
     Json(service.lock().account.notifications.clone())
 }
 
@@ -114,7 +111,6 @@ const NOTIFICATION_SETTINGS_UPDATE: Strict = Strict {
 
 /// The Endpoints table names task read as this operation's permission.
 pub(super) async fn update_notification_settings(
-    _: Authorized<TaskRead>,
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
@@ -136,7 +132,6 @@ pub(super) struct InputFileQuery {
 }
 
 pub(super) async fn get_input_file(
-    _: Authorized<UploadedFileRead>,
     State(service): State<Arc<Service>>,
     filename: Result<Path<String>, PathRejection>,
     QueryParams(query): QueryParams<InputFileQuery>,

@@ -2,10 +2,7 @@
 //! shares with it. Field rules, uniqueness, the registration limits and the
 //! deletion cascade follow the document.
 
-use super::access::{
-    decode_strict, Authorized, PresetDelete, PresetRead, PresetRegister, PresetUpdate as PresetUpdatePermission,
-    ProfileDelete, ProfileRead, ProfileRegister, ProfileUpdate as ProfileUpdatePermission, ResourceId, Strict,
-};
+use super::access::{decode_strict, ResourceId, Strict};
 use super::clock::{fixed_timestamp, Clock};
 use super::{over_service_limit, Service};
 use crate::error::SimError;
@@ -527,7 +524,7 @@ const PROFILE_REQUEST: Strict = Strict {
 
 // Handlers.
 
-pub(super) async fn list_presets(_: Authorized<PresetRead>, State(service): State<Arc<Service>>) -> Json<PresetList> {
+pub(super) async fn list_presets(State(service): State<Arc<Service>>) -> Json<PresetList> {
     let store = service.lock();
     Json(PresetList {
         data: store.catalog.presets.values().cloned().collect(),
@@ -535,7 +532,6 @@ pub(super) async fn list_presets(_: Authorized<PresetRead>, State(service): Stat
 }
 
 pub(super) async fn register_preset(
-    _: Authorized<PresetRegister>,
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<CreatedId>, SimError> {
@@ -547,7 +543,6 @@ pub(super) async fn register_preset(
 }
 
 pub(super) async fn get_preset(
-    _: Authorized<PresetRead>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<Json<Preset>, SimError> {
@@ -555,7 +550,6 @@ pub(super) async fn get_preset(
 }
 
 pub(super) async fn update_preset(
-    _: Authorized<PresetUpdatePermission>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
@@ -568,7 +562,6 @@ pub(super) async fn update_preset(
 }
 
 pub(super) async fn delete_preset(
-    _: Authorized<PresetDelete>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<StatusCode, SimError> {
@@ -576,20 +569,14 @@ pub(super) async fn delete_preset(
     Ok(StatusCode::NO_CONTENT)
 }
 
-pub(super) async fn list_profiles(
-    _: Authorized<ProfileRead>,
-    State(service): State<Arc<Service>>,
-) -> Json<ProfileList> {
+pub(super) async fn list_profiles(State(service): State<Arc<Service>>) -> Json<ProfileList> {
     let store = service.lock();
     Json(ProfileList {
         data: store.catalog.profiles.values().cloned().collect(),
     })
 }
 
-pub(super) async fn list_shared_profiles(
-    _: Authorized<ProfileRead>,
-    State(service): State<Arc<Service>>,
-) -> Json<ProfileList> {
+pub(super) async fn list_shared_profiles(State(service): State<Arc<Service>>) -> Json<ProfileList> {
     let store = service.lock();
     Json(ProfileList {
         data: store.catalog.shared_profiles.values().cloned().collect(),
@@ -597,7 +584,6 @@ pub(super) async fn list_shared_profiles(
 }
 
 pub(super) async fn register_profile(
-    _: Authorized<ProfileRegister>,
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<CreatedId>, SimError> {
@@ -610,7 +596,6 @@ pub(super) async fn register_profile(
 }
 
 pub(super) async fn get_profile(
-    _: Authorized<ProfileRead>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<Json<Profile>, SimError> {
@@ -618,7 +603,6 @@ pub(super) async fn get_profile(
 }
 
 pub(super) async fn update_profile(
-    _: Authorized<ProfileUpdatePermission>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
@@ -631,7 +615,6 @@ pub(super) async fn update_profile(
 }
 
 pub(super) async fn delete_profile(
-    _: Authorized<ProfileDelete>,
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<StatusCode, SimError> {

@@ -29,9 +29,9 @@ mod imports;
 mod tasks;
 
 use crate::error::SimError;
+use crate::operations::Operations;
 use crate::Shared;
-use axum::http::{Method, StatusCode, Uri};
-use axum::routing::get;
+use axum::http::StatusCode;
 use axum::Router;
 use board::{NewTask, TaskBoard};
 use clock::Clock;
@@ -42,71 +42,35 @@ use vidplat_encoder::types::Task;
 
 pub(crate) fn router(shared: Shared) -> Router {
     let service = Arc::new(Service::new(shared));
-    Router::new()
-        .route("/v1/external_id", get(account::get_external_id))
-        .route("/v1/counts", get(tasks::get_task_counts))
-        .route(
-            "/v1/tasks",
-            get(tasks::list_tasks)
-                .post(tasks::register_task)
-                .delete(tasks::delete_all_tasks),
-        )
-        .route(
-            "/v1/tasks/{task-id}",
-            get(tasks::get_task).delete(tasks::cancel_or_delete_task),
-        )
+    Operations::new(&service.shared.keys, vidplat_encoder::operations::ALL)
+        .route("get_external_id", account::get_external_id)
+        .route("get_task_counts", tasks::get_task_counts)
+        .route("list_tasks", tasks::list_tasks)
+        .route("register_task", tasks::register_task)
+        .route("delete_all_tasks", tasks::delete_all_tasks)
+        .route("get_task", tasks::get_task)
+        .route("cancel_or_delete_task", tasks::cancel_or_delete_task)
         // A wildcard, so a file name with an unencoded `/` is found too.
-        .route("/v1/upload/{*filename}", get(account::get_input_file))
-        .route(
-            "/v1/task-imports",
-            get(imports::list_task_imports).post(imports::import_tasks_csv),
-        )
-        .route(
-            "/v1/task-imports/{task-import-id}",
-            get(imports::get_task_import).delete(imports::delete_task_import),
-        )
-        .route("/v1/presets", get(catalog::list_presets).post(catalog::register_preset))
-        .route(
-            "/v1/presets/{preset-id}",
-            get(catalog::get_preset)
-                .put(catalog::update_preset)
-                .delete(catalog::delete_preset),
-        )
-        .route(
-            "/v1/profiles",
-            get(catalog::list_profiles).post(catalog::register_profile),
-        )
-        .route("/v1/profiles/shared", get(catalog::list_shared_profiles))
-        .route(
-            "/v1/profiles/{profile-id}",
-            get(catalog::get_profile)
-                .put(catalog::update_profile)
-                .delete(catalog::delete_profile),
-        )
-        .route(
-            "/v1/notifications",
-            get(account::get_notification_settings).put(account::update_notification_settings),
-        )
-        .method_not_allowed_fallback(method_not_allowed)
-        .fallback(no_such_operation)
+        .route_at("get_input_file", "/v1/upload/{*filename}", account::get_input_file)
+        .route("list_task_imports", imports::list_task_imports)
+        .route("import_tasks_csv", imports::import_tasks_csv)
+        .route("get_task_import", imports::get_task_import)
+        .route("delete_task_import", imports::delete_task_import)
+        .route("list_presets", catalog::list_presets)
+        .route("register_preset", catalog::register_preset)
+        .route("get_preset", catalog::get_preset)
+        .route("update_preset", catalog::update_preset)
+        .route("delete_preset", catalog::delete_preset)
+        .route("list_profiles", catalog::list_profiles)
+        .route("register_profile", catalog::register_profile)
+        .route("list_shared_profiles", catalog::list_shared_profiles)
+        .route("get_profile", catalog::get_profile)
+        .route("update_profile", catalog::update_profile)
+        .route("delete_profile", catalog::delete_profile)
+        .route("get_notification_settings", account::get_notification_settings)
+        .route("update_notification_settings", account::update_notification_settings)
+        .into_router()
         .with_state(service)
-}
-
-/// METHOD_NOT_ALLOWED: "request method does not exist or is not allowed".
-async fn method_not_allowed(method: Method, uri: Uri) -> SimError {
-    SimError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "METHOD_NOT_ALLOWED",
-        format!("{method} is not allowed on {}", uri.path()),
-    )
-}
-
-async fn no_such_operation(method: Method, uri: Uri) -> SimError {
-    SimError::new(
-        StatusCode::NOT_FOUND,
-        "METHOD_NOT_ALLOWED",
-        format!("no operation {method} {}", uri.path()),
-    )
 }
 
 /// 403 `OVER_SERVICE_LIMIT`.

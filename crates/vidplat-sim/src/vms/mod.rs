@@ -1,13 +1,8 @@
 //! The simulated video management service (document 2, `openapi/vms.yaml`).
 //!
 //! Every operation of the YAML is routed from the generated operation table
-//! (`vidplat_vms::operations::ALL`: method, path and documented bounds), so the
-//! routes cannot drift from the YAML; bodies are the generated types.
-//!
-//! Before a handler runs, each operation checks the key and its permission
-//! (`x-permission`), then the documented bounds of its query and JSON body
-//! (number ranges, item counts, uniqueness), answering 401, 403 or 400 with the
-//! documented error body.
+//! (method, path, permission and documented bounds: see `crate::operations`),
+//! so the routes cannot drift from the YAML; bodies are the generated types.
 //!
 //! Statuses of the error codes are not shown by the document; the simulator
 //! answers 404 for what is not found (`MODEL_NOT_FOUND`, and `CONTENT_NOT_FOUND`
@@ -20,7 +15,6 @@
 //! Besides the YAML's operations, `GET /pages/{page-id}` serves the viewing
 //! page itself (HTML), checking signed URLs as the document describes.
 
-mod bounds;
 mod builtins;
 mod catalog;
 mod clock;
@@ -32,24 +26,17 @@ mod play;
 mod store;
 mod stream_sets;
 
-use crate::auth::Keys;
+use crate::operations::Operations;
 use crate::{Shared, SimError};
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
-use axum::middleware::Next;
-use axum::response::IntoResponse;
-use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use store::Store;
 
 /// Where lib.rs mounts this service; the viewing-page URL a client signs is
 /// `http://{host}{MOUNT}/pages/{page-id}`.
 const MOUNT: &str = "/vms";
-
-/// Largest request body read: one base64 field may hold 10,485,760 characters.
-const BODY_LIMIT: usize = 24 * 1024 * 1024;
 
 /// What every handler shares: the configuration and the service's state.
 #[derive(Clone)]
@@ -72,182 +59,72 @@ pub(crate) fn router(shared: Shared) -> Router {
         store: Arc::new(Mutex::new(Store::default())),
         shared,
     };
-    let keys = app.shared.keys.clone();
-    let operations = [
-        operation(&keys, "list_contents", "content read", contents::list),
-        operation(&keys, "register_content", "content register", contents::register),
-        operation(&keys, "get_content", "content read", contents::get),
-        operation(&keys, "update_content", "content update", contents::update),
-        operation(&keys, "delete_content", "content delete", contents::delete),
-        operation(&keys, "get_content_statistics", "content read", contents::statistics),
-        operation(&keys, "get_play_information", "content viewing", play::play),
-        operation(&keys, "list_stream_sets", "content read", stream_sets::list),
-        operation(&keys, "register_stream_set", "content update", stream_sets::register),
-        operation(&keys, "get_stream_set", "content read", stream_sets::get),
-        operation(&keys, "update_stream_set", "content update", stream_sets::update),
-        operation(&keys, "delete_stream_set", "content update", stream_sets::delete),
-        operation(&keys, "list_streams", "content read", media::list_streams),
-        operation(&keys, "register_stream", "content update", media::register_stream),
-        operation(
-            &keys,
-            "register_streams_bulk",
-            "content update",
-            media::register_streams_bulk,
-        ),
-        operation(&keys, "get_stream", "content read", media::get_stream),
-        operation(&keys, "update_stream", "content update", media::update_stream),
-        operation(&keys, "delete_stream", "content update", media::delete_stream),
-        operation(&keys, "list_subtitles", "content read", media::list_subtitles),
-        operation(&keys, "register_subtitle", "content update", media::register_subtitle),
-        operation(
-            &keys,
-            "register_subtitles_bulk",
-            "content update",
-            media::register_subtitles_bulk,
-        ),
-        operation(&keys, "get_subtitle", "content read", media::get_subtitle),
-        operation(&keys, "update_subtitle", "content update", media::update_subtitle),
-        operation(&keys, "delete_subtitle", "content update", media::delete_subtitle),
-        operation(&keys, "list_posters", "content read", media::list_posters),
-        operation(&keys, "register_poster", "content update", media::register_poster),
-        operation(
-            &keys,
-            "register_posters_bulk",
-            "content update",
-            media::register_posters_bulk,
-        ),
-        operation(&keys, "reorder_posters", "content update", media::reorder_posters),
-        operation(&keys, "get_poster", "content read", media::get_poster),
-        operation(&keys, "update_poster", "content update", media::update_poster),
-        operation(&keys, "delete_poster", "content update", media::delete_poster),
-        operation(&keys, "list_documents", "content read", media::list_documents),
-        operation(&keys, "register_document", "content update", media::register_document),
-        operation(
-            &keys,
-            "register_documents_bulk",
-            "content update",
-            media::register_documents_bulk,
-        ),
-        operation(&keys, "get_document", "content read", media::get_document),
-        operation(&keys, "update_document", "content update", media::update_document),
-        operation(&keys, "delete_document", "content update", media::delete_document),
-        operation(&keys, "list_categories", "category read", catalog::list_categories),
-        operation(
-            &keys,
-            "register_category",
-            "category register",
-            catalog::register_category,
-        ),
-        operation(&keys, "get_category", "category read", catalog::get_category),
-        operation(&keys, "update_category", "category update", catalog::update_category),
-        operation(&keys, "delete_category", "category delete", catalog::delete_category),
-        operation(&keys, "list_labels", "label read", catalog::list_labels),
-        operation(&keys, "register_label", "label register", catalog::register_label),
-        operation(&keys, "get_label", "label read", catalog::get_label),
-        operation(&keys, "update_label", "label update", catalog::update_label),
-        operation(&keys, "delete_label", "label delete", catalog::delete_label),
-        operation(&keys, "get_playlist_items", "content viewing", play::playlist_items),
-        operation(&keys, "list_viewing_pages", "viewing page read", pages::list),
-        operation(&keys, "register_viewing_page", "viewing page register", pages::register),
-        operation(&keys, "get_viewing_page", "viewing page read", pages::get),
-        operation(&keys, "update_viewing_page", "viewing page update", pages::update),
-        operation(&keys, "delete_viewing_page", "viewing page delete", pages::delete),
-        operation(
-            &keys,
-            "add_revoked_audience",
-            "viewing page update",
-            pages::add_revoked_audience,
-        ),
-        operation(&keys, "list_sites", "site read", builtins::list_sites),
-        operation(&keys, "get_site", "site read", builtins::get_site),
-        operation(
-            &keys,
-            "list_forward_policies",
-            "content forward policy read",
-            builtins::list_forward_policies,
-        ),
-        operation(
-            &keys,
-            "get_forward_policy",
-            "content forward policy read",
-            builtins::get_forward_policy,
-        ),
-        operation(
-            &keys,
-            "list_streaming_policies",
-            "streaming policy read",
-            builtins::list_streaming_policies,
-        ),
-        operation(
-            &keys,
-            "get_streaming_policy",
-            "streaming policy read",
-            builtins::get_streaming_policy,
-        ),
-    ];
-    // Operations sharing a path share one route (axum's paths use the YAML's `{name}` syntax).
-    let mut routes: BTreeMap<&'static str, MethodRouter<App>> = BTreeMap::new();
-    for (path, route) in operations {
-        let merged = match routes.remove(path) {
-            Some(existing) => existing.merge(route),
-            None => route,
-        };
-        routes.insert(path, merged);
-    }
-    routes
-        .into_iter()
-        .fold(Router::new(), |router, (path, route)| router.route(path, route))
+    let operations = Operations::new(&app.shared.keys, vidplat_vms::operations::ALL)
+        .route("list_contents", contents::list)
+        .route("register_content", contents::register)
+        .route("get_content", contents::get)
+        .route("update_content", contents::update)
+        .route("delete_content", contents::delete)
+        .route("get_content_statistics", contents::statistics)
+        .route("get_play_information", play::play)
+        .route("list_stream_sets", stream_sets::list)
+        .route("register_stream_set", stream_sets::register)
+        .route("get_stream_set", stream_sets::get)
+        .route("update_stream_set", stream_sets::update)
+        .route("delete_stream_set", stream_sets::delete)
+        .route("list_streams", media::list_streams)
+        .route("register_stream", media::register_stream)
+        .route("register_streams_bulk", media::register_streams_bulk)
+        .route("get_stream", media::get_stream)
+        .route("update_stream", media::update_stream)
+        .route("delete_stream", media::delete_stream)
+        .route("list_subtitles", media::list_subtitles)
+        .route("register_subtitle", media::register_subtitle)
+        .route("register_subtitles_bulk", media::register_subtitles_bulk)
+        .route("get_subtitle", media::get_subtitle)
+        .route("update_subtitle", media::update_subtitle)
+        .route("delete_subtitle", media::delete_subtitle)
+        .route("list_posters", media::list_posters)
+        .route("register_poster", media::register_poster)
+        .route("register_posters_bulk", media::register_posters_bulk)
+        .route("reorder_posters", media::reorder_posters)
+        .route("get_poster", media::get_poster)
+        .route("update_poster", media::update_poster)
+        .route("delete_poster", media::delete_poster)
+        .route("list_documents", media::list_documents)
+        .route("register_document", media::register_document)
+        .route("register_documents_bulk", media::register_documents_bulk)
+        .route("get_document", media::get_document)
+        .route("update_document", media::update_document)
+        .route("delete_document", media::delete_document)
+        .route("list_categories", catalog::list_categories)
+        .route("register_category", catalog::register_category)
+        .route("get_category", catalog::get_category)
+        .route("update_category", catalog::update_category)
+        .route("delete_category", catalog::delete_category)
+        .route("list_labels", catalog::list_labels)
+        .route("register_label", catalog::register_label)
+        .route("get_label", catalog::get_label)
+        .route("update_label", catalog::update_label)
+        .route("delete_label", catalog::delete_label)
+        .route("get_playlist_items", play::playlist_items)
+        .route("list_viewing_pages", pages::list)
+        .route("register_viewing_page", pages::register)
+        .route("get_viewing_page", pages::get)
+        .route("update_viewing_page", pages::update)
+        .route("delete_viewing_page", pages::delete)
+        .route("add_revoked_audience", pages::add_revoked_audience)
+        .route("list_sites", builtins::list_sites)
+        .route("get_site", builtins::get_site)
+        .route("list_forward_policies", builtins::list_forward_policies)
+        .route("get_forward_policy", builtins::get_forward_policy)
+        .route("list_streaming_policies", builtins::list_streaming_policies)
+        .route("get_streaming_policy", builtins::get_streaming_policy)
+        .into_router();
+    operations
         .route("/pages/{page-id}", axum::routing::get(pages::view))
-        .fallback(|| async { SimError::new(StatusCode::NOT_FOUND, "MODEL_NOT_FOUND", "no such path") })
-        .method_not_allowed_fallback(|| async {
-            SimError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "METHOD_NOT_ALLOWED",
-                "method not allowed here",
-            )
-        })
-        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::extract::DefaultBodyLimit::max(crate::operations::BODY_LIMIT))
         .with_state(app)
-}
-
-/// The route of operation `id` (method and path from the generated table) with
-/// `handler` behind the key, permission and bound checks.
-fn operation<H, T>(
-    keys: &Arc<Keys>,
-    id: &str,
-    permission: &'static str,
-    handler: H,
-) -> (&'static str, MethodRouter<App>)
-where
-    H: axum::handler::Handler<T, App>,
-    T: 'static,
-{
-    let meta = vidplat_vms::operations::ALL
-        .iter()
-        .find(|meta| meta.id == id)
-        .unwrap_or_else(|| panic!("operation {id} is not in openapi/vms.yaml"));
-    let filter = match meta.method {
-        vidplat::Method::Get => MethodFilter::GET,
-        vidplat::Method::Post => MethodFilter::POST,
-        vidplat::Method::Put => MethodFilter::PUT,
-        vidplat::Method::Patch => MethodFilter::PATCH,
-        vidplat::Method::Delete => MethodFilter::DELETE,
-    };
-    let checks = meta.checks;
-    let keys = keys.clone();
-    let guard = axum::middleware::from_fn(move |request: Request, next: Next| {
-        let keys = keys.clone();
-        async move {
-            if let Err(error) = keys.check(request.headers(), Some(permission)) {
-                return error.into_response();
-            }
-            match bounds::check(checks, request).await {
-                Ok(request) => next.run(request).await,
-                Err(error) => error.into_response(),
-            }
-        }
-    });
-    (meta.path, on(filter, handler).route_layer(guard))
 }
 
 /// `axum::extract::Path`, refusing with the documented 400 body.
