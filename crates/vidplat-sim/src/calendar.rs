@@ -1,7 +1,8 @@
 //! Calendar arithmetic the three services share (proleptic Gregorian, by chrono):
 //! day numbers count days since 1970-01-01.
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate};
+use vidplat::Timestamp;
 
 /// chrono's day number (days since 0001-01-01, which is day 1) of 1970-01-01.
 const UNIX_EPOCH_FROM_CE: i64 = 719_163;
@@ -31,6 +32,22 @@ pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     let (next_year, next_month) = if month >= 12 { (year + 1, 1) } else { (year, month + 1) };
     (days_from_civil(next_year, next_month, 1) - days_from_civil(year, month, 1)) as u32
+}
+
+/// The timestamp (UTC) of a UNIX time.
+pub(crate) fn timestamp_at(unix: i64) -> Option<Timestamp> {
+    DateTime::from_timestamp(unix, 0).map(|instant| Timestamp::from(instant.naive_utc()))
+}
+
+/// The UNIX time of a timestamp read as UTC; `None` when it is not of the documented form.
+pub(crate) fn unix_of(timestamp: &Timestamp) -> Option<i64> {
+    Some(timestamp.value()?.and_utc().timestamp())
+}
+
+/// The day number of a `YYYY-MM-DD` date; `None` when it is not of that form or does not exist.
+pub(crate) fn parse_date(text: &str) -> Option<i64> {
+    let date = text.parse::<vidplat::Date>().ok()?.value()?;
+    Some(days_from_civil(i64::from(date.year()), date.month(), date.day()))
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Time: the task lifecycle runs on `Instant`s (monotonic, so tests are
 //! deterministic); responses carry wall-clock `yyyy-mm-dd hh:mm:ss` (UTC).
 
-use crate::calendar::civil_from_days;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vidplat::Timestamp;
 
@@ -35,15 +34,7 @@ impl Clock {
 /// generated types hold timestamps as options).
 pub(super) fn timestamp_of(wall: SystemTime) -> Option<Timestamp> {
     let seconds = wall.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
-    let (days, second_of_day) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    let text = format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    );
-    text.parse().ok()
+    crate::calendar::timestamp_at(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
 /// A fixed timestamp for the simulator's demo data.
