@@ -2,7 +2,7 @@
 //! is (a parameter, or a member inside the JSON body), the rule, a value right
 //! at the bound and a value just past it.
 
-use crate::samples::{operation_parameters, snake, Samples};
+use crate::samples::{distinguish, operation_parameters, snake, Samples};
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -188,7 +188,16 @@ fn walk(
         let sample = samples.valid(schema);
         let item = sample.get(0).cloned().unwrap_or(Value::Null);
         let unique = schema.get("uniqueItems").and_then(Value::as_bool) == Some(true);
-        let items = |n: usize| Value::Array((0..n).map(|i| distinct(&item, i, unique)).collect());
+        let items = |n: usize| {
+            let nth = |i| {
+                let mut value = item.clone();
+                if unique {
+                    distinguish(&mut value, i);
+                }
+                value
+            };
+            Value::Array((0..n).map(nth).collect())
+        };
         if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
             let max = max as usize;
             out.push(bound(
@@ -268,25 +277,4 @@ fn of_length(sample: &str, length: usize, fits: &dyn Fn(&str) -> bool) -> String
         .into_iter()
         .find(|c| c.chars().count() == length && fits(c))
         .unwrap_or_else(|| panic!("no value of {length} characters like {sample:?} fits the pattern"))
-}
-
-/// The i-th item of a sample array, different from the others when they must be unique.
-fn distinct(item: &Value, index: usize, unique: bool) -> Value {
-    if !unique || index == 0 {
-        return item.clone();
-    }
-    match item {
-        // A UUID stays a UUID: its last four hex digits become the index.
-        Value::String(s) if s.len() == 36 && s.as_bytes()[8] == b'-' => json!(format!("{}{index:04x}", &s[..32])),
-        Value::String(s) => json!(format!("{s}{index}")),
-        Value::Number(n) => json!(n.as_i64().unwrap_or(0) + index as i64),
-        Value::Object(map) => {
-            let mut map = map.clone();
-            if let Some((_, first)) = map.iter_mut().find(|(_, v)| v.is_string() || v.is_number()) {
-                *first = distinct(first, index, true);
-            }
-            Value::Object(map)
-        }
-        other => other.clone(),
-    }
 }

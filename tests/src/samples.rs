@@ -230,16 +230,21 @@ fn valid_string(schema: &Value, index: usize) -> String {
 }
 
 /// Makes the i-th item of a unique array differ from the others.
-fn distinguish(value: &mut Value, index: usize) {
+pub fn distinguish(value: &mut Value, index: usize) {
     match value {
+        // The same length, so bounds and formats (a UUID's hex digits) still hold.
         Value::String(s) if index > 0 => {
             let suffix = index.to_string();
-            if s.len() > suffix.len() {
-                s.truncate(s.len() - suffix.len());
-            }
-            s.push_str(&suffix);
+            let keep = s.chars().count().saturating_sub(suffix.len());
+            *s = s.chars().take(keep).chain(suffix.chars()).collect();
         }
         Value::Number(n) => *value = json!(n.as_i64().unwrap_or(0) + index as i64),
+        // An object differs by its first string or number member.
+        Value::Object(members) => {
+            if let Some(first) = members.values_mut().find(|v| v.is_string() || v.is_number()) {
+                distinguish(first, index);
+            }
+        }
         _ => {}
     }
 }
