@@ -2,7 +2,7 @@
 //! is (a parameter, or a member inside the JSON body), the rule, a value right
 //! at the bound and a value just past it.
 
-use crate::samples::{distinguish, operation_parameters, snake, Samples};
+use crate::samples::{distinguish, non_null_member, operation_parameters, snake, Samples};
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -109,6 +109,9 @@ fn walk(
     let (schema, _) = samples.resolve(schema);
     for part in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
         walk(samples, part, argument, steps.clone(), optional, depth + 1, out);
+    }
+    if let Some(member) = non_null_member(schema) {
+        walk(samples, member, argument, steps.clone(), optional, depth + 1, out);
     }
     let bound = |rule: String, mentions: Vec<String>, at: Value, past: Value| Bound {
         argument: argument.to_owned(),

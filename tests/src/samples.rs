@@ -61,6 +61,9 @@ impl<'a> Samples<'a> {
             Some("Date") => return json!("2025-06-01"),
             _ => {}
         }
+        if let Some(member) = non_null_member(schema).or_else(|| first_alternative(schema)) {
+            return self.valid_at(member, depth + 1, index);
+        }
         if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
             let mut merged = Map::new();
             for part in all {
@@ -137,6 +140,9 @@ impl<'a> Samples<'a> {
         if schema.get("x-extensible-enum").is_some() {
             return json!(UNKNOWN_ENUM_VALUE);
         }
+        if let Some(member) = non_null_member(schema).or_else(|| first_alternative(schema)) {
+            return self.hostile_at(member, depth + 1);
+        }
         if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
             let mut merged = Map::new();
             for part in all {
@@ -188,6 +194,28 @@ impl<'a> Samples<'a> {
         walk(self.spec, &mut longest);
         longest.min(5_000) as usize
     }
+}
+
+/// A nullable reference (`anyOf: [{$ref}, {enum: [null]}]`, see CONVENTIONS.md):
+/// the member that is not the null-only schema.
+pub fn non_null_member(schema: &Value) -> Option<&Value> {
+    let members = schema.get("anyOf")?.as_array()?;
+    let null_only = |m: &Value| {
+        m.get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e == &[Value::Null])
+    };
+    match members.as_slice() {
+        [a, b] if null_only(b) => Some(a),
+        [a, b] if null_only(a) => Some(b),
+        _ => None,
+    }
+}
+
+/// The first member of a `oneOf` (a value read in either of several forms, such as a
+/// bulk registration's id): samples use the richest form, which the YAML lists first.
+fn first_alternative(schema: &Value) -> Option<&Value> {
+    schema.get("oneOf")?.as_array()?.first()
 }
 
 fn valid_string(schema: &Value, index: usize) -> String {
@@ -276,7 +304,12 @@ pub fn operation_arguments(spec: &Value, path: &str, op: &Value) -> (Args, Optio
     let mut args = Args::default();
     for param in operation_parameters(&samples, spec, path, op) {
         let name = param["name"].as_str().expect("a parameter has a name");
-        args.0.insert(snake(name), samples.valid(&param["schema"]));
+        // A documented default that is not declared (`x-default`, CONVENTIONS.md) is still the natural value.
+        let value = param
+            .get("x-default")
+            .cloned()
+            .unwrap_or_else(|| samples.valid(&param["schema"]));
+        args.0.insert(snake(name), value);
     }
     let content = &op["requestBody"]["content"];
     for media_type in ["application/json", "application/octet-stream"] {

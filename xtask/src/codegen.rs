@@ -135,6 +135,7 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
             _ => None,
         })
         .context("progenitor's output has no `types` module")?;
+    writing_nulls_in_responses(&mut types.1, &value)?;
     let paged = paged_impls(&types.1)?;
     enum_items.extend(paged);
     types.1.extend(enum_items);
@@ -142,6 +143,7 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
     file.items.push(syn::parse2(operation_table(service, &value)?)?);
     let operation_impls = operation_impls(&value, &file)?;
     file.items.extend(operation_impls);
+    file.items.extend(alias_methods(&value)?);
     let driver = test_driver(service, &value, &file)?;
 
     let header = format!(
@@ -158,6 +160,7 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
         r#"extra: Err("no value supplied for extra".to_string())"#,
         "extra: Ok(Default::default())",
     );
+    let code = with_comma_separated_lists(code, &value)?;
     Ok((header + &code, driver))
 }
 
@@ -210,6 +213,73 @@ fn operation_impls(spec: &Value, client: &syn::File) -> Result<Vec<syn::Item>> {
         })?);
     }
     Ok(impls)
+}
+
+/// progenitor sends every list query parameter in the `explode: true` form
+/// (`type=A&type=B`). For those the YAML declares `explode: false`, the
+/// operation's `send` uses `vidplat_core::CommaSeparated` instead (`type=A,B`).
+fn with_comma_separated_lists(mut code: String, spec: &Value) -> Result<String> {
+    for (path, _, op) in operations(spec) {
+        let id = op["operationId"].as_str().context("operationId")?;
+        let params = spec["paths"][&path]["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(op["parameters"].as_array().into_iter().flatten())
+            .map(|p| crate::bounds::resolve(spec, p));
+        for param in params {
+            let joined = param["in"] == "query"
+                && param["explode"] == Value::Bool(false)
+                && crate::bounds::resolve(spec, &param["schema"])["type"] == "array";
+            let Some(name) = param["name"].as_str().filter(|_| joined) else {
+                continue;
+            };
+            let start = code
+                .find(&format!("impl<'a> {}<'a> {{", builder_name(id)))
+                .with_context(|| format!("no builder impl for {id}"))?;
+            let end = code[start + 1..].find("\nimpl").map_or(code.len(), |e| start + 1 + e);
+            let from = format!("progenitor_client::QueryParam::new(\"{name}\",");
+            let at = code[start..end]
+                .find(&from)
+                .map(|offset| start + offset)
+                .with_context(|| format!("{id}: no query parameter `{name}` in its send()"))?;
+            code.replace_range(
+                at..at + from.len(),
+                &format!("vidplat_core::CommaSeparated::new(\"{name}\","),
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// A method per `x-aliases` entry: a documented operation that, as far as the
+/// documents show, is the very request of another one (List shared profiles is
+/// List profiles' request). It returns that operation's builder.
+fn alias_methods(spec: &Value) -> Result<Vec<syn::Item>> {
+    let mut items = Vec::new();
+    for (path, method, op) in operations(spec) {
+        let target = op["operationId"].as_str().context("operationId")?;
+        for alias in op["x-aliases"].as_array().into_iter().flatten() {
+            let id = alias["operationId"].as_str().context("x-aliases[].operationId")?;
+            let summary = alias["summary"].as_str().unwrap_or(id);
+            let doc = format!(
+                "{summary}\n\n{}\n\nSends `{method} {path}`: this is [`Client::{target}`]'s request, and it \
+                 returns that operation's builder.",
+                alias["description"].as_str().unwrap_or_default().trim()
+            );
+            let (name, target_ident) = (format_ident!("{}", id), format_ident!("{}", target));
+            let builder = format_ident!("{}", builder_name(target));
+            items.push(syn::parse2(quote! {
+                impl Client {
+                    #[doc = #doc]
+                    pub fn #name(&self) -> builder::#builder<'_> {
+                        self.#target_ident()
+                    }
+                }
+            })?);
+        }
+    }
+    Ok(items)
 }
 
 /// `impl vidplat_core::Paged` for every struct with a `data: Vec<T>` field,
@@ -283,15 +353,34 @@ fn with_route_notes(spec: &Value) -> Value {
                     continue;
                 }
                 let id = op["operationId"].as_str().unwrap_or_default().to_owned();
-                let note = format!(
-                    "\n\n**Route assumed.** The document does not show this operation's method and path; \
-                     `{} {path}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: \
-                     `vidplat::Client::builder().route(\"{id}\", Method::{}, \"/your/path\")`.",
-                    method.to_uppercase(),
-                    method[..1].to_uppercase() + &method[1..]
+                let (verb, variant) = (method.to_uppercase(), method[..1].to_uppercase() + &method[1..]);
+                let override_it = format!(
+                    "If your account's route differs, override it: \
+                     `vidplat::Client::builder().route(\"{id}\", Method::{variant}, \"/your/path\")`."
                 );
                 let description = op["description"].as_str().unwrap_or_default().to_owned();
-                op["description"] = Value::String(description + &note);
+                op["description"] = Value::String(if op["x-operation-assumed"].as_bool() == Some(true) {
+                    let media: Vec<&str> = op["requestBody"]["content"]
+                        .as_object()
+                        .map(|c| c.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    format!(
+                        "**Assumed operation.** The documents mention this operation but show none of it: \
+                         the method and path (`{verb} {path}`), the request's media type ({}), the success \
+                         status and the response are all the YAML's guesses (see GAPS.md). Expect to adapt \
+                         it to your account. {override_it}\n\n{description}",
+                        if media.is_empty() {
+                            "no body".to_owned()
+                        } else {
+                            media.join(", ")
+                        }
+                    )
+                } else {
+                    format!(
+                        "{description}\n\n**Route assumed.** The document does not show this operation's \
+                         method and path; `{verb} {path}` is the YAML's choice (see GAPS.md). {override_it}"
+                    )
+                });
             }
         }
     }
@@ -342,6 +431,19 @@ pub fn variant_names(values: &[String]) -> Vec<String> {
                         .unwrap_or_default()
                 })
                 .collect();
+            if name.is_empty() {
+                // An operator such as `!=`: its symbols spelled out.
+                name = value
+                    .chars()
+                    .map(|c| match c {
+                        '!' => "Not",
+                        '=' => "Equal",
+                        '<' => "Less",
+                        '>' => "Greater",
+                        _ => "",
+                    })
+                    .collect();
+            }
             if name.is_empty() {
                 name = format!("Value{index}");
             }
@@ -421,76 +523,27 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
     })
 }
 
-/// The documented bounds of an operation's query parameters and JSON body:
-/// (place, rule) pairs for the runtime's pre-send check.
+/// The documented bounds the runtime checks before sending: those on query
+/// parameters and the JSON body (typify's newtypes already enforce patterns).
 fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStream)> {
-    let mut out = Vec::new();
-    let params = spec["paths"][path]["parameters"]
-        .as_array()
+    use crate::bounds::Bound;
+    crate::bounds::of_operation(spec, path, op)
         .into_iter()
-        .flatten()
-        .chain(op["parameters"].as_array().into_iter().flatten());
-    for param in params {
-        let param = resolve(spec, param);
-        if param["in"] == "query" {
-            if let Some(name) = param["name"].as_str() {
-                collect_checks(spec, &param["schema"], &format!("query.{name}"), &mut out, 0);
-            }
-        }
-    }
-    if let Some(schema) = op["requestBody"]["content"]["application/json"].get("schema") {
-        collect_checks(spec, schema, "body", &mut out, 0);
-    }
-    out
-}
-
-fn resolve<'v>(spec: &'v Value, node: &'v Value) -> &'v Value {
-    match node.get("$ref").and_then(Value::as_str) {
-        Some(reference) => spec
-            .pointer(reference.trim_start_matches('#'))
-            .map(|n| resolve(spec, n))
-            .unwrap_or(node),
-        None => node,
-    }
-}
-
-fn collect_checks(spec: &Value, schema: &Value, at: &str, out: &mut Vec<(String, TokenStream)>, depth: usize) {
-    if depth > 16 {
-        return;
-    }
-    let schema = resolve(spec, schema);
-    for part in schema["allOf"].as_array().into_iter().flatten() {
-        collect_checks(spec, part, at, out, depth + 1);
-    }
-    let number = |key: &str| schema.get(key).and_then(Value::as_f64);
-    let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-    if let Some(x) = number("minimum") {
-        out.push((at.to_owned(), quote!(Minimum(#x))));
-    }
-    if let Some(x) = number("maximum") {
-        out.push((at.to_owned(), quote!(Maximum(#x))));
-    }
-    if let Some(x) = count("minLength") {
-        out.push((at.to_owned(), quote!(MinLength(#x))));
-    }
-    if let Some(x) = count("maxLength") {
-        out.push((at.to_owned(), quote!(MaxLength(#x))));
-    }
-    if let Some(x) = count("minItems") {
-        out.push((at.to_owned(), quote!(MinItems(#x))));
-    }
-    if let Some(x) = count("maxItems") {
-        out.push((at.to_owned(), quote!(MaxItems(#x))));
-    }
-    if schema["uniqueItems"] == Value::Bool(true) {
-        out.push((at.to_owned(), quote!(UniqueItems)));
-    }
-    if let Some(items) = schema.get("items") {
-        collect_checks(spec, items, &format!("{at}[]"), out, depth + 1);
-    }
-    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
-        collect_checks(spec, property, &format!("{at}.{name}"), out, depth + 1);
-    }
+        .filter(|(at, _)| at.starts_with("query.") || at.starts_with("body"))
+        .filter_map(|(at, bound)| {
+            let rule = match bound {
+                Bound::Minimum(x) => quote!(Minimum(#x)),
+                Bound::Maximum(x) => quote!(Maximum(#x)),
+                Bound::MinLength(x) => quote!(MinLength(#x)),
+                Bound::MaxLength(x) => quote!(MaxLength(#x)),
+                Bound::MinItems(x) => quote!(MinItems(#x)),
+                Bound::MaxItems(x) => quote!(MaxItems(#x)),
+                Bound::UniqueItems => quote!(UniqueItems),
+                Bound::Pattern(_) => return None,
+            };
+            Some((at, rule))
+        })
+        .collect()
 }
 
 fn short_diff(old: &str, new: &str) -> String {
@@ -545,7 +598,8 @@ fn test_driver(service: &Service, spec: &Value, client: &syn::File) -> Result<St
             if name == "client" {
                 continue;
             }
-            let key = name.to_string();
+            // Arguments are keyed by the YAML's parameter name: progenitor writes `type` as `type_`.
+            let key = name.to_string().trim_end_matches('_').to_owned();
             // Every builder field is `Result<T, String>` or `Result<Option<T>, String>`.
             let inner = generic_args(&field.ty)
                 .into_iter()
@@ -656,6 +710,18 @@ fn is_option(ty: &syn::Type) -> bool {
 
 /// Names of the object schemas a response can contain (directly or nested).
 pub fn response_object_schemas(spec: &Value) -> Vec<String> {
+    reachable_schemas(spec, |op| vec![&op["responses"]])
+        .into_iter()
+        .filter(|name| {
+            let schema = &spec["components"]["schemas"][name];
+            schema.get("x-extensible-enum").is_none()
+                && (schema["type"] == "object" || schema.get("properties").is_some())
+        })
+        .collect()
+}
+
+/// The component schemas reachable from the parts of each operation `roots` picks.
+fn reachable_schemas(spec: &Value, roots: impl Fn(&Value) -> Vec<&Value>) -> BTreeSet<String> {
     fn walk(spec: &Value, node: &Value, seen: &mut BTreeSet<String>) {
         match node {
             Value::Object(map) => {
@@ -676,15 +742,84 @@ pub fn response_object_schemas(spec: &Value) -> Vec<String> {
     }
     let mut seen = BTreeSet::new();
     for (_, _, op) in operations(spec) {
-        walk(spec, &op["responses"], &mut seen);
+        for root in roots(op) {
+            walk(spec, root, &mut seen);
+        }
     }
-    seen.into_iter()
-        .filter(|name| {
-            let schema = &spec["components"]["schemas"][name];
-            schema.get("x-extensible-enum").is_none()
-                && (schema["type"] == "object" || schema.get("properties").is_some())
+    seen
+}
+
+/// Whether a property may be `null`: `nullable: true`, or a nullable reference
+/// (an `anyOf`/`oneOf` with a null-only member).
+fn is_nullable(property: &Value) -> bool {
+    property["nullable"] == Value::Bool(true)
+        || ["anyOf", "oneOf"].iter().any(|key| {
+            property[key].as_array().is_some_and(|members| {
+                members
+                    .iter()
+                    .any(|m| m["enum"].as_array().is_some_and(|e| e == &[Value::Null]))
+            })
         })
-        .collect()
+}
+
+/// typify leaves every absent `Option` out when serialising. For the schemas
+/// only responses use, a nullable member that is `None` is written as `null`
+/// instead, so whatever serialises them (the simulator, a user's cache) sends
+/// the documented `null` rather than dropping the member. Request schemas keep
+/// leaving absent members out: an update must not send `null` for what the
+/// caller never set.
+fn writing_nulls_in_responses(types: &mut [syn::Item], spec: &Value) -> Result<()> {
+    use quote::ToTokens;
+    let sent = reachable_schemas(spec, |op| {
+        let mut roots = vec![&op["requestBody"]];
+        roots.extend(op["parameters"].as_array().into_iter().flatten());
+        roots
+    });
+    let returned = reachable_schemas(spec, |op| vec![&op["responses"]]);
+    for item in types.iter_mut() {
+        let syn::Item::Struct(strukt) = item else { continue };
+        let name = strukt.ident.to_string();
+        if !returned.contains(&name) || sent.contains(&name) {
+            continue;
+        }
+        let properties = &spec["components"]["schemas"][&name]["properties"];
+        for field in strukt.fields.iter_mut() {
+            let Some(ident) = field.ident.as_ref() else { continue };
+            let renamed = field.attrs.iter().find_map(|attr| {
+                let text = attr.to_token_stream().to_string();
+                let start = text.find("rename = \"")? + "rename = \"".len();
+                text[start..].split('"').next().map(str::to_owned)
+            });
+            let wire_name = renamed.unwrap_or_else(|| ident.to_string());
+            if !is_nullable(&properties[&wire_name]) {
+                continue;
+            }
+            for attr in field.attrs.iter_mut() {
+                let text = attr.to_token_stream().to_string();
+                if !text.contains("skip_serializing_if") {
+                    continue;
+                }
+                let kept: Vec<&str> = text
+                    .trim_start_matches("# [serde (")
+                    .trim_end_matches(")]")
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|part| !part.starts_with("skip_serializing_if"))
+                    .collect();
+                *attr = if kept.is_empty() {
+                    syn::parse_quote!(#[serde(default)])
+                } else {
+                    let tokens: TokenStream = format!("#[serde({})]", kept.join(", "))
+                        .parse()
+                        .map_err(|e| anyhow!("{e}"))?;
+                    syn::parse2::<syn::DeriveInput>(quote!(#tokens struct S;))?
+                        .attrs
+                        .remove(0)
+                };
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -711,7 +846,7 @@ mod tests {
                 "HlsEncrypted",
                 "NotShared",
                 "Mp4",
-                "Value3",
+                "NotEqual",
                 "V2x",
                 "OtherValue",
                 "Mp4_",

@@ -1,6 +1,10 @@
 //! `cargo xtask lint`: validates openapi/*.yaml with pinned third-party tools,
-//! and proves other-language tooling can reuse them. The tools are installed
-//! into `.tools/` (git-ignored) from the package registries on first use.
+//! and proves other-language tooling can reuse them: the TypeScript types
+//! type-check, and each generated Python package installs and decodes, for
+//! every response schema, bodies with an unknown member, an unknown enum value
+//! and null in every nullable member (`xtask/python/decode_check.py`). The tools
+//! are installed into `.tools/` (git-ignored) from the package registries on
+//! first use.
 
 use crate::services::{repo_root, SERVICES};
 use anyhow::{bail, Context, Result};
@@ -14,11 +18,13 @@ const NPM_TOOLS: [&str; 4] = [
     "typescript@5.6.3",
     "@stoplight/prism-cli@5.14.2",
 ];
-/// PyPI packages, pinned.
-const PIP_TOOLS: [&str; 3] = [
+/// PyPI packages, pinned. poetry-core builds the generated Python packages
+/// (openapi-python-client's default `--meta poetry`) without a network fetch.
+const PIP_TOOLS: [&str; 4] = [
     "openapi-spec-validator==0.9.0",
     "openapi-python-client==0.29.1",
     "schemathesis==4.32.5",
+    "poetry-core==2.5.0",
 ];
 
 pub fn tools_dir() -> PathBuf {
@@ -65,6 +71,7 @@ pub fn install() -> Result<()> {
 }
 
 pub fn run_lint() -> Result<()> {
+    let started = std::time::Instant::now();
     let root = repo_root();
     let out = tools_dir().join("out");
     let _ = std::fs::remove_dir_all(&out);
@@ -101,34 +108,70 @@ pub fn run_lint() -> Result<()> {
             .arg("--output")
             .arg(&ts))?;
 
-        let package = out.join("python").join(format!("{name}_client"));
-        // It formats its output with ruff, which the venv provides.
-        let path = format!(
-            "{}:{}",
-            tools_dir().join("venv/bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        run(Command::new(venv_bin("openapi-python-client"))
-            .env("PATH", path)
-            .args([
-                "generate",
-                "--meta",
-                "none",
-                "--overwrite",
-                "--fail-on-warning",
-                "--path",
-            ])
-            .arg(&yaml)
-            .arg("--output-path")
-            .arg(&package))?;
-        run(Command::new(venv_bin("python"))
-            .args(["-c", &format!("import {name}_client, {name}_client.api, {name}_client.models; print('python client {name}_client imports')")])
-            .current_dir(out.join("python")))?;
+        python_client(name, &yaml, &out.join("python"))?;
     }
     run(Command::new(npm_bin("tsc"))
         .args(["--noEmit", "--strict", "--target", "es2020"])
         .args(SERVICES.iter().map(|s| out.join("ts").join(format!("{}.ts", s.name)))))?;
     println!("openapi-typescript output type-checks with tsc --strict");
+    println!("lint: done in {:.1?}", started.elapsed());
+    Ok(())
+}
+
+/// Generates the Python package of one service as a Python developer would
+/// (openapi-python-client's default poetry project), installs it into the tools
+/// venv with pip, and decodes the YAML's response bodies with the installed copy.
+fn python_client(name: &str, yaml: &Path, out: &Path) -> Result<()> {
+    let started = std::time::Instant::now();
+    let project = out.join(format!("{name}-client"));
+    let config = out.join(format!("{name}-client.yaml"));
+    std::fs::write(
+        &config,
+        format!("project_name_override: {name}-client\npackage_name_override: {name}_client\n"),
+    )?;
+    // It formats its output with ruff, which the venv provides.
+    let path = format!(
+        "{}:{}",
+        tools_dir().join("venv/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    run(Command::new(venv_bin("openapi-python-client"))
+        .env("PATH", path)
+        .args([
+            "generate",
+            "--meta",
+            "poetry",
+            "--overwrite",
+            "--fail-on-warning",
+            "--config",
+        ])
+        .arg(&config)
+        .arg("--path")
+        .arg(yaml)
+        .arg("--output-path")
+        .arg(&project))?;
+    // A package whose metadata is invalid (an `info.version` that is no PEP 440
+    // version) fails here, as it would for a user.
+    run(Command::new(venv_bin("pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-build-isolation",
+        ])
+        .arg(&project))?;
+    println!("python client {name}_client installs (pip install)");
+    // Run outside the generated project, so the installed copy is the one imported.
+    run(Command::new(venv_bin("python"))
+        .arg(repo_root().join("xtask/python/decode_check.py"))
+        .arg("--spec")
+        .arg(yaml)
+        .args(["--package", &format!("{name}_client")])
+        .current_dir(out))?;
+    println!(
+        "python client {name}_client: generated, installed and checked in {:.1?}",
+        started.elapsed()
+    );
     Ok(())
 }
 

@@ -9,7 +9,7 @@ pub struct Service {
     pub name: &'static str,
     /// Heading used in GAPS.md.
     pub title: &'static str,
-    /// The source document, under `../shared/specs/`.
+    /// The source document's file name (the documents are not in the repository).
     pub document: &'static str,
     /// The generated crate's directory, under `crates/`.
     pub crate_dir: &'static str,
@@ -41,10 +41,6 @@ impl Service {
         repo_root().join("openapi").join(format!("{}.yaml", self.name))
     }
 
-    pub fn document_path(&self) -> PathBuf {
-        specs_dir().join(self.document)
-    }
-
     /// The YAML as a JSON value: the form every xtask command reads it in.
     pub fn load(&self) -> Result<Value> {
         load_yaml(&self.yaml_path())
@@ -62,13 +58,6 @@ pub fn repo_root() -> PathBuf {
         .parent()
         .expect("xtask has a parent directory")
         .to_path_buf()
-}
-
-/// The documents live beside the repository: `../shared/specs` from the project root.
-pub fn specs_dir() -> PathBuf {
-    std::env::var_os("VIDPLAT_SPECS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("..").join("shared").join("specs"))
 }
 
 /// Every operation of a spec: (path, method, operation object).

@@ -1471,6 +1471,77 @@ pub mod types {
             Default::default()
         }
     }
+    ///`CloudActiveUsersSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudActiveUsersSort(::std::string::String);
+    impl ::std::ops::Deref for CloudActiveUsersSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudActiveUsersSort> for ::std::string::String {
+        fn from(value: CloudActiveUsersSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudActiveUsersSort {
+        fn default() -> Self {
+            CloudActiveUsersSort("date_time|asc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudActiveUsersSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudActiveUsersSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudActiveUsersSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudActiveUsersSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///Response of the cloud by-browser operation.
     #[derive(
         ::serde::Deserialize,
@@ -1546,6 +1617,789 @@ pub mod types {
     impl CloudBrowserRow {
         pub fn builder() -> builder::CloudBrowserRow {
             Default::default()
+        }
+    }
+    ///`CloudByBrowserSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByBrowserSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByBrowserSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByBrowserSort> for ::std::string::String {
+        fn from(value: CloudByBrowserSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByBrowserSort {
+        fn default() -> Self {
+            CloudByBrowserSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByBrowserSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByBrowserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByBrowserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByBrowserSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByContentCategorySort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByContentCategorySort(::std::string::String);
+    impl ::std::ops::Deref for CloudByContentCategorySort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByContentCategorySort> for ::std::string::String {
+        fn from(value: CloudByContentCategorySort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByContentCategorySort {
+        fn default() -> Self {
+            CloudByContentCategorySort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByContentCategorySort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByContentCategorySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByContentCategorySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByContentCategorySort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByContentNameAndUserSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByContentNameAndUserSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByContentNameAndUserSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByContentNameAndUserSort> for ::std::string::String {
+        fn from(value: CloudByContentNameAndUserSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByContentNameAndUserSort {
+        fn default() -> Self {
+            CloudByContentNameAndUserSort("content_title|asc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByContentNameAndUserSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByContentNameAndUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for CloudByContentNameAndUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByContentNameAndUserSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByContentNameSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByContentNameSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByContentNameSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByContentNameSort> for ::std::string::String {
+        fn from(value: CloudByContentNameSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByContentNameSort {
+        fn default() -> Self {
+            CloudByContentNameSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByContentNameSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByContentNameSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByContentNameSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByContentNameSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByContentTitleAndUserSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByContentTitleAndUserSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByContentTitleAndUserSort> for ::std::string::String {
+        fn from(value: CloudByContentTitleAndUserSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByContentTitleAndUserSort {
+        fn default() -> Self {
+            CloudByContentTitleAndUserSort("content_title|asc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByContentTitleAndUserSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByContentTitleAndUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for CloudByContentTitleAndUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByContentTitleAndUserSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByContentTitleSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByContentTitleSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByContentTitleSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByContentTitleSort> for ::std::string::String {
+        fn from(value: CloudByContentTitleSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByContentTitleSort {
+        fn default() -> Self {
+            CloudByContentTitleSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByContentTitleSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByContentTitleSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByContentTitleSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByContentTitleSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByOsSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByOsSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByOsSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByOsSort> for ::std::string::String {
+        fn from(value: CloudByOsSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByOsSort {
+        fn default() -> Self {
+            CloudByOsSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByOsSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByOsSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByOsSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByOsSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByRegionSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByRegionSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByRegionSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByRegionSort> for ::std::string::String {
+        fn from(value: CloudByRegionSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByRegionSort {
+        fn default() -> Self {
+            CloudByRegionSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByRegionSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByRegionSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByRegionSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByRegionSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudBySiteSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudBySiteSort(::std::string::String);
+    impl ::std::ops::Deref for CloudBySiteSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudBySiteSort> for ::std::string::String {
+        fn from(value: CloudBySiteSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudBySiteSort {
+        fn default() -> Self {
+            CloudBySiteSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudBySiteSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudBySiteSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudBySiteSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudBySiteSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByTimePeriodSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByTimePeriodSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByTimePeriodSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByTimePeriodSort> for ::std::string::String {
+        fn from(value: CloudByTimePeriodSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByTimePeriodSort {
+        fn default() -> Self {
+            CloudByTimePeriodSort("date_time|asc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByTimePeriodSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByTimePeriodSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByTimePeriodSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByTimePeriodSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///`CloudByUserSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudByUserSort(::std::string::String);
+    impl ::std::ops::Deref for CloudByUserSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudByUserSort> for ::std::string::String {
+        fn from(value: CloudByUserSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudByUserSort {
+        fn default() -> Self {
+            CloudByUserSort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudByUserSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudByUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudByUserSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudByUserSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///Response of the cloud by-content-category operation.
@@ -2151,6 +3005,77 @@ pub mod types {
             Default::default()
         }
     }
+    ///`CloudQuerySort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudQuerySort(::std::string::String);
+    impl ::std::ops::Deref for CloudQuerySort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudQuerySort> for ::std::string::String {
+        fn from(value: CloudQuerySort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudQuerySort {
+        fn default() -> Self {
+            CloudQuerySort("play_requested_count|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudQuerySort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudQuerySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudQuerySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudQuerySort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///Reactions of one reaction button (cloud edition).
     #[derive(
         ::serde::Deserialize,
@@ -2262,6 +3187,77 @@ pub mod types {
     impl CloudRealtimeUserCountsPage {
         pub fn builder() -> builder::CloudRealtimeUserCountsPage {
             Default::default()
+        }
+    }
+    ///`CloudRealtimeUserCountsSort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudRealtimeUserCountsSort(::std::string::String);
+    impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudRealtimeUserCountsSort> for ::std::string::String {
+        fn from(value: CloudRealtimeUserCountsSort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudRealtimeUserCountsSort {
+        fn default() -> Self {
+            CloudRealtimeUserCountsSort("date_time|desc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudRealtimeUserCountsSort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudRealtimeUserCountsSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudRealtimeUserCountsSort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudRealtimeUserCountsSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///Response of the cloud by-region operation.
@@ -2589,6 +3585,77 @@ pub mod types {
             Default::default()
         }
     }
+    ///`CloudUserCountsLegacySort`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct CloudUserCountsLegacySort(::std::string::String);
+    impl ::std::ops::Deref for CloudUserCountsLegacySort {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CloudUserCountsLegacySort> for ::std::string::String {
+        fn from(value: CloudUserCountsLegacySort) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for CloudUserCountsLegacySort {
+        fn default() -> Self {
+            CloudUserCountsLegacySort("date_time|asc".to_string())
+        }
+    }
+    impl ::std::str::FromStr for CloudUserCountsLegacySort {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CloudUserCountsLegacySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CloudUserCountsLegacySort {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudUserCountsLegacySort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///Response of the cloud by-user operation.
     #[derive(
         ::serde::Deserialize,
@@ -2762,7 +3829,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,
         ///Human-readable explanation of the error.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
     impl Error {
@@ -14551,7 +15618,7 @@ pub mod types {
     }
     vidplat_core::open_enum! {
         #[doc =
-        "Error code. INVALID_REQUEST - malformed request; METHOD_NOT_ALLOWED - the request method does not exist; MODEL_NOT_FOUND - the resource is not found; REQUEST_UNAUTHORIZED - authentication failure or unauthorized request (401); REQUEST_TIMEOUT - the request timed out (408); TOO_MANY_REQUESTS - usage limit exceeded (429); UNKNOWN_ERROR - internal server error. Any operation may return any code.\n\nKnown values: `INVALID_REQUEST`, `METHOD_NOT_ALLOWED`, `MODEL_NOT_FOUND`, `REQUEST_UNAUTHORIZED`, `REQUEST_TIMEOUT`, `TOO_MANY_REQUESTS`, `UNKNOWN_ERROR`. Any other value is kept in `Other`."]
+        "Error code. INVALID_REQUEST - malformed request; METHOD_NOT_ALLOWED - the request method does not exist; MODEL_NOT_FOUND - the resource is not found; REQUEST_UNAUTHORIZED - authentication failure or unauthorized request (401); REQUEST_TIMEOUT - the request timed out (presumably 408); TOO_MANY_REQUESTS - usage limit exceeded (429); UNKNOWN_ERROR - internal server error. Any operation may return any code.\n\nKnown values: `INVALID_REQUEST`, `METHOD_NOT_ALLOWED`, `MODEL_NOT_FOUND`, `REQUEST_UNAUTHORIZED`, `REQUEST_TIMEOUT`, `TOO_MANY_REQUESTS`, `UNKNOWN_ERROR`. Any other value is kept in `Other`."]
         pub enum ErrorCode { #[doc = "`INVALID_REQUEST`"] InvalidRequest =>
         "INVALID_REQUEST", #[doc = "`METHOD_NOT_ALLOWED`"] MethodNotAllowed =>
         "METHOD_NOT_ALLOWED", #[doc = "`MODEL_NOT_FOUND`"] ModelNotFound =>
@@ -14563,12 +15630,12 @@ pub mod types {
     }
     vidplat_core::open_enum! {
         #[doc =
-        "Length of the aggregation period (string form); default hourly.\n\nKnown values: `hourly`. Any other value is kept in `Other`."]
+        "Length of the aggregation period (string form); the granularity parameters' default is hourly.\n\nKnown values: `hourly`. Any other value is kept in `Other`."]
         pub enum Granularity { #[doc = "`hourly`"] Hourly => "hourly", }
     }
     vidplat_core::open_enum! {
         #[doc =
-        "Sort direction of the basic edition; default DESC.\n\nKnown values: `DESC`. Any other value is kept in `Other`."]
+        "Sort direction of the basic edition (the sort_order parameter's default is DESC).\n\nKnown values: `DESC`. Any other value is kept in `Other`."]
         pub enum SortOrder { #[doc = "`DESC`"] Desc => "DESC", }
     }
     impl vidplat_core::Paged for BasicAudienceRatingPage {
@@ -14980,13 +16047,13 @@ Authentication: every request carries `Authorization: Bearer <API_KEY>`, except 
 
 Limits (per product account, both editions, unless stated otherwise): 3 WebAPI executions per minute, 50,000 per month and 1 concurrent execution. Exceeding a limit returns 429 (TOO_MANY_REQUESTS). The basic edition's real-time active-users operation is subject only to the monthly limit. Each operation states the limits that apply to it in `x-quota`.
 
-Slow responses: when a response takes too long the service returns 408 (REQUEST_TIMEOUT); the client should shorten the period and reduce the number of rows, or retry later.
+Slow responses: when a response takes too long the service returns 408 (presumably with REQUEST_TIMEOUT); the client should shorten the period and reduce the number of rows, or retry later.
 
 Errors: the body is a JSON object with `code` and `message` (`Error`).
 
-Versioning. Basic edition (/v1): 1.0.0 (2020-10-30); 1.0.1 (limit changed from per hour to per minute); 1.1.0 (viewing situation operation); 1.2.0 (titles in real-time active users, content title and user operation); 1.3.0 (show_count and show_user_count, player_version filter item), latest, 2021-09-29. Cloud edition (/v2): 2.0.0 (2022-06-27); 2.1.0 (content_name support and the content-name operations); 2.2.0 (new active-users operation, the former one unsupported); 2.3.0 (complete_play_percent and complete_play_percent_threshold), latest, 2024-10-29. Compatible additions may be made without notice, so clients should ignore unknown fields.
+Versioning. Basic edition (/v1): 1.0.0 (2020-10-30); 1.0.1 (limit changed from per hour to per minute); 1.1.0 (viewing situation operation); 1.2.0 (titles in real-time active users, content title and user operation); 1.3.0 (show_count and show_user_count, player_version filter item), latest, 2021-09-29. Cloud edition (/v2): 2.0.0 (2022-06-27); 2.1.0 (content_name support and the content-name operations); 2.2.0 (new active-users operation, the former one unsupported); 2.3.0 (complete_play_percent and complete_play_percent_threshold), latest, 2024-10-29. Compatible additions may be made without notice, so clients should ignore unknown fields. This file's info.version (2024.10.29) is the date of the newer document, a package version every language accepts; x-document-versions gives each edition's document version.
 
-Version: basic 1.3.0; cloud 2.3.0*/
+Version: 2024.10.29*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
@@ -15028,7 +16095,7 @@ impl Client {
 }
 impl ClientInfo<vidplat_core::Runtime> for Client {
     fn api_version() -> &'static str {
-        "basic 1.3.0; cloud 2.3.0"
+        "2024.10.29"
     }
     fn baseurl(&self) -> &str {
         self.baseurl.as_str()
@@ -15058,8 +16125,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15089,8 +16156,8 @@ Arguments:
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
 - `metrics`: Metrics to return (from metric set A); default playback_count.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15121,8 +16188,8 @@ Arguments:
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
 - `granularity`: Length of the aggregation period (time-period operation only); default hourly.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15203,8 +16270,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15257,8 +16324,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15285,8 +16352,8 @@ Sends a `GET` request to `/v1/realtime/user-counts`
 Arguments:
 - `login_id`: Login ID identifying the account (used instead of the Authorization header): at most 30 characters of letters, digits, hyphen and underscore, an at sign, then letters, digits, hyphen and underscore.
 - `minutes`: Start of the period as minutes before now (-360..-1). When given, all data available from then up to one minute before now is returned; when omitted, only the latest available data.
-- `sort_key`: First sort key; default hour_minute. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default hour_minute when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 ```ignore
 let response = client.basic_realtime_user_counts()
     .login_id(login_id)
@@ -15309,8 +16376,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15338,8 +16405,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15359,12 +16426,12 @@ let response = client.basic_by_site()
     }
     /**viewing situation
 
-Returns, per content title, the viewing situation of on-demand contents (playback rate, bitrate, subtitles, screen and playback status) with count and rating per playback position, broken down by the situation field named in the path. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. start_with (default 1) and end_with (default 100) count elements of the positional array. No sort parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
+Returns, per content title, the viewing situation of on-demand contents (playback rate, bitrate, subtitles, screen and playback status) with count and rating per playback position, presumably broken down by the situation field named in the path. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. start_with (default 1) and end_with (default 100) count elements of the positional array. No sort parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
 
 Sends a `GET` request to `/v1/situation/data/{parameter}`
 
 Arguments:
-- `parameter`: Situation field to break the data down by; the sample uses the name of a situation field (playback_rate, bitrate, subtitles, screen_status, playback_status).
+- `parameter`: Presumably the situation field to break the data down by; the sample uses the name of a situation field.
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
@@ -15394,8 +16461,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15423,8 +16490,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default content_category. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default content_category when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15454,8 +16521,8 @@ Arguments:
 - `end_interval`: End day of the period as days relative to today (-731..0); default -1.
 - `end_with`: Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 - `filters`: URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON.
-- `sort_key`: First sort key; default playback_count. Given together with sort_order.
-- `sort_order`: Sort direction; default DESC. Given together with sort_key.
+- `sort_key`: First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted.
+- `sort_order`: Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted.
 - `start_interval`: Start day of the period as days relative to today (-X days; -731..0); default -30.
 - `start_with`: First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array.
 ```ignore
@@ -15482,7 +16549,7 @@ Sends a `GET` request to `/v2/active-users/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default date_time|asc.
@@ -15511,7 +16578,7 @@ Sends a `GET` request to `/v2/browser/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -15540,7 +16607,7 @@ Sends a `GET` request to `/v2/category/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -15570,7 +16637,7 @@ Arguments:
 - `dimensions`: Dimensions to break the data down by; default content_title. The row fields (date_time, date_minute, date_hour, date, year_month, hour_minute, year, month, day, hour, minute, content_category, content_name, content_title, user_id, os_name, browser_name, site, country, region) are the dimensions that can be returned.
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `metrics`: Metrics to return (from metric set B; complete_play_percent is allowed); default play_requested_count.
 - `offset`: Start position in the sorted result (at least 0); default 0.
@@ -15602,7 +16669,7 @@ Sends a `GET` request to `/v2/datetime/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default date_time|asc.
@@ -15624,14 +16691,14 @@ let response = client.cloud_by_time_period()
     }
     /**engagement
 
-Returns the engagement of on-demand contents per playback position (count and rating per playback point). granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
+Returns the engagement of on-demand contents per playback position (count and rating per playback point). granularity (1..100, default 20) is presumably the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
 
 Sends a `GET` request to `/v2/engagement/data`
 
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Number of positions the content duration is divided into (1..100); default 20.
+- `granularity`: Presumably the number of positions the content duration is divided into (1..100); default 20.
 - `start`: Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months.
 ```ignore
 let response = client.cloud_engagement()
@@ -15684,7 +16751,7 @@ Arguments:
 - `complete_play_percent_threshold`: Play ratio in percent (1..100) from which a play counts as complete for complete_play_percent; default 90.
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc. The complete-play-percent key is accepted.
@@ -15717,7 +16784,7 @@ Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `engagement_bitmap_granularity`: Number of positions the content duration is divided into for engagement_bitmap (1..100); default 20.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default content_title|asc.
@@ -15749,7 +16816,7 @@ Sends a `GET` request to `/v2/os/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -15824,7 +16891,7 @@ Sends a `GET` request to `/v2/region/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -15853,7 +16920,7 @@ Sends a `GET` request to `/v2/site/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -15875,15 +16942,15 @@ let response = client.cloud_by_site()
     }
     /**viewing situation
 
-Returns the viewing situation of on-demand contents (playback rate, bitrate, subtitle, cast, screen type, background playback) with the rating per playback position, broken down by the situation field named in the path. granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
+Returns the viewing situation of on-demand contents (playback rate, bitrate, subtitle, cast, screen type, background playback) with the rating per playback position, presumably broken down by the situation field named in the path. granularity (1..100, default 20) is presumably the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.
 
 Sends a `GET` request to `/v2/situation/{parameter}/data`
 
 Arguments:
-- `parameter`: Situation field to break the data down by; the sample uses bitrate.
+- `parameter`: Presumably the situation field to break the data down by; the sample uses bitrate.
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Number of positions the content duration is divided into (1..100); default 20.
+- `granularity`: Presumably the number of positions the content duration is divided into (1..100); default 20.
 - `start`: Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months.
 ```ignore
 let response = client.cloud_viewing_situation()
@@ -15910,7 +16977,7 @@ Arguments:
 - `complete_play_percent_threshold`: Play ratio in percent (1..100) from which a play counts as complete for complete_play_percent; default 90.
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc. The complete-play-percent key is accepted.
@@ -15943,7 +17010,7 @@ Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `engagement_bitmap_granularity`: Number of positions the content duration is divided into for engagement_bitmap (1..100); default 20.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default content_title|asc.
@@ -16002,7 +17069,7 @@ Sends a `GET` request to `/v2/userid/data`
 Arguments:
 - `end`: End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start.
 - `filters`: URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON.
-- `granularity`: Length of the aggregation period; default hourly.
+- `granularity`: Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set.
 - `limit`: Number of rows to return (1..50000); default 100.
 - `offset`: Start position in the sorted result (at least 0); default 0.
 - `sort`: First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc.
@@ -19175,7 +20242,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudActiveUsersSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudActiveUsers<'a> {
@@ -19255,14 +20322,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudActiveUsersSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudActiveUsersSort` for sort failed".to_string()
                 });
             self
         }
@@ -19376,7 +20442,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByBrowserSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByBrowser<'a> {
@@ -19456,14 +20522,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByBrowserSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByBrowserSort` for sort failed".to_string()
                 });
             self
         }
@@ -19577,7 +20642,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByContentCategorySort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByContentCategory<'a> {
@@ -19657,13 +20722,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByContentCategorySort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
+                    "conversion to `CloudByContentCategorySort` for sort failed"
                         .to_string()
                 });
             self
@@ -19783,7 +20848,7 @@ pub mod builder {
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         metrics: Result<Option<::std::string::String>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudQuerySort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudQuery<'a> {
@@ -19891,14 +20956,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudQuerySort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudQuerySort` for sort failed".to_string()
                 });
             self
         }
@@ -20027,7 +21091,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByTimePeriodSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByTimePeriod<'a> {
@@ -20107,14 +21171,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByTimePeriodSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByTimePeriodSort` for sort failed".to_string()
                 });
             self
         }
@@ -20580,7 +21643,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByContentNameSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByContentName<'a> {
@@ -20674,14 +21737,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByContentNameSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByContentNameSort` for sort failed".to_string()
                 });
             self
         }
@@ -20814,7 +21876,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByContentNameAndUserSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByContentNameAndUser<'a> {
@@ -20908,13 +21970,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByContentNameAndUserSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
+                    "conversion to `CloudByContentNameAndUserSort` for sort failed"
                         .to_string()
                 });
             self
@@ -21050,7 +22112,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByOsSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByOs<'a> {
@@ -21130,14 +22192,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByOsSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByOsSort` for sort failed".to_string()
                 });
             self
         }
@@ -21401,7 +22462,7 @@ pub mod builder {
         client: &'a super::Client,
         end: Result<Option<vidplat_core::Timestamp>, String>,
         group_per: Result<Option<::std::string::String>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudRealtimeUserCountsSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudRealtimeUserCounts<'a> {
@@ -21442,13 +22503,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudRealtimeUserCountsSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
+                    "conversion to `CloudRealtimeUserCountsSort` for sort failed"
                         .to_string()
                 });
             self
@@ -21560,7 +22621,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByRegionSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByRegion<'a> {
@@ -21640,14 +22701,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByRegionSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByRegionSort` for sort failed".to_string()
                 });
             self
         }
@@ -21761,7 +22821,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudBySiteSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudBySite<'a> {
@@ -21841,14 +22901,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudBySiteSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudBySiteSort` for sort failed".to_string()
                 });
             self
         }
@@ -22144,7 +23203,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByContentTitleSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByContentTitle<'a> {
@@ -22238,14 +23297,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByContentTitleSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByContentTitleSort` for sort failed".to_string()
                 });
             self
         }
@@ -22378,7 +23436,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByContentTitleAndUserSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByContentTitleAndUser<'a> {
@@ -22472,13 +23530,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByContentTitleAndUserSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
+                    "conversion to `CloudByContentTitleAndUserSort` for sort failed"
                         .to_string()
                 });
             self
@@ -22613,7 +23671,7 @@ pub mod builder {
         group_per: Result<Option<::std::string::String>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudUserCountsLegacySort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudUserCountsLegacy<'a> {
@@ -22679,13 +23737,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudUserCountsLegacySort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
+                    "conversion to `CloudUserCountsLegacySort` for sort failed"
                         .to_string()
                 });
             self
@@ -22801,7 +23859,7 @@ pub mod builder {
         granularity: Result<Option<crate::types::Granularity>, String>,
         limit: Result<Option<::std::num::NonZeroU64>, String>,
         offset: Result<Option<i64>, String>,
-        sort: Result<Option<::std::string::String>, String>,
+        sort: Result<Option<types::CloudByUserSort>, String>,
         start: Result<Option<vidplat_core::Timestamp>, String>,
     }
     impl<'a> CloudByUser<'a> {
@@ -22881,14 +23939,13 @@ pub mod builder {
         }
         pub fn sort<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<types::CloudByUserSort>,
         {
             self.sort = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort failed"
-                        .to_string()
+                    "conversion to `CloudByUserSort` for sort failed".to_string()
                 });
             self
         }

@@ -99,7 +99,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,
         ///Human-readable message, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
     impl Error {
@@ -401,10 +401,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///DASH output settings, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub dash_config: ::std::option::Option<DashConfig>,
         ///Free description. At most 150 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Upload destination, 1..150 characters: `vms5://`, `vms4://<distributor_id>:<folder_id>`, `http(s)://…`, `ftp(s)://…` or `objstore://<bucket_name>/<object_key_prefix>`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -417,7 +417,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::PresetFormat>,
         ///HLS output settings, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub hls_config: ::std::option::Option<HlsConfig>,
         ///Preset id (response only). At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -439,7 +439,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Settings for the legacy video management service, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub vms_config: ::std::option::Option<PresetVmsConfig>,
     }
     impl Preset {
@@ -1363,7 +1363,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Free description. At most 150 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Profile id (response only). At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1773,13 +1773,13 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub destination: ::std::option::Option<::std::string::String>,
         ///Encoding end time, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub encode_end: ::std::option::Option<vidplat_core::Timestamp>,
         ///Encoding start time, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub encode_start: ::std::option::Option<vidplat_core::Timestamp>,
         ///Episode name; null for a task not registered to the legacy video management service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub episode_name: ::std::option::Option<::std::string::String>,
         ///Error number; 0 for a task without error. At least 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1799,7 +1799,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output_filename: ::std::option::Option<::std::string::String>,
         ///Poster image, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub poster: ::std::option::Option<TaskPoster>,
         ///Id of the preset of this task. At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1814,13 +1814,13 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub profile_name: ::std::option::Option<::std::string::String>,
         ///Publication end; null for a task not registered to the legacy video management service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_end: ::std::option::Option<vidplat_core::Timestamp>,
         ///Publication start; null for a task not registered to the legacy video management service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_start: ::std::option::Option<vidplat_core::Timestamp>,
         ///Seek preview image, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub seek_preview: ::std::option::Option<TaskSeekPreview>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<crate::types::TaskStatus>,
@@ -1834,7 +1834,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Video management service registration settings; null for a task not registered to the video management service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub vms_config: ::std::option::Option<TaskVmsConfigDetail>,
     }
     impl Task {
@@ -1899,16 +1899,16 @@ vms_config.config_overrides.category_id is required.*/
         pub episode_name: ::std::option::Option<TaskCreateEpisodeName>,
         ///Path of the input file.
         pub input_filepath: TaskCreateInputFilepath,
-        ///Labels for multi-angle video.
+        ///Labels for multi-angle video; each label holds ASCII letters, digits, hyphen and underscore (the document's general rule for strings).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub multi_angle_labels: ::std::vec::Vec<::std::string::String>,
+        pub multi_angle_labels: ::std::vec::Vec<TaskCreateMultiAngleLabelsItem>,
         ///File names of additional input files for multi-angle video.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub multi_angles: ::std::vec::Vec<::std::string::String>,
-        ///Output file name without extension. Accepted and required only when a preset's output file name is specified at each run.
+        ///Output file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's output file name is specified at each run.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output_filename: ::std::option::Option<TaskCreateOutputFilename>,
-        ///Poster image file name prefix. Accepted and required only when a preset's poster file name prefix is specified at each run.
+        ///Poster image file name prefix: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's poster file name prefix is specified at each run.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster_filename_prefix: ::std::option::Option<
             TaskCreatePosterFilenamePrefix,
@@ -1921,7 +1921,7 @@ vms_config.config_overrides.category_id is required.*/
         pub priority: ::std::option::Option<i64>,
         ///Id of the profile to apply.
         pub profile_id: ::std::num::NonZeroU64,
-        ///Seek preview image file name without extension. Accepted and required only when a preset's seek preview file name is specified at each run.
+        ///Seek preview image file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's seek preview file name is specified at each run.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview_filename: ::std::option::Option<TaskCreateSeekPreviewFilename>,
         ///Prefix of HLS segment file names. Accepted and required only when a preset's segment file name prefix is specified at each run.
@@ -2078,7 +2078,74 @@ vms_config.config_overrides.category_id is required.*/
                 })
         }
     }
-    ///Output file name without extension. Accepted and required only when a preset's output file name is specified at each run.
+    ///`TaskCreateMultiAngleLabelsItem`
+    #[derive(
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct TaskCreateMultiAngleLabelsItem(::std::string::String);
+    impl ::std::ops::Deref for TaskCreateMultiAngleLabelsItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<TaskCreateMultiAngleLabelsItem> for ::std::string::String {
+        fn from(value: TaskCreateMultiAngleLabelsItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for TaskCreateMultiAngleLabelsItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for TaskCreateMultiAngleLabelsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String>
+    for TaskCreateMultiAngleLabelsItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskCreateMultiAngleLabelsItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Output file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's output file name is specified at each run.
     #[derive(
         ::serde::Serialize,
         Clone,
@@ -2111,6 +2178,11 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 70usize {
                 return Err("longer than 70 characters".into());
             }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
             Ok(Self(value.to_string()))
         }
     }
@@ -2142,7 +2214,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
         }
     }
-    ///Poster image file name prefix. Accepted and required only when a preset's poster file name prefix is specified at each run.
+    ///Poster image file name prefix: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's poster file name prefix is specified at each run.
     #[derive(
         ::serde::Serialize,
         Clone,
@@ -2178,6 +2250,11 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
             Ok(Self(value.to_string()))
         }
     }
@@ -2210,7 +2287,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
         }
     }
-    ///Seek preview image file name without extension. Accepted and required only when a preset's seek preview file name is specified at each run.
+    ///Seek preview image file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's seek preview file name is specified at each run.
     #[derive(
         ::serde::Serialize,
         Clone,
@@ -2245,6 +2322,11 @@ vms_config.config_overrides.category_id is required.*/
             }
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -5764,7 +5846,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::std::string::String,
             >,
             multi_angle_labels: ::std::result::Result<
-                ::std::vec::Vec<::std::string::String>,
+                ::std::vec::Vec<super::TaskCreateMultiAngleLabelsItem>,
                 ::std::string::String,
             >,
             multi_angles: ::std::result::Result<
@@ -5865,7 +5947,9 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn multi_angle_labels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::TaskCreateMultiAngleLabelsItem>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.multi_angle_labels = value
@@ -6810,9 +6894,10 @@ vms_config.config_overrides.category_id is required.*/
 
 The encoding service transcodes an input file by applying a profile (a set
 of presets) and uploads each output to the destination defined in its
-preset. One task is created per preset of the profile; tasks created
-together from one profile share a transaction identifier. Tasks can also be
-created in bulk by a CSV import job.
+preset. A task is one unit of work created from a profile; tasks created
+together from one profile share a transaction identifier (that a profile
+gives one task per preset is an inference the documents do not state).
+Tasks can also be created in bulk by a CSV import job.
 
 Output formats: MP4, HLS, HLS_ENCRYPTED, DASH, DASH_ENCRYPTED and
 PASSTHROUGH (no transcoding; the input file is uploaded unchanged).
@@ -7112,7 +7197,7 @@ let response = client.delete_preset()
     }
     /**List profiles
 
-Returns the account's own profiles. Requires the profile read permission.
+Returns the account's profiles. Requires the profile read permission. The document's sample request for List shared profiles is this same request (GET /v1/profiles), so as far as the documents show, this one request serves both operations: the Rust client's `list_shared_profiles()` sends it too. A task that uses a shared profile and registers to the video management service must override the category through `vms_config.config_overrides.category_id`; the labels, content forward policy, streaming policy and distribution network of the profile's registration settings are ignored.
 
 Sends a `GET` request to `/v1/profiles`
 
@@ -7158,22 +7243,6 @@ let response = client.register_profile()
 ```*/
     pub fn register_profile(&self) -> builder::RegisterProfile<'_> {
         builder::RegisterProfile::new(self)
-    }
-    /**List shared profiles
-
-Returns the profiles shared with this account by another account. A task that uses a shared profile and registers to the video management service must override the category through `vms_config.config_overrides.category_id`; the labels, content forward policy, streaming policy and distribution network of the profile's registration settings are ignored. Requires the profile read permission.
-
-**Route assumed.** The document does not show this operation's method and path; `GET /v1/profiles/shared` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("list_shared_profiles", Method::Get, "/your/path")`.
-
-Sends a `GET` request to `/v1/profiles/shared`
-
-```ignore
-let response = client.list_shared_profiles()
-    .send()
-    .await;
-```*/
-    pub fn list_shared_profiles(&self) -> builder::ListSharedProfiles<'_> {
-        builder::ListSharedProfiles::new(self)
     }
     /**Get profile
 
@@ -7246,6 +7315,8 @@ let response = client.list_task_imports()
     }
     /**Import CSV file
 
+**Assumed operation.** The documents mention this operation but show none of it: the method and path (`POST /v1/task-imports`), the request's media type (application/octet-stream), the success status and the response are all the YAML's guesses (see GAPS.md). Expect to adapt it to your account. If your account's route differs, override it: `vidplat::Client::builder().route("import_tasks_csv", Method::Post, "/your/path")`.
+
 Uploads a CSV file that describes tasks and creates a CSV import job,
 which registers the tasks in bulk. Errors named for CSV import:
 CSV_EMPTY_TASKS (the file describes no task), CSV_INVALID_COLUMNS (a
@@ -7255,8 +7326,6 @@ format), INVALID_PRIORITY (priority not written correctly),
 OUTPUT_FILE_NAME_NOT_FOUND (output file name not written) and
 PROFILE_NOT_FOUND. When notify_imported_tasks is set, a notification is
 sent once all tasks created by the job have finished.
-
-**Route assumed.** The document does not show this operation's method and path; `POST /v1/task-imports` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("import_tasks_csv", Method::Post, "/your/path")`.
 
 Sends a `POST` request to `/v1/task-imports`
 
@@ -7329,9 +7398,12 @@ let response = client.list_tasks()
     /**Register task
 
 Registers tasks by applying the profile `profile_id` to the input file
-`input_filepath`; one task is created per preset of the profile and all
-of them share the returned `transaction`. The response gives the number
-of tasks registered (`success_count`) and failed (`failure_count`).
+`input_filepath`; the tasks created together share the returned
+`transaction`. The response gives the number of tasks registered
+(`success_count`) and failed (`failure_count`). How many tasks one
+registration creates is not stated (one per preset of the profile is a
+plausible reading of "tasks created together from one profile", not a
+documented rule).
 
 Rules:
 - output_filename, episode_name, poster_filename_prefix,
@@ -7434,7 +7506,7 @@ Sends a `GET` request to `/v1/upload/{filename}`
 
 Arguments:
 - `filename`: Name of the uploaded input file, URL-encoded.
-- `readable`: Size format of the returned filesize: 0 (the default) gives the size in bytes, 1 the size with a unit.
+- `readable`: A boolean written as 0 or 1 (the document types it boolean, default 0): 0 gives the returned filesize in bytes, 1 the size with a unit.
 ```ignore
 let response = client.get_input_file()
     .filename(filename)
@@ -8456,82 +8528,6 @@ pub mod builder {
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_profile",
-            };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
-                        ),
-                    )
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
-        }
-    }
-    /**Builder for [`Client::list_shared_profiles`]
-
-[`Client::list_shared_profiles`]: super::Client::list_shared_profiles*/
-    #[derive(Debug, Clone)]
-    pub struct ListSharedProfiles<'a> {
-        client: &'a super::Client,
-    }
-    impl<'a> ListSharedProfiles<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client: client }
-        }
-        ///Sends a `GET` request to `/v1/profiles/shared`
-        pub async fn send(
-            self,
-        ) -> Result<ResponseValue<types::ProfileList>, Error<types::Error>> {
-            let Self { client } = self;
-            let url = format!("{}/v1/profiles/shared", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .headers(header_map)
-                .build()?;
-            let info = OperationInfo {
-                operation_id: "list_shared_profiles",
             };
             client.pre(&mut request, &info).await?;
             let result = client.exec(request, &info).await;
@@ -10112,17 +10108,6 @@ pub mod operations {
             ],
         },
         vidplat_core::OperationMeta {
-            id: "list_shared_profiles",
-            summary: "List shared profiles",
-            method: vidplat_core::Method::Get,
-            path: "/v1/profiles/shared",
-            route_assumed: true,
-            authenticated: true,
-            permission: Some("profile read"),
-            rate_limited: false,
-            checks: &[],
-        },
-        vidplat_core::OperationMeta {
             id: "delete_profile",
             summary: "Delete profile",
             method: vidplat_core::Method::Delete,
@@ -10507,18 +10492,6 @@ impl<'a> vidplat_core::Operation for builder::RegisterProfile<'a> {
         self.send()
     }
 }
-impl<'a> vidplat_core::Operation for builder::ListSharedProfiles<'a> {
-    const ID: &'static str = "list_shared_profiles";
-    type Success = types::ProfileList;
-    type ErrorBody = types::Error;
-    fn send_operation(
-        self,
-    ) -> impl ::std::future::Future<
-        Output = Result<ResponseValue<types::ProfileList>, Error<types::Error>>,
-    > + Send {
-        self.send()
-    }
-}
 impl<'a> vidplat_core::Operation for builder::DeleteProfile<'a> {
     const ID: &'static str = "delete_profile";
     type Success = ();
@@ -10673,5 +10646,15 @@ impl<'a> vidplat_core::Operation for builder::GetInputFile<'a> {
         Output = Result<ResponseValue<types::InputFile>, Error<types::Error>>,
     > + Send {
         self.send()
+    }
+}
+impl Client {
+    /**List shared profiles
+
+Lists the profiles shared with this account (List shared profiles). The document's only evidence of its route is a sample request with the same path as List profiles, so this sends exactly the List profiles request, GET /v1/profiles. How the server tells the two lists apart (a parameter, a header, or the same list) is not shown.
+
+Sends `GET /v1/profiles`: this is [`Client::list_profiles`]'s request, and it returns that operation's builder.*/
+    pub fn list_shared_profiles(&self) -> builder::ListProfiles<'_> {
+        self.list_profiles()
     }
 }

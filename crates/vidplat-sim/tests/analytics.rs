@@ -589,7 +589,6 @@ async fn invalid_parameters_answer_400_and_unknown_situations_404() -> Result<()
             .call()
             .await
             .err(),
-        analytics.cloud_by_os().sort("play_started_count").call().await.err(),
         analytics
             .cloud_by_os()
             .sort("complete_play_percent|desc")
@@ -620,6 +619,12 @@ async fn invalid_parameters_answer_400_and_unknown_situations_404() -> Result<()
     for error in refused {
         assert_eq!(error.as_ref().map(answered), Some(invalid), "{error:?}");
     }
+    // A sort without its direction breaks the YAML's `key|asc|desc` pattern: refused before sending.
+    let undirected = analytics.cloud_by_os().sort("play_started_count").call().await;
+    assert!(
+        matches!(&undirected, Err(vidplat::Error::InvalidInput { field, .. }) if field == "sort"),
+        "{undirected:?}"
+    );
     // A 13-month period is allowed.
     let longest = analytics
         .cloud_by_content_category()

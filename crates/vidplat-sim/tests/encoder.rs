@@ -525,7 +525,8 @@ async fn deleting_a_preset_deletes_the_profiles_holding_only_it() {
     assert_eq!(both.presets, [p2 as i64]);
     let profiles = encoder.list_profiles().call().await.unwrap();
     let names: Vec<_> = profiles.data.iter().filter_map(|p| p.name.clone()).collect();
-    assert_eq!(names, ["both", "only-p2"]);
+    // The one profile list also holds the profile shared with the account (see list_profiles in the simulator).
+    assert_eq!(names, ["both", "only-p2", "parent-shared-vms"]);
 
     // Deleting a profile does not delete its presets.
     encoder
@@ -758,7 +759,7 @@ async fn a_csv_import_registers_its_tasks_and_reports_them() {
     let csv = format!(
         "input_filepath,profile_id,output_filename,priority\r\n\
          movie.mp4,{profile_id},first,\r\n\
-         \"sample/intro.mp4\",{profile_id},\"second, with a comma\",99\r\n"
+         \"sample/intro, take 2.mp4\",{profile_id},second,99\r\n"
     );
     let job = import_csv(&client, &csv).await.expect("imported");
     let job_id = job.id.expect("an id") as u64;
@@ -768,7 +769,8 @@ async fn a_csv_import_registers_its_tasks_and_reports_them() {
     let tasks = snapshot(&client).await;
     assert_eq!(tasks.len(), 2);
     let second = get_task(&client, tasks[1].0).await.unwrap();
-    assert_eq!(second.output_filename.as_deref(), Some("second, with a comma"));
+    assert_eq!(second.input_filename.as_deref(), Some("sample/intro, take 2.mp4"));
+    assert_eq!(second.output_filename.as_deref(), Some("second"));
     assert_ne!(
         second.transaction,
         get_task(&client, tasks[0].0).await.unwrap().transaction
@@ -950,8 +952,10 @@ async fn a_shared_profile_registering_to_the_vms_needs_a_category_override() {
         shared.data[0].share.as_ref().map(ToString::to_string).as_deref(),
         Some("shared_subs")
     );
-    let own = client.encoder().unwrap().list_profiles().call().await.unwrap();
-    assert!(own.data.is_empty(), "shared profiles are not the account's own");
+    // List shared profiles is List profiles' request (encoding note 1): the same list.
+    let listed = client.encoder().unwrap().list_profiles().call().await.unwrap();
+    let ids = |list: &vidplat::encoder::types::ProfileList| list.data.iter().map(|p| p.id).collect::<Vec<_>>();
+    assert_eq!(ids(&listed), ids(&shared));
 
     let refused = try_register(&client, "movie.mp4", shared_id, json!({})).await;
     assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
@@ -1063,4 +1067,38 @@ async fn profile_rules_are_checked() {
     let full = body::<ProfileUpdate>(json!({"presets": ids}));
     let refused = encoder.update_profile().profile_id(id(plain)).body(full).call().await;
     assert_eq!(refusal(refused), (400, "FULL_PROFILE".into()));
+}
+
+// The wire form of nulls.
+
+/// A nullable member with no value is sent as `null`, as the documents show it,
+/// not left out: clients of the simulator meet both forms (absent members are
+/// exercised by the optional ones).
+#[tokio::test]
+async fn a_waiting_task_carries_its_nullable_members_as_null() {
+    let (sim, client) = start(stepping(60_000)).await;
+    let p = preset(&client, "p", json!({})).await;
+    let profile_id = profile(&client, "only-p", &[p], json!({})).await;
+    let task_id = register_one(&client, "movie.mp4", profile_id, json!({})).await;
+    let raw: Value = reqwest::Client::new()
+        .get(format!("{}/v1/tasks/{task_id}", sim.encoder_url))
+        .bearer_auth(&sim.api_key)
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("a JSON task");
+    for member in [
+        "encode_start",
+        "encode_end",
+        "episode_name",
+        "publish_start",
+        "publish_end",
+        "vms_config",
+    ] {
+        assert_eq!(raw.get(member), Some(&Value::Null), "{member} in {raw}");
+    }
+    let decoded = get_task(&client, task_id).await.expect("the task");
+    assert_eq!(decoded.encode_start, None);
 }

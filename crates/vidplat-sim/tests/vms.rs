@@ -391,7 +391,11 @@ async fn streams_and_subtitles_fill_up_and_stay_while_a_set_holds_them() {
     assert_eq!(bulk.responses.len(), 7);
     let streams = vms.list_streams().content_name("c").call().await.unwrap().data;
     assert_eq!(streams.len(), 10);
-    assert_eq!(streams[3].id, bulk.responses[0].id, "the Nth id is the Nth request");
+    assert_eq!(
+        streams[3].id.as_deref(),
+        bulk.responses[0].id(),
+        "the Nth id is the Nth request"
+    );
     assert_eq!(streams[9].path.as_deref(), Some("/extra/6.mp4"));
     assert_eq!(streams[9].playback_rate, Some(1.0));
     assert_eq!(streams[9].status, Some(types::StreamStatus::Completed));
@@ -406,7 +410,7 @@ async fn streams_and_subtitles_fill_up_and_stay_while_a_set_holds_them() {
     let in_set = uuid(&registration.streams[2].id);
     let blocked = vms.delete_stream().content_name("c").stream_id(in_set).call().await;
     assert_eq!(refused(blocked), (400, "STREAM_IN_STREAM_SETS".into()));
-    let free = uuid(&bulk.responses[0].id);
+    let free = uuid(&bulk.responses[0].id().map(String::from));
     vms.update_stream()
         .content_name("c")
         .stream_id(free)
@@ -661,7 +665,7 @@ async fn documents_register_in_bulk_and_the_presentation_one_stays() {
         .unwrap();
     let documents = vms.list_documents().content_name("c").call().await.unwrap().data;
     assert_eq!(documents.len(), 3);
-    assert_eq!(documents[2].id, bulk.responses[1].id);
+    assert_eq!(documents[2].id.as_deref(), bulk.responses[1].id());
     assert_eq!(documents[2].filename.as_deref(), Some("upload.pdf"));
     assert!(documents[2].url.as_deref().unwrap().contains("/c/documents/"));
 
@@ -676,7 +680,7 @@ async fn documents_register_in_bulk_and_the_presentation_one_stays() {
         .unwrap();
     let linked = vms.delete_document().content_name("c").document_id(slides).call().await;
     assert_eq!(refused(linked), (400, "INVALID_REQUEST".into()));
-    let notes = uuid(&bulk.responses[0].id);
+    let notes = uuid(&bulk.responses[0].id().map(String::from));
     vms.update_document()
         .content_name("c")
         .document_id(notes)
@@ -833,12 +837,19 @@ async fn content_lists_filter_sort_and_page() {
         by(vms.list_contents().label(Uuid::parse_str(&label).unwrap()).call().await),
         ["bravo"]
     );
-    assert_eq!(by(vms.list_contents().status("LIMITED").call().await), ["charlie"]);
     assert_eq!(
         by(vms
             .list_contents()
-            .status("PUBLIC,LIMITED")
-            .type_("VOD")
+            .status(vec![types::ContentStatus::Limited])
+            .call()
+            .await),
+        ["charlie"]
+    );
+    assert_eq!(
+        by(vms
+            .list_contents()
+            .status(vec![types::ContentStatus::Public, types::ContentStatus::Limited])
+            .type_(vec![types::ContentType::Vod])
             .sort("name|desc")
             .call()
             .await),

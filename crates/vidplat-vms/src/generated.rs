@@ -97,6 +97,24 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+    ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself.
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        schemars::JsonSchema
+    )]
+    #[serde(untagged)]
+    pub enum BulkRegisteredId {
+        RegisteredId(RegisteredId),
+        String(::std::string::String),
+    }
+    impl ::std::convert::From<RegisteredId> for BulkRegisteredId {
+        fn from(value: RegisteredId) -> Self {
+            Self::RegisteredId(value)
+        }
+    }
     ///Response of a bulk registration.
     #[derive(
         ::serde::Deserialize,
@@ -109,7 +127,7 @@ pub mod types {
     pub struct BulkRegistration {
         ///Ids of the registered items; the Nth item corresponds to the Nth request.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub responses: ::std::vec::Vec<RegisteredId>,
+        pub responses: ::std::vec::Vec<BulkRegisteredId>,
     }
     impl BulkRegistration {
         pub fn builder() -> builder::BulkRegistration {
@@ -135,8 +153,8 @@ pub mod types {
         ///Hierarchical name (the sample separates levels with '/'). At most 302 characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
-        ///Statistics per period, when requested with the statistics parameter.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        ///Statistics per period, presumably filled in only when requested with the statistics parameter.
+        #[serde(default)]
         pub statistics: ::std::option::Option<::std::vec::Vec<CategoryStatistics>>,
         ///Last update time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -283,7 +301,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         ///Parent categories created because create_parents was true.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub parents: ::std::option::Option<::std::vec::Vec<CategoryParent>>,
     }
     impl CategoryRegistration {
@@ -509,7 +527,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cta_actions: ::std::option::Option<CtaActions>,
         ///Description. At most 5000 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Related documents of the content.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -521,7 +539,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub encode_status: ::std::option::Option<crate::types::EncodeStatus>,
         ///Transaction id of the encoding service. At least 1.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub encoder_transaction_id: ::std::option::Option<i64>,
         ///Id of the content forward policy; when omitted the account's default policy applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -541,26 +559,26 @@ pub mod types {
         ///Interval of the pre-playback poster slideshow in milliseconds. Default 1000. At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster_slideshow_interval: ::std::option::Option<i64>,
-        ///Posters of the content, in poster order.
+        ///Posters of the content.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub posters: ::std::vec::Vec<Poster>,
         ///Id of the related document set for presentation linkage.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub presentation_document_id: ::std::option::Option<::std::string::String>,
         ///Id of the primary poster.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub primary_poster_id: ::std::option::Option<::std::string::String>,
         ///URL of the primary poster. Read only. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub primary_poster_url: ::std::option::Option<::std::string::String>,
         ///End of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_end: ::std::option::Option<vidplat_core::Timestamp>,
         ///Start of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_start: ::std::option::Option<vidplat_core::Timestamp>,
         ///URL of the seek preview file. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub seek_preview_url: ::std::option::Option<::std::string::String>,
         ///Publication status. Default PUBLIC.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1781,7 +1799,7 @@ pub mod types {
     )]
     pub struct ContentStatistics {
         ///Delivery volume per period.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub statistics: ::std::option::Option<::std::vec::Vec<DeliveryVolume>>,
     }
     impl ContentStatistics {
@@ -2149,10 +2167,8 @@ pub mod types {
         ///Names of streams sent in the same request. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS); at most one stream of format MP4 or UNKNOWN.
         pub stream_names: ::std::vec::Vec<::std::string::String>,
         ///Names of subtitles sent in the same request.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub subtitle_names: ::std::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub subtitle_names: ::std::vec::Vec<::std::string::String>,
     }
     impl ContentStreamSetCreate {
         pub fn builder() -> builder::ContentStreamSetCreate {
@@ -2546,7 +2562,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Description. At most 5000 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Duration in seconds. At least 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2555,7 +2571,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub encode_status: ::std::option::Option<crate::types::EncodeStatus>,
         ///Transaction id of the encoding service. At least 1.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub encoder_transaction_id: ::std::option::Option<i64>,
         ///Id of the content forward policy; when omitted the account's default policy applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2576,22 +2592,22 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster_slideshow_interval: ::std::option::Option<i64>,
         ///Id of the related document set for presentation linkage.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub presentation_document_id: ::std::option::Option<::std::string::String>,
         ///Id of the primary poster.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub primary_poster_id: ::std::option::Option<::std::string::String>,
         ///URL of the primary poster. Read only. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub primary_poster_url: ::std::option::Option<::std::string::String>,
         ///End of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_end: ::std::option::Option<vidplat_core::Timestamp>,
         ///Start of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub publish_start: ::std::option::Option<vidplat_core::Timestamp>,
         ///URL of the seek preview file. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub seek_preview_url: ::std::option::Option<::std::string::String>,
         ///Publication status. Default PUBLIC.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4336,7 +4352,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,
         ///Human-readable message, or null.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
     impl Error {
@@ -4358,7 +4374,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Description. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Id of the policy.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4805,6 +4821,11 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -6243,6 +6264,11 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
             Ok(Self(value.to_string()))
         }
     }
@@ -6306,6 +6332,11 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -6718,73 +6749,73 @@ pub mod types {
     )]
     pub struct PlayInformation {
         ///Category name. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub category: ::std::option::Option<::std::string::String>,
         ///Chapters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub chapters: ::std::option::Option<::std::vec::Vec<PlayChapter>>,
         ///Content type.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub content_type: ::std::option::Option<crate::types::ContentType>,
         ///Call-to-action settings (card_options).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cta_actions: ::std::option::Option<CtaActions>,
         ///Index of the default subtitle in subtitles. At least 0.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub default_subtitle_index: ::std::option::Option<i64>,
         ///Description.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Related documents.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub documents: ::std::option::Option<::std::vec::Vec<PlayDocument>>,
         ///Duration in seconds. At least 0.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub duration: ::std::option::Option<i64>,
         ///Format of the selected stream set.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub format: ::std::option::Option<crate::types::StreamFormat>,
         ///URL of the image of an image response. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub image_url: ::std::option::Option<::std::string::String>,
         ///Label names.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///Name of the content played; may differ from the requested name through the forward policy. At most 200 characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Poster slideshow settings.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub poster_slideshow: ::std::option::Option<PlayPosterSlideshow>,
         ///URL of the poster. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub poster_url: ::std::option::Option<::std::string::String>,
         ///Presentation linkage.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub presentation: ::std::option::Option<PlayPresentation>,
         ///URL of the seek preview file. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub seek_preview_url: ::std::option::Option<::std::string::String>,
         ///Name of the selected stream set. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub stream_set_name: ::std::option::Option<::std::string::String>,
         ///Streams of the selected stream set.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub streams: ::std::option::Option<::std::vec::Vec<PlayStream>>,
         ///Subtitles.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub subtitles: ::std::option::Option<::std::vec::Vec<PlaySubtitle>>,
         ///Key/value tags.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
         ///Title.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub title: ::std::option::Option<::std::string::String>,
         ///Response type; VIDEO returns video_url, image responses use image_url.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<crate::types::PlayResponseType>,
         ///URL of the video; it expires after the streaming policy's url_lifetime. At most 2000 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub video_url: ::std::option::Option<::std::string::String>,
     }
     impl PlayInformation {
@@ -6857,46 +6888,46 @@ pub mod types {
     )]
     pub struct PlayStream {
         ///Audio bitrate in bps.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_bitrate: ::std::option::Option<i64>,
         ///Audio codec.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_codec: ::std::option::Option<AudioCodec>,
         ///Label of the audio track.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_label: ::std::option::Option<::std::string::String>,
         ///ISO 639 language code of the audio.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_language: ::std::option::Option<::std::string::String>,
         ///Audio track type.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_track_type: ::std::option::Option<AudioTrackType>,
         ///Number of audio channels.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub channels: ::std::option::Option<i64>,
         ///Format.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::StreamFormat>,
         ///Frame rate.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub framerate: ::std::option::Option<f64>,
         ///Height in pixels.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub height: ::std::option::Option<i64>,
         ///Playback rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_rate: ::std::option::Option<f64>,
         ///Sample rate in Hz.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub sample_rate: ::std::option::Option<i64>,
         ///Video bitrate in bps.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub video_bitrate: ::std::option::Option<i64>,
         ///Video codec.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub video_codec: ::std::option::Option<VideoCodec>,
         ///Width in pixels.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub width: ::std::option::Option<i64>,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -6957,7 +6988,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_type: ::std::option::Option<crate::types::ContentType>,
         ///Description.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Duration in seconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7074,7 +7105,7 @@ pub mod types {
     )]
     pub struct PlaylistItems {
         ///Description of the playlist. At most 5000 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub playlist_description: ::std::option::Option<::std::string::String>,
         ///The items of the playlist.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -7103,10 +7134,10 @@ pub mod types {
     pub struct PolicyCondition {
         ///Comparison operator (e.g. !=).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub operand: ::std::option::Option<::std::string::String>,
+        pub operand: ::std::option::Option<crate::types::PolicyConditionOperand>,
         ///What the condition examines (e.g. COUNTRY).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parameter: ::std::option::Option<::std::string::String>,
+        pub parameter: ::std::option::Option<crate::types::PolicyConditionParameter>,
         ///Value compared (e.g. a country code).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::std::string::String>,
@@ -7142,7 +7173,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         ///Playback position the poster shows, in seconds. At least 0.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub timestamp: ::std::option::Option<i64>,
         ///Last update time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7356,7 +7387,7 @@ pub mod types {
                 })
         }
     }
-    ///The posters of a content, in poster order.
+    ///The posters of a content.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -8439,7 +8470,7 @@ pub mod types {
     )]
     pub struct Site {
         ///Seconds before a viewer may view again. At most 7200.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub access_denial_timeout: ::std::option::Option<i64>,
         ///Site settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8453,14 +8484,14 @@ pub mod types {
         ///Id of the site.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///Maximum number of simultaneous viewers; null means unlimited. At most 5.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        ///Maximum number of simultaneous viewers. At most 5.
+        #[serde(default)]
         pub max_simultaneous_viewers: ::std::option::Option<i64>,
         ///Propagation status of the site's settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub propagation_status: ::std::option::Option<crate::types::PropagationStatus>,
         ///Present only for domains outside the shared portal domain.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub ssl_certificate: ::std::option::Option<SslCertificate>,
         ///Status of the site.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8767,40 +8798,40 @@ pub mod types {
     )]
     pub struct Stream {
         ///Audio bitrate in bps. At most 100000000.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_bitrate: ::std::option::Option<i64>,
         ///Audio codec.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_codec: ::std::option::Option<AudioCodec>,
         ///Label of the audio track. At most 15 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_label: ::std::option::Option<::std::string::String>,
         ///ISO 639 two-letter language code of the audio. Exactly 2 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_language: ::std::option::Option<::std::string::String>,
         ///Audio track type; only for a stream without video.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub audio_track_type: ::std::option::Option<AudioTrackType>,
         ///Number of audio channels. At most 100.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub channels: ::std::option::Option<i64>,
         ///Creation time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Task id of the encoding service. At least 1.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub encoder_task_id: ::std::option::Option<i64>,
         ///File size in bytes. At least 0.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub filesize: ::std::option::Option<i64>,
         ///Format of the stream.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::StreamFormat>,
         ///Frame rate. At most 300.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub framerate: ::std::option::Option<f64>,
         ///Height in pixels. At most 8192.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub height: ::std::option::Option<i64>,
         ///Id of the stream; returned by registration.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8815,7 +8846,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_rate: ::std::option::Option<f64>,
         ///Audio sample rate in Hz. At most 10000000.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub sample_rate: ::std::option::Option<i64>,
         ///Status of the stream. Default COMPLETED.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8824,13 +8855,13 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Video bitrate in bps. At most 100000000.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub video_bitrate: ::std::option::Option<i64>,
         ///Video codec.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub video_codec: ::std::option::Option<VideoCodec>,
         ///Width in pixels. At most 8192.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub width: ::std::option::Option<i64>,
     }
     impl Stream {
@@ -9219,7 +9250,7 @@ pub mod types {
     pub struct StreamSelection {
         ///What is selected (e.g. FORMAT).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub key: ::std::option::Option<::std::string::String>,
+        pub key: ::std::option::Option<crate::types::StreamSelectionKey>,
         ///Selected value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::std::string::String>,
@@ -9771,7 +9802,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<vidplat_core::Timestamp>,
         ///Description. At most 200 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub description: ::std::option::Option<::std::string::String>,
         ///Id of the policy.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9783,7 +9814,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///ISO 639 two-letter code of the default subtitle language. Exactly 2 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub preferred_language: ::std::option::Option<::std::string::String>,
         ///Rules, evaluated in order. At most 50 items.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -9867,7 +9898,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<::std::string::String>,
         ///ISO 639 two-letter language code. Default ja. Exactly 2 characters.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub language: ::std::option::Option<::std::string::String>,
         ///Last update time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11086,8 +11117,8 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct ViewingPage {
-        ///Seconds before a viewer may view again. At least 0. At most 7200.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        ///Seconds before a viewer may view again. At most 7200.
+        #[serde(default)]
         pub access_denial_timeout: ::std::option::Option<i64>,
         ///Page settings; when site_id is also set they override the site's settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11101,17 +11132,17 @@ pub mod types {
         ///Id of the viewing page.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud. At least 0. At most 5.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud. At most 5.
+        #[serde(default)]
         pub max_simultaneous_viewers: ::std::option::Option<i64>,
         ///User identifiers (aud values of signed URLs) denied access. At most 1000 items.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub revoked_audiences: ::std::vec::Vec<::std::string::String>,
         ///Key for signing URLs of the page (32 characters). Present only when signed access is required. Secret.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub signing_key: ::std::option::Option<::std::string::String>,
         ///Distribution site of the page.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub site_id: ::std::option::Option<::std::string::String>,
         ///Page status. Default PUBLIC.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11275,7 +11306,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
         ///Key for signing URLs (32 characters); present only when signature_required was true. Secret.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default)]
         pub signing_key: ::std::option::Option<::std::string::String>,
     }
     impl ViewingPageRegistration {
@@ -11322,7 +11353,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct BulkRegistration {
             responses: ::std::result::Result<
-                ::std::vec::Vec<super::RegisteredId>,
+                ::std::vec::Vec<super::BulkRegisteredId>,
                 ::std::string::String,
             >,
         }
@@ -11336,7 +11367,7 @@ pub mod types {
         impl BulkRegistration {
             pub fn responses<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredId>>,
+                T: ::std::convert::TryInto<::std::vec::Vec<super::BulkRegisteredId>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.responses = value
@@ -14573,7 +14604,7 @@ pub mod types {
                 ::std::string::String,
             >,
             subtitle_names: ::std::result::Result<
-                ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+                ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
             >,
         }
@@ -14630,9 +14661,7 @@ pub mod types {
             }
             pub fn subtitle_names<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-                >,
+                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.subtitle_names = value
@@ -19585,11 +19614,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct PolicyCondition {
             operand: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<crate::types::PolicyConditionOperand>,
                 ::std::string::String,
             >,
             parameter: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<crate::types::PolicyConditionParameter>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
@@ -19609,7 +19638,9 @@ pub mod types {
         impl PolicyCondition {
             pub fn operand<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::PolicyConditionOperand>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.operand = value
@@ -19621,7 +19652,9 @@ pub mod types {
             }
             pub fn parameter<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::PolicyConditionParameter>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.parameter = value
@@ -23071,7 +23104,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct StreamSelection {
             key: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<crate::types::StreamSelectionKey>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
@@ -23090,7 +23123,9 @@ pub mod types {
         impl StreamSelection {
             pub fn key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::StreamSelectionKey>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.key = value
@@ -25857,7 +25892,7 @@ pub mod types {
     }
     vidplat_core::open_enum! {
         #[doc =
-        "Publication status of a content. Default PUBLIC. LIMITED publishes between publish_start and publish_end. Changing PUBLIC to PROCESSING is rejected (CONTENT_INVALID_STATUS).\n\nKnown values: `PUBLIC`, `LIMITED`, `PROCESSING`. Any other value is kept in `Other`."]
+        "Publication status of a content. Default PUBLIC. publish_start and publish_end are valid only when status is LIMITED. Changing PUBLIC to PROCESSING is rejected (CONTENT_INVALID_STATUS).\n\nKnown values: `PUBLIC`, `LIMITED`, `PROCESSING`. Any other value is kept in `Other`."]
         pub enum ContentStatus { #[doc = "`PUBLIC`"] Public => "PUBLIC", #[doc =
         "`LIMITED`"] Limited => "LIMITED", #[doc = "`PROCESSING`"] Processing =>
         "PROCESSING", }
@@ -25926,6 +25961,16 @@ pub mod types {
     }
     vidplat_core::open_enum! {
         #[doc =
+        "Comparison operator of a viewing condition of a policy rule (the sample uses !=).\n\nKnown values: `!=`. Any other value is kept in `Other`."]
+        pub enum PolicyConditionOperand { #[doc = "`!=`"] NotEqual => "!=", }
+    }
+    vidplat_core::open_enum! {
+        #[doc =
+        "What a viewing condition of a policy rule examines (the sample uses COUNTRY).\n\nKnown values: `COUNTRY`. Any other value is kept in `Other`."]
+        pub enum PolicyConditionParameter { #[doc = "`COUNTRY`"] Country => "COUNTRY", }
+    }
+    vidplat_core::open_enum! {
+        #[doc =
         "Image format of a poster. Default UNKNOWN; ignored when content is given.\n\nKnown values: `UNKNOWN`, `PNG`. Any other value is kept in `Other`."]
         pub enum PosterFormat { #[doc = "`UNKNOWN`"] Unknown => "UNKNOWN", #[doc =
         "`PNG`"] Png => "PNG", }
@@ -25945,6 +25990,11 @@ pub mod types {
         "Format of a stream. A stream set cannot mix formats and holds at most one stream of format MP4 or UNKNOWN.\n\nKnown values: `HLS`, `MP4`, `UNKNOWN`. Any other value is kept in `Other`."]
         pub enum StreamFormat { #[doc = "`HLS`"] Hls => "HLS", #[doc = "`MP4`"] Mp4 =>
         "MP4", #[doc = "`UNKNOWN`"] Unknown => "UNKNOWN", }
+    }
+    vidplat_core::open_enum! {
+        #[doc =
+        "What a stream selection of a streaming policy rule selects (the sample uses FORMAT).\n\nKnown values: `FORMAT`. Any other value is kept in `Other`."]
+        pub enum StreamSelectionKey { #[doc = "`FORMAT`"] Format => "FORMAT", }
     }
     vidplat_core::open_enum! {
         #[doc =
@@ -26162,7 +26212,7 @@ Lists the categories of the account; with `statistics`, each category carries it
 Sends a `GET` request to `/v1/categories`
 
 Arguments:
-- `statistics`: Requests category statistics: a granularity word (`daily` or `monthly`), a colon and an integer, e.g. `daily:7`. Without it, `statistics` is not filled in.
+- `statistics`: Requests category statistics: a granularity word (`daily` or `monthly`), a colon and an integer, e.g. `daily:7`. Without it, `statistics` is presumably not filled in.
 ```ignore
 let response = client.list_categories()
     .statistics(statistics)
@@ -26201,7 +26251,7 @@ Sends a `GET` request to `/v1/categories/{category-id}`
 
 Arguments:
 - `category_id`: Id of the category.
-- `statistics`: Requests category statistics: a granularity word (`daily` or `monthly`), a colon and an integer, e.g. `daily:7`. Without it, `statistics` is not filled in.
+- `statistics`: Requests category statistics: a granularity word (`daily` or `monthly`), a colon and an integer, e.g. `daily:7`. Without it, `statistics` is presumably not filled in.
 ```ignore
 let response = client.get_category()
     .category_id(category_id)
@@ -26297,8 +26347,8 @@ Arguments:
 - `per_page`: Items per page, at most 100. Default 25.
 - `query`: Case-insensitive substring searched in the name, title or description. At most 200 characters. When given, `filters` is ignored.
 - `sort`: Sort expression of the content list, a column name and `asc` or `desc` joined by a vertical bar. Default `created_at|desc`.
-- `status`: Comma-separated list of content statuses (`ContentStatus` values, e.g. `PUBLIC,LIMITED`); only contents in these statuses are listed.
-- `type_`: Comma-separated list of content types (`ContentType` values, e.g. `VOD`); only contents of these types are listed.
+- `status`: Content statuses (`ContentStatus` values), sent as one comma-separated list (e.g. `PUBLIC,LIMITED`); only contents in these statuses are listed.
+- `type_`: Content types (`ContentType` values, e.g. `VOD`), sent as one comma-separated list; only contents of these types are listed.
 ```ignore
 let response = client.list_contents()
     .category(category)
@@ -26369,7 +26419,14 @@ let response = client.delete_content()
     }
     /**Update content
 
-Updates the fields sent; the name cannot be changed. An invalid change of status (for example PUBLIC to PROCESSING) is rejected with CONTENT_INVALID_STATUS. `publish_start` and `publish_end` are valid only when the status is LIMITED. Requires the content update permission.
+Updates the content; the name cannot be changed. An invalid change of status (for example PUBLIC to
+PROCESSING) is rejected with CONTENT_INVALID_STATUS. `publish_start` and `publish_end` are valid
+only when the status is LIMITED. Requires the content update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole content, resetting what is omitted, is not shown (the document says an
+omitted forward_policy_id or streaming_policy_id means the account default, and the update body
+lists the same defaults as registration). Send every member you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_content", Method::Patch, "/your/path")`.
 
@@ -26487,7 +26544,12 @@ let response = client.delete_document()
     }
     /**Update document
 
-Updates the fields sent of the related document. When both `url` and `content` are sent, `content` wins. Requires the content update permission.
+Updates the related document. When both `url` and `content` are sent, `content` wins. Requires the
+content update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole related document, resetting what is omitted, is not shown. Send every
+member you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/documents/{document-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_document", Method::Patch, "/your/path")`.
 
@@ -26510,14 +26572,14 @@ let response = client.update_document()
     }
     /**Get play information
 
-Returns the playback information of the content with the content forward policy and the streaming policy evaluated; the response contains at most one stream set. The returned name may differ from the requested one when the forward policy forwards to another content; an image forward returns `image_url`. `ss` selects a stream set by name and skips the streaming policy; `disable_cfp` skips the forward policy. The viewer is described by `x-vms-client-ip` (ignored when `x-vms-client-country` is given; with neither the viewer is judged to be in the home country), `x-vms-user-agent` (a PC when omitted) and `x-vms-client-referer`; `x-vms-date` evaluates the response as of that time. Video file URLs expire after the streaming policy's url_lifetime. A content that is not published gives 403 (CONTENT_INVALID_STATUS); CONTENT_NOT_FOUND and STREAM_SET_NOT_FOUND are the other errors named for issuing a content URL. Requires the content viewing permission.
+Returns the playback information of the content with the content forward policy and the streaming policy evaluated; the response contains at most one stream set. The returned name may differ from the requested one when the forward policy forwards to another content; an image forward returns `image_url`. `ss` selects a stream set by name and skips the streaming policy; `disable_cfp` skips the forward policy. The viewer is described by `x-vms-client-ip` (ignored when `x-vms-client-country` is given; with neither the viewer is judged to be in the home country), `x-vms-user-agent` (a PC when omitted) and `x-vms-client-referer`; `x-vms-date` evaluates the response as of that time. Video file URLs expire after the streaming policy's url_lifetime. A content that is not in a publishable state gives "403 Forbidden or CONTENT_INVALID_STATUS" (the document's words: whether the 403 carries that code, or the code comes with another status, is not shown); CONTENT_NOT_FOUND and STREAM_SET_NOT_FOUND are the other errors named for issuing a content URL. Requires the content viewing permission.
 
 Sends a `GET` request to `/v1/contents/{content-name}/play`
 
 Arguments:
 - `content_name`: Name of the content. At most 200 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
 - `disable_cfp`: When true, the content forward policy is skipped. Default false.
-- `ss`: Name of the stream set to play. At most 200 characters. When given, the streaming policy is not evaluated.
+- `ss`: Name of the stream set to play. At most 200 characters of letters, digits, hyphen and underscore (stream set names match ^[0-9a-zA-Z-_]+$). When given, the streaming policy is not evaluated.
 - `x_vms_client_country`: Country of the viewer, an ISO 3166-1 two-letter code. When neither this nor `x-vms-client-ip` is given, the viewer is judged to be in the home country.
 - `x_vms_client_ip`: IPv4 address of the viewer, for policy evaluation. Ignored when `x-vms-client-country` is given.
 - `x_vms_client_referer`: Referer of the viewer's request. At most 200 characters.
@@ -26541,7 +26603,7 @@ let response = client.get_play_information()
     }
     /**List posters
 
-Lists the posters of the content in poster order. Requires the content read permission.
+Lists the posters of the content. Requires the content read permission.
 
 Sends a `GET` request to `/v1/contents/{content-name}/posters`
 
@@ -26579,7 +26641,7 @@ let response = client.register_poster()
     }
     /**Register posters in bulk
 
-Registers up to 200 posters in one request; each needs `url` or `content`. New posters are appended at the end of the poster order. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_POSTERS and FULL_POSTER_SLIDESHOW apply as for a single poster. Requires the content update permission.
+Registers up to 200 posters in one request; each needs `url` or `content`. New posters are appended at the end of the poster order. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_POSTERS and FULL_POSTER_SLIDESHOW presumably apply as for a single poster. Requires the content update permission.
 
 **Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/posters/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_posters_bulk", Method::Post, "/your/path")`.
 
@@ -26659,7 +26721,13 @@ let response = client.delete_poster()
     }
     /**Update poster
 
-Updates the fields sent of the poster. `format`, `width` and `height` are ignored when `content` is given. At most 20 posters of a content may be used in the slideshow (FULL_POSTER_SLIDESHOW). Requires the content update permission.
+Updates the poster. `format`, `width` and `height` are ignored when `content` is given. At most 20
+posters of a content may be used in the slideshow (FULL_POSTER_SLIDESHOW). Requires the content
+update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole poster, resetting what is omitted, is not shown. Send every member you
+mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/posters/{poster-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_poster", Method::Patch, "/your/path")`.
 
@@ -26781,7 +26849,13 @@ let response = client.delete_stream_set()
     }
     /**Update stream set
 
-Updates the distribution network, streams or subtitles of the stream set; the name cannot be changed. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS) and at most one stream of format MP4 or UNKNOWN may be included. Requires the content update permission.
+Updates the distribution network, streams or subtitles of the stream set; the name cannot be
+changed. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS) and at most one
+stream of format MP4 or UNKNOWN may be included. Requires the content update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole stream set, resetting what is omitted, is not shown. Send every member
+you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/stream-sets/{set-name}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_stream_set", Method::Patch, "/your/path")`.
 
@@ -26842,7 +26916,7 @@ let response = client.register_stream()
     }
     /**Register streams in bulk
 
-Registers up to 10 streams in one request; `path` and `format` are required in each. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_STREAMS when no more streams can be added. Requires the content update permission.
+Registers up to 10 streams in one request; `path` and `format` are required in each. The Nth id of `responses` corresponds to the Nth item of `requests`. Presumably FULL_STREAMS when no more streams can be added. Requires the content update permission.
 
 **Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/streams/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_streams_bulk", Method::Post, "/your/path")`.
 
@@ -26901,7 +26975,11 @@ let response = client.delete_stream()
     }
     /**Update stream
 
-Updates the fields sent of the stream. Requires the content update permission.
+Updates the stream. Requires the content update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole stream, resetting what is omitted, is not shown. Send every member you
+mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/streams/{stream-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_stream", Method::Patch, "/your/path")`.
 
@@ -26962,7 +27040,7 @@ let response = client.register_subtitle()
     }
     /**Register subtitles in bulk
 
-Registers up to 10 subtitles in one request; each needs `label` and either `url` or `content`. The Nth id of `responses` corresponds to the Nth item of `requests`. FULL_SUBTITLES when no more subtitles can be added. Requires the content update permission.
+Registers up to 10 subtitles in one request; each needs `label` and either `url` or `content`. The Nth id of `responses` corresponds to the Nth item of `requests`. Presumably FULL_SUBTITLES when no more subtitles can be added. Requires the content update permission.
 
 **Route assumed.** The document does not show this operation's method and path; `POST /v1/contents/{content-name}/subtitles/bulk` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("register_subtitles_bulk", Method::Post, "/your/path")`.
 
@@ -27021,7 +27099,12 @@ let response = client.delete_subtitle()
     }
     /**Update subtitle
 
-Updates the fields sent of the subtitle. When both `url` and `content` are sent, `content` wins; `format` is detected from the data when `content` is given. Requires the content update permission.
+Updates the subtitle. When both `url` and `content` are sent, `content` wins; `format` is detected
+from the data when `content` is given. Requires the content update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole subtitle, resetting what is omitted, is not shown. Send every member
+you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_subtitle", Method::Patch, "/your/path")`.
 
@@ -27049,10 +27132,10 @@ Lists the viewing pages of the account, one page at a time, optionally only thos
 Sends a `GET` request to `/v1/instant-pages`
 
 Arguments:
-- `content`: Only pages of the content with this name. At most 200 characters.
+- `content`: Only pages of the content with this name. At most 200 characters of letters, digits, hyphen and underscore (content names match ^[0-9a-zA-Z-_]+$).
 - `page`: Page number, from 1. Default 1.
 - `per_page`: Items per page, at most 100. Default 25.
-- `playlist`: Only pages of the playlist with this name. At most 200 characters.
+- `playlist`: Only pages of the playlist with this name. At most 200 characters of letters, digits, hyphen and underscore (playlist names match ^[0-9a-zA-Z-_]+$).
 - `query`: Case-insensitive substring searched in the title or description. At most 200 characters.
 - `sort`: Sort expression of the viewing page list, a column name and `asc` or `desc` joined by a vertical bar. Default `created_at|desc`.
 - `type_`: Only pages of this type (content or playlist).
@@ -27124,7 +27207,13 @@ let response = client.delete_viewing_page()
     }
     /**Update viewing page
 
-Updates the fields sent of the viewing page; the content and `signature_required` cannot be changed. When both `site_id` and `configurations` are set, `configurations` overrides the site's settings. Requires the viewing page update permission.
+Updates the viewing page; the content and `signature_required` cannot be changed. When both
+`site_id` and `configurations` are set, `configurations` overrides the site's settings. Requires the
+viewing page update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial
+update) or replaces the whole viewing page, resetting what is omitted, is not shown. Send every
+member you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PATCH /v1/instant-pages/{page-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_viewing_page", Method::Patch, "/your/path")`.
 
@@ -28130,8 +28219,8 @@ pub mod builder {
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
         query: Result<Option<types::ListContentsQuery>, String>,
         sort: Result<Option<types::ListContentsSort>, String>,
-        status: Result<Option<::std::string::String>, String>,
-        type_: Result<Option<::std::string::String>, String>,
+        status: Result<Option<::std::vec::Vec<crate::types::ContentStatus>>, String>,
+        type_: Result<Option<::std::vec::Vec<crate::types::ContentType>>, String>,
     }
     impl<'a> ListContents<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -28237,26 +28326,26 @@ pub mod builder {
         }
         pub fn status<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<::std::vec::Vec<crate::types::ContentStatus>>,
         {
             self.status = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for status failed"
+                    "conversion to `:: std :: vec :: Vec < crate :: types :: ContentStatus >` for status failed"
                         .to_string()
                 });
             self
         }
         pub fn type_<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            V: std::convert::TryInto<::std::vec::Vec<crate::types::ContentType>>,
         {
             self.type_ = value
                 .try_into()
                 .map(Some)
                 .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for type_ failed"
+                    "conversion to `:: std :: vec :: Vec < crate :: types :: ContentType >` for type_ failed"
                         .to_string()
                 });
             self
@@ -28310,8 +28399,8 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .query(&progenitor_client::QueryParam::new("query", &query))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
-                .query(&progenitor_client::QueryParam::new("status", &status))
-                .query(&progenitor_client::QueryParam::new("type", &type_))
+                .query(&vidplat_core::CommaSeparated::new("status", &status))
+                .query(&vidplat_core::CommaSeparated::new("type", &type_))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -34953,10 +35042,6 @@ pub mod operations {
                     rule: vidplat_core::Rule::UniqueItems,
                 },
                 vidplat_core::Check {
-                    at: "body.stream_sets[].subtitle_names",
-                    rule: vidplat_core::Rule::UniqueItems,
-                },
-                vidplat_core::Check {
                     at: "body.streams",
                     rule: vidplat_core::Rule::MaxItems(10u64),
                 },
@@ -35373,10 +35458,6 @@ pub mod operations {
                 vidplat_core::Check {
                     at: "body.order",
                     rule: vidplat_core::Rule::MaxItems(200u64),
-                },
-                vidplat_core::Check {
-                    at: "body.order",
-                    rule: vidplat_core::Rule::UniqueItems,
                 },
             ],
         },

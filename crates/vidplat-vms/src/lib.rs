@@ -10,3 +10,14 @@ mod generated;
 pub use generated::*;
 
 vidplat_core::client_hooks!(Client);
+
+impl types::BulkRegisteredId {
+    /// The registered item's id, whichever form the server wrote it in
+    /// (`{"id": …}` or the bare string; the document does not show which).
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            types::BulkRegisteredId::RegisteredId(registered) => registered.id.as_deref(),
+            types::BulkRegisteredId::String(id) => Some(id),
+        }
+    }
+}

@@ -593,7 +593,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudActiveUsersSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -632,7 +634,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByBrowserSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -671,7 +675,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByContentCategorySort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -718,7 +724,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudQuerySort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -757,7 +765,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByTimePeriodSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -862,7 +872,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByContentNameSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -907,7 +919,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByContentNameAndUserSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -946,7 +960,8 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args.get::<vidplat_analytics::types::CloudByOsSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -996,7 +1011,9 @@ pub async fn send(
                 Some(v) => call.group_per(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudRealtimeUserCountsSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1035,7 +1052,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByRegionSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1074,7 +1093,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudBySiteSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1148,7 +1169,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByContentTitleSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1193,7 +1216,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByContentTitleAndUserSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1226,7 +1251,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudUserCountsLegacySort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };
@@ -1265,7 +1292,9 @@ pub async fn send(
                 Some(v) => call.offset(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("sort")? {
+            let call = match args
+                .get::<vidplat_analytics::types::CloudByUserSort>("sort")?
+            {
                 Some(v) => call.sort(v),
                 None => call,
             };

@@ -139,15 +139,6 @@ pub async fn send(
             serde_json::to_value(response.into_inner())
                 .map_err(|e| Failure::Reencode(e.to_string()))
         }
-        "list_shared_profiles" => {
-            let call = client.list_shared_profiles();
-            let response = call
-                .send()
-                .await
-                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
-            serde_json::to_value(response.into_inner())
-                .map_err(|e| Failure::Reencode(e.to_string()))
-        }
         "delete_profile" => {
             let call = client.delete_profile();
             let call = match args.get::<::std::num::NonZeroU64>("profile_id")? {

@@ -148,11 +148,15 @@ pub async fn send(
                 Some(v) => call.sort(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("status")? {
+            let call = match args
+                .get::<::std::vec::Vec<vidplat_vms::types::ContentStatus>>("status")?
+            {
                 Some(v) => call.status(v),
                 None => call,
             };
-            let call = match args.get::<::std::string::String>("type_")? {
+            let call = match args
+                .get::<::std::vec::Vec<vidplat_vms::types::ContentType>>("type")?
+            {
                 Some(v) => call.type_(v),
                 None => call,
             };
@@ -934,7 +938,7 @@ pub async fn send(
                 Some(v) => call.sort(v),
                 None => call,
             };
-            let call = match args.get::<vidplat_vms::types::ViewingPageType>("type_")? {
+            let call = match args.get::<vidplat_vms::types::ViewingPageType>("type")? {
                 Some(v) => call.type_(v),
                 None => call,
             };

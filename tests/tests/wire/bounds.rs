@@ -210,11 +210,9 @@ async fn task_registration_bounds() {
     expect_invalid(error, "multi_angles", "at most 7 items");
     let error = encoder
         .register_task()
-        .body(
-            task(50, 0)
-                .multi_angles(Vec::<String>::new())
-                .multi_angle_labels(vec!["one".to_string()]),
-        )
+        .body(task(50, 0).multi_angles(Vec::<String>::new()).multi_angle_labels(vec![
+            vidplat::encoder::types::TaskCreateMultiAngleLabelsItem::try_from("one").unwrap(),
+        ]))
         .send()
         .await
         .unwrap_err()

@@ -8,7 +8,8 @@ use serde_json::json;
 use vidplat::vms::types::{
     CategoryCreate, CategoryUpdate, CategoryUpdateName, ContentStatus, ContentType, ForwardType, LabelCreate,
     LabelUpdate, LabelUpdateName, PageAuthentication, PageConfigurations, PageExposedMetadata, PageFooter, PageStatus,
-    PropagationStatus, RevokedAudienceAdd, ViewingPageCreate, ViewingPageType, ViewingPageUpdate,
+    PolicyConditionOperand, PolicyConditionParameter, PropagationStatus, RevokedAudienceAdd, StreamSelectionKey,
+    ViewingPageCreate, ViewingPageType, ViewingPageUpdate,
 };
 use vidplat::Timestamp;
 
@@ -920,8 +921,8 @@ async fn get_forward_policy() {
     assert_eq!(policy.rules.len(), 2);
     let first = &policy.rules[0];
     assert_eq!(first.conditions.len(), 1);
-    assert_eq!(first.conditions[0].parameter.as_deref(), Some("COUNTRY"));
-    assert_eq!(first.conditions[0].operand.as_deref(), Some("!="));
+    assert_eq!(first.conditions[0].parameter, Some(PolicyConditionParameter::Country));
+    assert_eq!(first.conditions[0].operand, Some(PolicyConditionOperand::NotEqual));
     assert_eq!(first.conditions[0].value.as_deref(), Some("JP"));
     assert_eq!(first.forward_type, Some(ForwardType::Video));
     assert_eq!(first.target_content_name.as_deref(), Some("region-notice"));
@@ -966,7 +967,7 @@ async fn list_streaming_policies() {
     assert_eq!(default.is_default, Some(true));
     assert_eq!(default.url_lifetime, Some(3600));
     assert_eq!(default.rules.len(), 1);
-    assert_eq!(default.rules[0].then[0].key.as_deref(), Some("FORMAT"));
+    assert_eq!(default.rules[0].then[0].key, Some(StreamSelectionKey::Format));
     let mp4 = &list.data[1];
     assert_eq!(mp4.name.as_deref(), Some("MP4 only"));
     assert_eq!(mp4.preferred_language, None);
@@ -1002,11 +1003,11 @@ async fn get_streaming_policy() {
     assert_eq!(policy.rules.len(), 1);
     let rule = &policy.rules[0];
     assert_eq!(rule.conditions.len(), 1);
-    assert_eq!(rule.conditions[0].parameter.as_deref(), Some("COUNTRY"));
-    assert_eq!(rule.conditions[0].operand.as_deref(), Some("!="));
+    assert_eq!(rule.conditions[0].parameter, Some(PolicyConditionParameter::Country));
+    assert_eq!(rule.conditions[0].operand, Some(PolicyConditionOperand::NotEqual));
     assert_eq!(rule.conditions[0].value.as_deref(), Some("JP"));
     assert_eq!(rule.then.len(), 1);
-    assert_eq!(rule.then[0].key.as_deref(), Some("FORMAT"));
+    assert_eq!(rule.then[0].key, Some(StreamSelectionKey::Format));
     assert_eq!(rule.then[0].value.as_deref(), Some("MP4"));
     assert_eq!(text(&policy.created_at).as_deref(), Some("2023-10-02 08:00:00"));
     assert_eq!(text(&policy.updated_at).as_deref(), Some("2025-02-19 11:04:37"));

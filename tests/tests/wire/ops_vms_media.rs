@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use std::num::NonZeroU64;
 use uuid::uuid;
 use vidplat::vms::types::{
-    AudioCodec, AudioTrackType, ChapterCreate, ChapterUpdate, ContentCreate, ContentDocumentCreate,
+    AudioCodec, AudioTrackType, BulkRegisteredId, ChapterCreate, ChapterUpdate, ContentCreate, ContentDocumentCreate,
     ContentPosterCreate, ContentStatus, ContentStreamCreate, ContentStreamSetCreate, ContentSubtitleCreate,
     ContentType, ContentUpdate, DocumentBulkCreate, DocumentCreate, DocumentUpdate, EncodeStatus, PlayResponseType,
     PlaylistItemOverridesCreate, PlaylistItemOverridesUpdate, PosterBulkCreate, PosterCreate, PosterFormat,
@@ -86,8 +86,8 @@ async fn list_contents() {
         .page(2_u64)
         .per_page(50_u64)
         .sort("created_at|asc")
-        .type_("VOD")
-        .status("PUBLIC,LIMITED")
+        .type_(vec![ContentType::Vod])
+        .status(vec![ContentStatus::Public, ContentStatus::Limited])
         .category("5b0c8f52-8d1e-4a3b-9f2e-1c6d7a8b9e01")
         .label("a7e3c2d1-4f5b-4c6d-8e9f-0a1b2c3d4e5f")
         .query("動画 campaign")
@@ -1407,11 +1407,11 @@ async fn register_streams_bulk() {
     .await;
     assert_eq!(registered.responses.len(), 2);
     assert_eq!(
-        registered.responses[0].id.as_deref(),
+        registered.responses[0].id(),
         Some("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c73")
     );
     assert_eq!(
-        registered.responses[1].id.as_deref(),
+        registered.responses[1].id(),
         Some("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c74")
     );
 }
@@ -1646,10 +1646,11 @@ async fn register_subtitle() {
 #[tokio::test]
 async fn register_subtitles_bulk() {
     let wire = Wire::ok(json!({
+        // "array of id": the bare-string reading, beside the `{id}` one of the other bulk operations.
         "responses": [
-            {"id": "c4d5e6f7-0819-4a2b-8c3d-4e5f60718297"},
+            "c4d5e6f7-0819-4a2b-8c3d-4e5f60718297",
             {"id": "c4d5e6f7-0819-4a2b-8c3d-4e5f60718298"},
-            {"id": "c4d5e6f7-0819-4a2b-8c3d-4e5f60718299"}
+            "c4d5e6f7-0819-4a2b-8c3d-4e5f60718299"
         ]
     }))
     .await;
@@ -1711,11 +1712,17 @@ async fn register_subtitles_bulk() {
         })),
     )
     .await;
-    assert_eq!(registered.responses.len(), 3);
+    let ids: Vec<_> = registered.responses.iter().map(|r| r.id()).collect();
     assert_eq!(
-        registered.responses[2].id.as_deref(),
-        Some("c4d5e6f7-0819-4a2b-8c3d-4e5f60718299")
+        ids,
+        [
+            Some("c4d5e6f7-0819-4a2b-8c3d-4e5f60718297"),
+            Some("c4d5e6f7-0819-4a2b-8c3d-4e5f60718298"),
+            Some("c4d5e6f7-0819-4a2b-8c3d-4e5f60718299")
+        ]
     );
+    assert!(matches!(registered.responses[0], BulkRegisteredId::String(_)));
+    assert!(matches!(registered.responses[1], BulkRegisteredId::RegisteredId(_)));
 }
 
 #[tokio::test]
@@ -1962,11 +1969,11 @@ async fn register_posters_bulk() {
     .await;
     assert_eq!(registered.responses.len(), 2);
     assert_eq!(
-        registered.responses[0].id.as_deref(),
+        registered.responses[0].id(),
         Some("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6fb")
     );
     assert_eq!(
-        registered.responses[1].id.as_deref(),
+        registered.responses[1].id(),
         Some("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6fc")
     );
 }
@@ -2233,7 +2240,7 @@ async fn register_documents_bulk() {
     .await;
     assert_eq!(registered.responses.len(), 2);
     assert_eq!(
-        registered.responses[1].id.as_deref(),
+        registered.responses[1].id(),
         Some("d0c1b2a3-9485-4766-a5b4-c3d2e1f0a9bc")
     );
 }

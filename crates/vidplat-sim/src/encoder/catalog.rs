@@ -569,17 +569,19 @@ pub(super) async fn delete_preset(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// List profiles and List shared profiles are one request as far as the documents
+/// show (encoding note 1), so the simulator answers both lists in one: the
+/// account's own profiles, then those shared with it (a simulator choice).
 pub(super) async fn list_profiles(State(service): State<Arc<Service>>) -> Json<ProfileList> {
     let store = service.lock();
+    let catalog = &store.catalog;
     Json(ProfileList {
-        data: store.catalog.profiles.values().cloned().collect(),
-    })
-}
-
-pub(super) async fn list_shared_profiles(State(service): State<Arc<Service>>) -> Json<ProfileList> {
-    let store = service.lock();
-    Json(ProfileList {
-        data: store.catalog.shared_profiles.values().cloned().collect(),
+        data: catalog
+            .profiles
+            .values()
+            .chain(catalog.shared_profiles.values())
+            .cloned()
+            .collect(),
     })
 }
 

@@ -63,7 +63,6 @@ pub(crate) fn router(shared: Shared) -> Router {
         .route("delete_preset", catalog::delete_preset)
         .route("list_profiles", catalog::list_profiles)
         .route("register_profile", catalog::register_profile)
-        .route("list_shared_profiles", catalog::list_shared_profiles)
         .route("get_profile", catalog::get_profile)
         .route("update_profile", catalog::update_profile)
         .route("delete_profile", catalog::delete_profile)

@@ -438,7 +438,6 @@ pub(super) async fn register(
         let subtitle_ids = set
             .subtitle_names
             .iter()
-            .flatten()
             .map(|subtitle| resolve(&subtitles.ids, "subtitle", subtitle))
             .collect::<Result<Vec<_>, _>>()?;
         stream_sets.push(types::StreamSet {

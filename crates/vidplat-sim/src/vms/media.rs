@@ -294,7 +294,9 @@ fn registered(ids: Vec<types::RegisteredId>) -> Json<types::RegisteredId> {
 }
 
 fn bulk_registered(ids: Vec<types::RegisteredId>) -> Json<types::BulkRegistration> {
-    Json(types::BulkRegistration { responses: ids })
+    Json(types::BulkRegistration {
+        responses: ids.into_iter().map(types::BulkRegisteredId::from).collect(),
+    })
 }
 
 type Item = PathParams<(String, String)>;

@@ -96,13 +96,13 @@ fn viewer(headers: &HeaderMap) -> Result<(Viewer, i64), SimError> {
 
 fn conditions_hold(conditions: &[types::PolicyCondition], viewer: &Viewer) -> bool {
     conditions.iter().all(|condition| {
-        let actual = match condition.parameter.as_deref() {
+        let actual = match condition.parameter.as_ref().map(|parameter| parameter.as_str()) {
             Some("COUNTRY") => Some(viewer.country.as_str()),
             Some("DEVICE") => Some(viewer.device),
             Some("REFERER") => viewer.referer.as_deref(),
             _ => return false,
         };
-        match condition.operand.as_deref() {
+        match condition.operand.as_ref().map(|operand| operand.as_str()) {
             Some("==") => actual == condition.value.as_deref(),
             Some("!=") => actual != condition.value.as_deref(),
             _ => false,
@@ -192,7 +192,7 @@ fn select_stream_set<'a>(
         .and_then(|rule| {
             rule.then
                 .iter()
-                .filter(|selection| selection.key.as_deref() == Some("FORMAT"))
+                .filter(|selection| selection.key == Some(types::StreamSelectionKey::Format))
                 .find_map(|selection| {
                     content.stream_sets.iter().find(|set| {
                         set_format(content, set)
