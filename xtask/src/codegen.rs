@@ -762,12 +762,24 @@ fn is_nullable(property: &Value) -> bool {
         })
 }
 
-/// typify leaves every absent `Option` out when serialising. For the schemas
-/// only responses use, a nullable member that is `None` is written as `null`
-/// instead, so whatever serialises them (the simulator, a user's cache) sends
-/// the documented `null` rather than dropping the member. Request schemas keep
-/// leaving absent members out: an update must not send `null` for what the
-/// caller never set.
+/// Whether a property is a list that may be empty: an array (directly or by
+/// reference) without a `minItems` of at least 1.
+fn is_list_that_may_be_empty(property: &Value, spec: &Value) -> bool {
+    let schema = match property["$ref"].as_str() {
+        Some(reference) => spec.pointer(reference.trim_start_matches('#')).unwrap_or(&Value::Null),
+        None => property,
+    };
+    schema["type"] == "array" && schema["minItems"].as_u64().unwrap_or(0) == 0
+}
+
+/// typify leaves every absent `Option` and every empty `Vec` out when
+/// serialising. For the schemas only responses use, a nullable member that is
+/// `None` is written as `null` instead, and a list member that is empty as
+/// `[]` (a list with a `minItems` of at least 1 is still left out when empty),
+/// so whatever serialises them (the simulator, a user's cache) sends the
+/// documented envelope (`"data": []`) and `null` rather than dropping the
+/// member. Request schemas keep leaving absent members out: an update must not
+/// send `null` or `[]` for what the caller never set.
 fn writing_nulls_in_responses(types: &mut [syn::Item], spec: &Value) -> Result<()> {
     use quote::ToTokens;
     let sent = reachable_schemas(spec, |op| {
@@ -791,7 +803,9 @@ fn writing_nulls_in_responses(types: &mut [syn::Item], spec: &Value) -> Result<(
                 text[start..].split('"').next().map(str::to_owned)
             });
             let wire_name = renamed.unwrap_or_else(|| ident.to_string());
-            if !is_nullable(&properties[&wire_name]) {
+            let property = &properties[&wire_name];
+            let is_vec = matches!(&field.ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+            if !is_nullable(property) && !(is_vec && is_list_that_may_be_empty(property, spec)) {
                 continue;
             }
             for attr in field.attrs.iter_mut() {

@@ -23,7 +23,7 @@ pub mod types {
     )]
     pub struct BasicAudience {
         ///Count and rating per playback position.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub segment: ::std::vec::Vec<BasicPlaybackPointSegment>,
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -44,7 +44,7 @@ pub mod types {
     )]
     pub struct BasicAudienceRatingPage {
         ///One row per content title.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicAudienceRatingRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -72,7 +72,7 @@ pub mod types {
     )]
     pub struct BasicAudienceRatingRow {
         ///Audience entries, each holding a positional segment array.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub audience: ::std::vec::Vec<BasicAudience>,
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -94,7 +94,7 @@ pub mod types {
     )]
     pub struct BasicContentCategoryPage {
         ///One row per content category.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicContentCategoryRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -177,7 +177,7 @@ pub mod types {
     )]
     pub struct BasicContentTitlePage {
         ///One row per content title.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicContentTitleRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -265,7 +265,7 @@ pub mod types {
     )]
     pub struct BasicContentTitleUserPage {
         ///One row per content title and user.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicContentTitleUserRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -341,7 +341,7 @@ pub mod types {
     )]
     pub struct BasicEnvironmentPage {
         ///One row per viewing environment and player.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicEnvironmentRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -433,7 +433,7 @@ pub mod types {
     )]
     pub struct BasicOsPage {
         ///One row per OS, OS version, player and player version.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicOsRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -550,7 +550,7 @@ pub mod types {
     )]
     pub struct BasicQueryPage {
         ///One row per combination of the requested dimensions.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicQueryRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -690,7 +690,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub button_label: ::std::option::Option<::std::string::String>,
         ///Reaction count per reaction position.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub segment: ::std::vec::Vec<BasicReactionSegment>,
     }
     impl BasicReactionButton {
@@ -709,7 +709,7 @@ pub mod types {
     )]
     pub struct BasicReactionPage {
         ///One row per content title.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicReactionRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -740,7 +740,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
         ///Reactions per button.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub reaction: ::std::vec::Vec<BasicReactionButton>,
     }
     impl BasicReactionRow {
@@ -809,7 +809,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub hour_minute: ::std::option::Option<::std::string::String>,
         ///Active users per content title (since 1.2.0).
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub titles: ::std::vec::Vec<BasicRealtimeTitleCount>,
     }
     impl BasicRealtimeUserCountRow {
@@ -900,7 +900,7 @@ pub mod types {
     )]
     pub struct BasicRealtimeUserCountsPage {
         ///One row per minute.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicRealtimeUserCountRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -928,7 +928,7 @@ pub mod types {
     )]
     pub struct BasicRegionPage {
         ///One row per country, region and city.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicRegionRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1017,7 +1017,7 @@ pub mod types {
     )]
     pub struct BasicSitePage {
         ///One row per site or app and player.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicSiteRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1118,7 +1118,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub screen_status: ::std::option::Option<::std::string::String>,
         ///Count and rating per playback position.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub segment: ::std::vec::Vec<BasicPlaybackPointSegment>,
         ///Subtitles.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1140,7 +1140,7 @@ pub mod types {
     )]
     pub struct BasicTimePeriodPage {
         ///One row per time period.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicTimePeriodRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1223,7 +1223,7 @@ pub mod types {
     )]
     pub struct BasicUserPage {
         ///One row per user.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicUserRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1300,7 +1300,7 @@ pub mod types {
     )]
     pub struct BasicViewingHistoryPage {
         ///Viewing records, newest first.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicViewingHistoryRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1388,7 +1388,7 @@ pub mod types {
     )]
     pub struct BasicViewingSituationPage {
         ///One row per content title.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<BasicViewingSituationRow>,
         ///True when all returned data is final.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1419,7 +1419,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
         ///One entry per viewing situation.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub situation: ::std::vec::Vec<BasicSituation>,
     }
     impl BasicViewingSituationRow {
@@ -1460,7 +1460,7 @@ pub mod types {
     )]
     pub struct CloudActiveUsersPage {
         ///One row per time period.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudActiveUserRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1553,7 +1553,7 @@ pub mod types {
     )]
     pub struct CloudBrowserPage {
         ///One row per browser, browser version, player and player version.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudBrowserRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2413,7 +2413,7 @@ pub mod types {
     )]
     pub struct CloudContentCategoryPage {
         ///One row per content category.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudContentCategoryRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2481,7 +2481,7 @@ pub mod types {
     )]
     pub struct CloudContentNamePage {
         ///One row per content name.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudContentNameRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2557,7 +2557,7 @@ pub mod types {
     )]
     pub struct CloudContentNameUserPage {
         ///One row per content name and user.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudContentNameUserRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2587,7 +2587,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_type: ::std::option::Option<crate::types::ContentType>,
         ///Engagement per position; the duration is divided into engagement_bitmap_granularity positions.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub engagement_bitmap: ::std::vec::Vec<i64>,
         ///Play percentage.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2624,7 +2624,7 @@ pub mod types {
     )]
     pub struct CloudContentTitlePage {
         ///One row per content title.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudContentTitleRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2700,7 +2700,7 @@ pub mod types {
     )]
     pub struct CloudContentTitleUserPage {
         ///One row per content title and user.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudContentTitleUserRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2730,7 +2730,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_type: ::std::option::Option<crate::types::ContentType>,
         ///Engagement per position; the duration is divided into engagement_bitmap_granularity positions.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub engagement_bitmap: ::std::vec::Vec<i64>,
         ///Play percentage.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2767,7 +2767,7 @@ pub mod types {
     )]
     pub struct CloudEngagementPage {
         ///One item per playback position.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudEngagementPoint>,
     }
     impl CloudEngagementPage {
@@ -2811,7 +2811,7 @@ pub mod types {
     )]
     pub struct CloudOsPage {
         ///One row per OS, OS version, player and player version.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudOsRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2888,7 +2888,7 @@ pub mod types {
     )]
     pub struct CloudQueryPage {
         ///One row per combination of the requested dimensions.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudQueryRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3090,7 +3090,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub button_id: ::std::option::Option<::std::string::String>,
         ///Reaction count per position bucket.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub segment: ::std::vec::Vec<CloudReactionSegment>,
     }
     impl CloudReactionButton {
@@ -3109,7 +3109,7 @@ pub mod types {
     )]
     pub struct CloudReactionPage {
         ///One item per reaction button.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudReactionButton>,
     }
     impl CloudReactionPage {
@@ -3178,7 +3178,7 @@ pub mod types {
     )]
     pub struct CloudRealtimeUserCountsPage {
         ///Active-user counts.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudRealtimeUserCountRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3271,7 +3271,7 @@ pub mod types {
     )]
     pub struct CloudRegionPage {
         ///One row per country, region and city.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudRegionRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3345,7 +3345,7 @@ pub mod types {
     )]
     pub struct CloudSitePage {
         ///One row per site or app and player.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudSiteRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3434,7 +3434,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub screen_type: ::std::option::Option<::std::string::String>,
         ///Rating per playback position.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub segment: ::std::vec::Vec<CloudSituationSegment>,
         ///Subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3478,7 +3478,7 @@ pub mod types {
     )]
     pub struct CloudTimePeriodPage {
         ///One row per time period.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudTimePeriodRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3574,7 +3574,7 @@ pub mod types {
     )]
     pub struct CloudUserCountsLegacyPage {
         ///Active-user counts.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudUserCountLegacyRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3667,7 +3667,7 @@ pub mod types {
     )]
     pub struct CloudUserPage {
         ///One row per user.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudUserRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3729,7 +3729,7 @@ pub mod types {
     )]
     pub struct CloudViewingHistoryPage {
         ///Viewing records, newest first.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudViewingHistoryRow>,
         ///True when further rows exist beyond those returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3768,7 +3768,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date_time: ::std::option::Option<::std::string::String>,
         ///Engagement per position; the duration is divided into engagement_bitmap_granularity positions.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub engagement_bitmap: ::std::vec::Vec<i64>,
         ///OS name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3808,7 +3808,7 @@ pub mod types {
     )]
     pub struct CloudViewingSituationPage {
         ///One item per viewing situation.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<CloudSituation>,
     }
     impl CloudViewingSituationPage {

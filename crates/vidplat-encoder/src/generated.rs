@@ -433,7 +433,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview: ::std::option::Option<PresetSeekPreview>,
         ///Stream settings.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub streams: ::std::vec::Vec<PresetStream>,
         ///Last update time (response only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -780,7 +780,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     )]
     pub struct PresetList {
         ///The presets.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<Preset>,
     }
     impl PresetList {
@@ -1372,7 +1372,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Ids of the presets in the profile (each at least 1).
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub presets: ::std::vec::Vec<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub share: ::std::option::Option<crate::types::ProfileShare>,
@@ -1563,7 +1563,7 @@ requires destination_settings.objstore.authentication_method.*/
     )]
     pub struct ProfileList {
         ///The profiles.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<Profile>,
     }
     impl ProfileList {
@@ -1793,7 +1793,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub input_filename: ::std::option::Option<::std::string::String>,
         ///Input file names used for multi-angle video. 1 to 7 items.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub multi_angles: ::std::vec::Vec<::std::string::String>,
         ///Output file name. Non-empty.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1825,7 +1825,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<crate::types::TaskStatus>,
         ///Output streams of the task.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub streams: ::std::vec::Vec<TaskStream>,
         ///Groups the tasks created together from one profile.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2477,7 +2477,7 @@ vms_config.config_overrides.category_id is required.*/
     )]
     pub struct TaskImportList {
         ///The CSV import jobs.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<TaskImport>,
     }
     impl TaskImportList {
@@ -2499,7 +2499,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub current_page: ::std::option::Option<i64>,
         ///Tasks of this page.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub data: ::std::vec::Vec<Task>,
         ///Position of the first item of this page. At least 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2574,7 +2574,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub success_count: ::std::option::Option<i64>,
         ///The tasks created.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(default)]
         pub tasks: ::std::vec::Vec<Task>,
         ///Transaction identifier shared by the tasks created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -1102,3 +1102,34 @@ async fn a_waiting_task_carries_its_nullable_members_as_null() {
     let decoded = get_task(&client, task_id).await.expect("the task");
     assert_eq!(decoded.encode_start, None);
 }
+
+/// An empty list is the documented envelope with `"data": []`, not an
+/// envelope without `data`; empty list members of an item are `[]` too.
+#[tokio::test]
+async fn empty_lists_keep_their_envelope() {
+    let (sim, client) = start(stepping(60_000)).await;
+    let http = reqwest::Client::new();
+    let raw = |path: &'static str| {
+        let request = http
+            .get(format!("{}{path}", sim.encoder_url))
+            .bearer_auth(&sim.api_key);
+        async move {
+            let answer = request.send().await.expect("an answer");
+            assert_eq!(answer.status().as_u16(), 200, "{path}");
+            answer.json::<Value>().await.expect("a JSON body")
+        }
+    };
+    let tasks = raw("/v1/tasks").await;
+    assert_eq!(tasks.get("data"), Some(&json!([])), "{tasks}");
+    assert_eq!((tasks["total"].clone(), tasks["from"].clone()), (json!(0), json!(0)));
+    for path in ["/v1/presets", "/v1/task-imports"] {
+        assert_eq!(raw(path).await, json!({"data": []}), "{path}");
+    }
+    let p = preset(&client, "p", json!({})).await;
+    let preset = raw("/v1/presets").await;
+    assert_eq!(preset["data"][0]["streams"], json!([]), "{preset}");
+    let profile_id = profile(&client, "only-p", &[p], json!({})).await;
+    register_one(&client, "movie.mp4", profile_id, json!({})).await;
+    let tasks = raw("/v1/tasks").await;
+    assert_eq!(tasks["data"][0]["streams"], json!([]), "{tasks}");
+}

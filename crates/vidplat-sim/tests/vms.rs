@@ -1547,3 +1547,36 @@ async fn sites_dedicated(vms: &vidplat::vms::Client) -> String {
     let sites = vms.list_sites().call().await.unwrap().data;
     sites[1].id.clone().unwrap()
 }
+
+/// Empty lists keep the documented envelope (`"data": []`), and a content's
+/// empty list members are `[]`.
+#[tokio::test]
+async fn empty_lists_keep_their_envelope() {
+    let (sim, client) = start().await;
+    let http = reqwest::Client::new();
+    let raw = |path: String| {
+        let request = http.get(format!("{}{path}", sim.vms_url)).bearer_auth(&sim.api_key);
+        async move {
+            let answer = request.send().await.expect("an answer");
+            assert_eq!(answer.status().as_u16(), 200, "{path}");
+            answer.json::<Value>().await.expect("a JSON body")
+        }
+    };
+    assert_eq!(raw("/v1/labels".into()).await, json!({"data": []}));
+    assert_eq!(raw("/v1/categories".into()).await, json!({"data": []}));
+    let contents = raw("/v1/contents".into()).await;
+    assert_eq!(
+        (contents.get("data"), contents.get("truncated")),
+        (Some(&json!([])), Some(&json!(false)))
+    );
+    let pages = raw("/v1/instant-pages".into()).await;
+    assert_eq!(pages.get("data"), Some(&json!([])), "{pages}");
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    content(vms, "c", &movies).await;
+    let listed = raw("/v1/contents".into()).await;
+    assert_eq!(
+        (listed["data"][0]["labels"].clone(), listed["data"][0]["tags"].clone()),
+        (json!([]), json!([]))
+    );
+}
