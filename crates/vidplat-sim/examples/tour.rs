@@ -26,11 +26,10 @@ use vidplat_sim::{SimConfig, Simulator};
 async fn main() -> Result<()> {
     let started = Instant::now();
     // Against a real account when one is configured; otherwise against the simulator.
-    let (client, vms_url, _simulator) = if std::env::var_os("VIDPLAT_API_KEY").is_some() {
+    let (client, simulator) = if std::env::var_os("VIDPLAT_API_KEY").is_some() {
         let client = Client::from_env().context("reading the VIDPLAT_* variables")?;
-        let vms_url = std::env::var("VIDPLAT_VMS_URL").unwrap_or_default();
         println!("vidplat tour against the account configured in VIDPLAT_*\n");
-        (client, vms_url, None)
+        (client, None)
     } else {
         let sim = Simulator::start_with(SimConfig {
             task_step: Duration::from_millis(600),
@@ -40,13 +39,20 @@ async fn main() -> Result<()> {
         .context("starting the simulator")?;
         println!("vidplat tour against the simulator at http://{}\n", sim.address);
         let client = sim.client().build()?;
-        (client, sim.vms_url.clone(), Some(sim))
+        (client, Some(sim))
+    };
+    // A page's real address, https://{domain}/pages/{id}; the simulator answers it on its own listener.
+    let where_to_open = |url: &str| {
+        simulator
+            .as_ref()
+            .and_then(|sim| sim.local_page_url(url))
+            .unwrap_or_else(|| url.to_owned())
     };
 
     let profile_id = preset_and_profile(&client).await?;
     let task = transcode(&client, profile_id).await?;
     let content = publish(&client, &task).await?;
-    signed_page(&client, &vms_url, &content).await?;
+    signed_page(&client, &content, where_to_open).await?;
     analytics_report(&client).await?;
 
     println!("\ntour finished in {:.1?}", started.elapsed());
@@ -153,24 +159,23 @@ async fn publish(client: &Client, task: &vidplat::encoder::types::Task) -> Resul
     Ok(name)
 }
 
-/// Step 4: a viewing page that only signed URLs may open.
-async fn signed_page(client: &Client, vms_url: &str, content: &str) -> Result<()> {
+/// Step 4: a viewing page that only signed URLs may open, signed for its
+/// documented address: `https://{site domain}/pages/{page id}`.
+async fn signed_page(client: &Client, content: &str, where_to_open: impl Fn(&str) -> String) -> Result<()> {
     let vms = client.vms()?;
     let sites = vms.list_sites().call().await?;
-    let site = sites
-        .data
-        .first()
-        .and_then(|s| s.id.clone())
-        .context("the account has no site")?;
+    let site = sites.data.first().context("the account has no site")?;
+    let site_id = site.id.clone().context("the site has no id")?;
+    let domain = site.domain_names.first().context("the site has no domain")?;
     let body: vidplat::vms::types::ViewingPageCreate = serde_json::from_value(json!({
         "content_name": content,
-        "site_id": site,
+        "site_id": site_id,
         "signature_required": true
     }))?;
     let page = vms.register_viewing_page().body(body).call().await?;
     let page_id = page.id.context("the page has no id")?;
     let key = page.signing_key.context("a signed page has a signing key")?;
-    let page_url = format!("{vms_url}/pages/{page_id}");
+    let page_url = format!("https://{domain}/pages/{page_id}");
     let in_an_hour = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + 3600;
     let grant = Grant {
         expires: Some(in_an_hour),
@@ -179,9 +184,9 @@ async fn signed_page(client: &Client, vms_url: &str, content: &str) -> Result<()
     let signed = signing::sign(&page_url, &SigningKey::new(key), &grant);
     let tampered = signed.replace("viewer-42", "viewer-43");
     let http = reqwest::Client::new();
-    let opened = http.get(&signed).send().await?.status();
-    let refused = http.get(&tampered).send().await?.status();
-    println!("4. signed page URL opens ({opened}); a tampered copy does not ({refused})");
+    let opened = http.get(where_to_open(&signed)).send().await?.status();
+    let refused = http.get(where_to_open(&tampered)).send().await?.status();
+    println!("4. {page_url} signed: it opens ({opened}); a tampered copy does not ({refused})");
     if !opened.is_success() || refused != reqwest::StatusCode::FORBIDDEN {
         bail!("the signed URL should open and the tampered one should be refused");
     }

@@ -17,7 +17,9 @@
 //! ```
 //!
 //! All three services share one listener on 127.0.0.1, under `/encoder`,
-//! `/vms` and `/analytics`.
+//! `/vms` and `/analytics`. Viewing pages, which production serves at
+//! `https://{domain}/pages/{page-id}`, are answered on the same listener at
+//! `/hosts/{domain}/pages/{page-id}` ([`Simulator::local_page_url`]).
 
 mod analytics;
 mod auth;
@@ -55,6 +57,10 @@ pub struct SimConfig {
     pub analytics_slow_rows: u64,
     /// How long an analytics query takes (so the one-at-a-time limit can be seen).
     pub analytics_latency: Duration,
+    /// How long a viewing session of a page with `max_simultaneous_viewers`
+    /// counts after the page was last opened in it (the documents do not say
+    /// how the service tells that a viewer stopped watching).
+    pub viewing_session: Duration,
     /// Seed of the synthetic analytics data.
     pub seed: u64,
     /// Port to bind on 127.0.0.1; 0 picks a free one.
@@ -73,6 +79,7 @@ impl Default for SimConfig {
             analytics_monthly: 50_000,
             analytics_slow_rows: 1_000_000,
             analytics_latency: Duration::from_millis(50),
+            viewing_session: Duration::from_secs(60),
             seed: 7,
             port: 0,
         }
@@ -116,6 +123,10 @@ pub struct Simulator {
 pub const DEMO_API_KEY: &str = "sim-demo-key-0123456789";
 /// The demo account's login ID.
 pub const DEMO_LOGIN_ID: &str = "demo@vidplat-sim";
+/// The shared portal domain (the documents' `{portal_domain}`, whose value
+/// they do not show): viewing pages without a site are at
+/// `https://portal.vidplat-sim.invalid/pages/{page-id}`.
+pub const PORTAL_DOMAIN: &str = "portal.vidplat-sim.invalid";
 
 impl Simulator {
     /// Starts with [`SimConfig::default`] on a free port.
@@ -159,6 +170,16 @@ impl Simulator {
         self.keys.issue(permissions.into_iter().collect::<BTreeSet<_>>())
     }
 
+    /// Where this simulator answers a viewing-page URL of the documented form:
+    /// `https://{domain}/pages/{page-id}?{query}` becomes
+    /// `http://127.0.0.1:{port}/hosts/{domain}/pages/{page-id}?{query}`,
+    /// unchanged otherwise, so the URL you signed for the page's real address
+    /// opens with any HTTP client. `None` for a URL that is not `https://`.
+    pub fn local_page_url(&self, page_url: &str) -> Option<String> {
+        let rest = page_url.strip_prefix("https://")?;
+        Some(format!("http://{}/hosts/{rest}", self.address))
+    }
+
     /// A facade client pointed at this simulator with the demo key.
     pub fn client(&self) -> vidplat::ClientBuilder {
         vidplat::Client::builder()
@@ -179,8 +200,10 @@ impl Drop for Simulator {
 }
 
 fn router(shared: Shared) -> axum::Router {
+    let (vms, pages) = vms::routers(shared.clone());
     axum::Router::new()
         .nest("/encoder", encoder::router(shared.clone()))
-        .nest("/vms", vms::router(shared.clone()))
+        .nest("/vms", vms)
         .nest("/analytics", analytics::router(shared))
+        .merge(pages)
 }

@@ -1110,9 +1110,7 @@ async fn empty_lists_keep_their_envelope() {
     let (sim, client) = start(stepping(60_000)).await;
     let http = reqwest::Client::new();
     let raw = |path: &'static str| {
-        let request = http
-            .get(format!("{}{path}", sim.encoder_url))
-            .bearer_auth(&sim.api_key);
+        let request = http.get(format!("{}{path}", sim.encoder_url)).bearer_auth(&sim.api_key);
         async move {
             let answer = request.send().await.expect("an answer");
             assert_eq!(answer.status().as_u16(), 200, "{path}");

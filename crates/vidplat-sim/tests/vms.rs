@@ -6,10 +6,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
 use uuid::Uuid;
-use vidplat::signing::{sign, Grant, SigningKey};
+use vidplat::signing::{Grant, SigningKey};
 use vidplat::vms::types::{self, ContentStatus, PlayResponseType, StreamFormat, SubtitleFormat};
 use vidplat::Call;
-use vidplat_sim::{Permission, SimConfig, Simulator};
+use vidplat_sim::{Permission, SimConfig, Simulator, PORTAL_DOMAIN};
 
 async fn start() -> (Simulator, vidplat::Client) {
     let sim = Simulator::start_with(SimConfig::fast()).await.expect("simulator");
@@ -33,6 +33,20 @@ fn refused<T: std::fmt::Debug>(result: Result<T, vidplat::Error>) -> (u16, Strin
         error.status().unwrap_or_default(),
         error.code().unwrap_or_default().to_owned(),
     )
+}
+
+/// A page URL signed through the facade's helper (the one place tests sign).
+fn signed(page_url: &str, key: &str, grant: &Grant) -> String {
+    vidplat::signing::sign(page_url, &SigningKey::from(key), grant)
+}
+
+/// HMAC-SHA-256 of `message` keyed with `key`, in lowercase hex, computed
+/// without the facade (to build the forms the documents do not allow).
+fn hmac_hex(key: &str, message: &str) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key.as_bytes()).expect("any key length");
+    mac.update(message.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
 }
 
 fn now() -> u64 {
@@ -1411,30 +1425,34 @@ async fn viewing_pages_answer_only_valid_signed_urls() {
     assert_eq!(page.revoked_audiences, ["banned"]);
 
     let http = reqwest::Client::new();
+    // Pages without a site are on the shared portal domain; the simulator answers
+    // https://{domain}/pages/{id} at local_page_url of it.
     let fetch = |url: String| {
         let http = http.clone();
+        let local = sim.local_page_url(&url).expect("an https page URL");
         async move {
-            let response = http.get(url).send().await.expect("page response");
+            let response = http.get(local).send().await.expect("page response");
             (response.status().as_u16(), response.text().await.unwrap_or_default())
         }
     };
-    let open_url = format!("{}/pages/{}", sim.vms_url, open.id.as_deref().unwrap());
+    let open_url = format!("https://{PORTAL_DOMAIN}/pages/{}", open.id.as_deref().unwrap());
     let (status, html) = fetch(open_url).await;
     assert_eq!(status, 200);
     assert!(html.contains("Open &lt;page&gt;"), "{html}");
 
-    let page_url = format!("{}/pages/{page_id}", sim.vms_url);
-    let key = SigningKey::from(signing_key.as_str());
+    let page_url = format!("https://{PORTAL_DOMAIN}/pages/{page_id}");
+    let key = signing_key.as_str();
     let grant = |expires: u64, audience: &str| Grant {
         expires: Some(expires),
         audience: Some(audience.to_owned()),
     };
-    let valid = sign(&page_url, &key, &grant(now() + 3600, "viewer-1"));
+    let sign = |url: &str, key: &str, grant: &Grant| self::signed(url, key, grant);
+    let valid = sign(&page_url, key, &grant(now() + 3600, "viewer-1"));
     let (status, html) = fetch(valid.clone()).await;
     assert_eq!(status, 200);
     assert!(html.contains("Members only"));
     assert_eq!(
-        fetch(sign(&page_url, &key, &Grant::default())).await.0,
+        fetch(sign(&page_url, key, &Grant::default())).await.0,
         200,
         "neither expires nor aud"
     );
@@ -1445,23 +1463,17 @@ async fn viewing_pages_answer_only_valid_signed_urls() {
         "tampered aud"
     );
     assert_eq!(
-        fetch(sign(
-            &page_url,
-            &SigningKey::from("0".repeat(32)),
-            &grant(now() + 60, "v")
-        ))
-        .await
-        .0,
+        fetch(sign(&page_url, &"0".repeat(32), &grant(now() + 60, "v"))).await.0,
         403,
         "other key"
     );
     assert_eq!(
-        fetch(sign(&page_url, &key, &grant(now() - 10, "viewer-1"))).await.0,
+        fetch(sign(&page_url, key, &grant(now() - 10, "viewer-1"))).await.0,
         403,
         "expired"
     );
     assert_eq!(
-        fetch(sign(&page_url, &key, &grant(now() + 60, "banned"))).await.0,
+        fetch(sign(&page_url, key, &grant(now() + 60, "banned"))).await.0,
         403,
         "revoked at registration"
     );
@@ -1482,11 +1494,13 @@ async fn viewing_pages_answer_only_valid_signed_urls() {
         "adding twice changes nothing"
     );
     assert_eq!(fetch(valid).await.0, 403, "revoked audience");
+    assert_eq!(fetch(sign(&page_url, key, &grant(now() + 60, "viewer-3"))).await.0, 200);
     assert_eq!(
-        fetch(sign(&page_url, &key, &grant(now() + 60, "viewer-3"))).await.0,
-        200
+        fetch(format!("https://{PORTAL_DOMAIN}/pages/{}", Uuid::new_v4()))
+            .await
+            .0,
+        404
     );
-    assert_eq!(fetch(format!("{}/pages/{}", sim.vms_url, Uuid::new_v4())).await.0, 404);
 
     // The list: newest first, the truncated envelope, filters.
     let list = vms.list_viewing_pages().per_page(1_u64).call().await.unwrap();
@@ -1579,4 +1593,198 @@ async fn empty_lists_keep_their_envelope() {
         (listed["data"][0]["labels"].clone(), listed["data"][0]["tags"].clone()),
         (json!([]), json!([]))
     );
+}
+
+/// A page registered with `signature_required` on `site` (None: no site).
+async fn signed_page(vms: &vidplat::vms::Client, site: Option<&str>, extra: Value) -> (String, String) {
+    let mut body = json!({"content_name": "c", "signature_required": true, "configurations": {"title": "T"}});
+    if let Some(site) = site {
+        body["site_id"] = json!(site);
+    }
+    if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+        body.extend(extra);
+    }
+    let page = vms
+        .register_viewing_page()
+        .body(from::<types::ViewingPageCreate>(body))
+        .call()
+        .await
+        .expect("a page");
+    (page.id.expect("an id"), page.signing_key.expect("a signing key"))
+}
+
+/// GET of a page URL of the documented form, at the simulator's listener.
+async fn open_page(sim: &Simulator, url: &str, cookie: Option<&str>) -> reqwest::Response {
+    let local = sim.local_page_url(url).expect("an https page URL");
+    let mut request = reqwest::Client::new().get(local);
+    if let Some(cookie) = cookie {
+        request = request.header(reqwest::header::COOKIE, cookie);
+    }
+    request.send().await.expect("an answer")
+}
+
+#[tokio::test]
+async fn signed_pages_are_at_their_documented_address() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let sites = vms.list_sites().call().await.unwrap().data;
+    let (portal, dedicated) = (sites[0].id.clone().unwrap(), sites[1].id.clone().unwrap());
+    assert_eq!(sites[0].domain_names, [PORTAL_DOMAIN]);
+    let grant = Grant {
+        expires: Some(now() + 600),
+        audience: Some("viewer-1".into()),
+    };
+
+    // On the site's own domain, signed for that address: it opens.
+    let (id, key) = signed_page(vms, Some(&dedicated), json!({})).await;
+    let at_site = format!("https://videos.example.com/pages/{id}");
+    assert_eq!(
+        open_page(&sim, &signed(&at_site, &key, &grant), None).await.status(),
+        200
+    );
+    // Not on the portal domain, and not under the API's base URL.
+    let at_portal = format!("https://{PORTAL_DOMAIN}/pages/{id}");
+    assert_eq!(
+        open_page(&sim, &signed(&at_portal, &key, &grant), None).await.status(),
+        404
+    );
+    let old = reqwest::get(format!("{}/pages/{id}", sim.vms_url)).await.unwrap();
+    assert_eq!(old.status(), 404);
+    let body: Value = old.json().await.unwrap();
+    assert!(
+        body["message"].as_str().unwrap().contains("/hosts/{domain}/pages/"),
+        "{body}"
+    );
+    // A URL signed for another address (the API's base) does not open the real one.
+    let for_api = signed(&format!("{}/pages/{id}", sim.vms_url), &key, &grant);
+    let query = for_api.split_once('?').unwrap().1;
+    let moved = format!("{at_site}?{query}");
+    assert_eq!(open_page(&sim, &moved, None).await.status(), 403);
+
+    // A page of the portal site, and one without a site, are on the shared portal domain.
+    for site in [Some(portal.as_str()), None] {
+        let (id, key) = signed_page(vms, site, json!({})).await;
+        let url = format!("https://{PORTAL_DOMAIN}/pages/{id}");
+        assert_eq!(open_page(&sim, &signed(&url, &key, &grant), None).await.status(), 200);
+        let elsewhere = format!("https://videos.example.com/pages/{id}");
+        assert_eq!(
+            open_page(&sim, &signed(&elsewhere, &key, &grant), None).await.status(),
+            404
+        );
+    }
+    assert_eq!(
+        sim.local_page_url("https://videos.example.com/pages/p?x=1").as_deref(),
+        Some(format!("http://{}/hosts/videos.example.com/pages/p?x=1", sim.address).as_str())
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs the canonical verify of branch pipeline"]
+async fn only_the_documented_signed_form_opens_a_page() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (id, key) = signed_page(vms, None, json!({})).await;
+    let page = format!("https://{PORTAL_DOMAIN}/pages/{id}");
+    let expires = now() + 600;
+    let status = |url: String| {
+        let sim = &sim;
+        async move { open_page(sim, &url, None).await.status().as_u16() }
+    };
+    // The documented form opens.
+    let message = format!("{page}?expires={expires}&aud=u1");
+    let valid = format!("{message}&signature={}&version=1", hmac_hex(&key, &message));
+    assert_eq!(status(valid).await, 200);
+    // Upper-case hexadecimal: the document says lowercase.
+    let upper = format!(
+        "{message}&signature={}&version=1",
+        hmac_hex(&key, &message).to_uppercase()
+    );
+    assert_eq!(status(upper).await, 403, "upper-case hex");
+    // aud before expires, correctly signed in that order: the document writes expires first.
+    let reordered = format!("{page}?aud=u1&expires={expires}");
+    let url = format!("{reordered}&signature={}&version=1", hmac_hex(&key, &reordered));
+    assert_eq!(status(url).await, 403, "aud before expires");
+    // A parameter twice.
+    let twice = format!("{page}?expires={expires}&expires={expires}&aud=u1");
+    let url = format!("{twice}&signature={}&version=1", hmac_hex(&key, &twice));
+    assert_eq!(status(url).await, 403, "expires twice");
+    // expires is the moment the URL expires: at now == expires it has.
+    let at = now();
+    let message = format!("{page}?expires={at}");
+    let url = format!("{message}&signature={}&version=1", hmac_hex(&key, &message));
+    assert_eq!(status(url).await, 403, "now == expires");
+}
+
+#[tokio::test]
+async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
+    let sim = Simulator::start_with(SimConfig {
+        viewing_session: std::time::Duration::from_millis(300),
+        ..SimConfig::fast()
+    })
+    .await
+    .expect("simulator");
+    let client = sim.client().build().expect("client");
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    content(vms, "c", &movies).await;
+    let (id, key) = signed_page(
+        vms,
+        None,
+        json!({"max_simultaneous_viewers": 1, "access_denial_timeout": 1}),
+    )
+    .await;
+    let page = format!("https://{PORTAL_DOMAIN}/pages/{id}");
+    let for_viewer = |audience: Option<&str>| {
+        signed(
+            &page,
+            &key,
+            &Grant {
+                expires: Some(now() + 600),
+                audience: audience.map(str::to_owned),
+            },
+        )
+    };
+    let cookie_of = |response: &reqwest::Response| {
+        let set = response.headers()[reqwest::header::SET_COOKIE].to_str().unwrap();
+        set.split(';').next().unwrap().to_owned()
+    };
+
+    let first = open_page(&sim, &for_viewer(Some("u1")), None).await;
+    assert_eq!(first.status(), 200);
+    let session = cookie_of(&first);
+    // The same session again: still one viewer.
+    assert_eq!(
+        open_page(&sim, &for_viewer(Some("u1")), Some(&session)).await.status(),
+        200
+    );
+    // A second session of u1: refused, and u1 is denied for access_denial_timeout (1 s).
+    assert_eq!(open_page(&sim, &for_viewer(Some("u1")), None).await.status(), 403);
+    assert_eq!(
+        open_page(&sim, &for_viewer(Some("u1")), Some(&session)).await.status(),
+        403
+    );
+    // Another viewer is not affected; without aud the limit does not apply.
+    assert_eq!(open_page(&sim, &for_viewer(Some("u2")), None).await.status(), 200);
+    for _ in 0..3 {
+        assert_eq!(open_page(&sim, &for_viewer(None), None).await.status(), 200);
+    }
+    // After the denial (and the session) ended, u1 views again.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let again = open_page(&sim, &for_viewer(Some("u1")), None).await;
+    assert_eq!(again.status(), 200);
+
+    // Without max_simultaneous_viewers there is no limit.
+    let (open_id, open_key) = signed_page(vms, None, json!({})).await;
+    let open_url = format!("https://{PORTAL_DOMAIN}/pages/{open_id}");
+    for _ in 0..6 {
+        let url = signed(
+            &open_url,
+            &open_key,
+            &Grant {
+                expires: None,
+                audience: Some("u1".into()),
+            },
+        );
+        assert_eq!(open_page(&sim, &url, None).await.status(), 200);
+    }
 }

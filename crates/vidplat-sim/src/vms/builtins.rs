@@ -2,8 +2,9 @@
 //! streaming policies and playlists. The document gives no operation to
 //! create them, so the simulator has a few built in, with fixed ids:
 //!
-//! - sites: the shared portal domain, and a dedicated domain with its SSL
-//!   certificate and viewer limits;
+//! - sites: the shared portal domain (`crate::PORTAL_DOMAIN`), and a
+//!   dedicated domain (`videos.example.com`) with its SSL certificate and
+//!   viewer limits;
 //! - forward policies: `default` (the account default, no rules),
 //!   `overseas-to-notice` (a viewer outside Japan is forwarded to the content
 //!   named `overseas-notice`) and `overseas-image` (a viewer outside Japan gets an
@@ -52,7 +53,7 @@ pub(super) static SITES: LazyLock<Vec<types::Site>> = LazyLock::new(|| {
     from_json(json!([
         {
             "id": PORTAL_SITE_ID,
-            "domain_names": ["portal.vidplat-sim.invalid"],
+            "domain_names": [crate::PORTAL_DOMAIN],
             "propagation_status": "INSYNC",
             "ssl_certificate": null,
             "configurations": {

@@ -12,8 +12,10 @@
 //! rules, `STREAM_SET_MIXED_FORMATS`, `PARENT_CATEGORY_NOT_FOUND`, …). Updates and
 //! deletions answer 204 without a body (the YAML: any 2XX without a body).
 //!
-//! Besides the YAML's operations, `GET /pages/{page-id}` serves the viewing
-//! page itself (HTML), checking signed URLs as the document describes.
+//! Besides the YAML's operations, the viewing pages themselves (HTML) are
+//! served at their documented address, `https://{domain}/pages/{page-id}`,
+//! mapped onto the simulator's listener as `/hosts/{domain}/pages/{page-id}`
+//! (see `pages`).
 
 mod builtins;
 mod catalog;
@@ -25,6 +27,7 @@ mod pages;
 mod play;
 mod store;
 mod stream_sets;
+mod viewers;
 
 use crate::operations::Operations;
 use crate::{Shared, SimError};
@@ -33,10 +36,6 @@ use axum::http::StatusCode;
 use axum::Router;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use store::Store;
-
-/// Where lib.rs mounts this service; the viewing-page URL a client signs is
-/// `http://{host}{MOUNT}/pages/{page-id}`.
-const MOUNT: &str = "/vms";
 
 /// What every handler shares: the configuration and the service's state.
 #[derive(Clone)]
@@ -53,7 +52,9 @@ impl App {
     }
 }
 
-pub(crate) fn router(shared: Shared) -> Router {
+/// The service's API (to mount under `/vms`) and its viewing pages (to merge
+/// at the listener's root: `/hosts/{domain}/pages/{page-id}`).
+pub(crate) fn routers(shared: Shared) -> (Router, Router) {
     builtins::load();
     let app = App {
         store: Arc::new(Mutex::new(Store::default())),
@@ -121,10 +122,14 @@ pub(crate) fn router(shared: Shared) -> Router {
         .route("list_streaming_policies", builtins::list_streaming_policies)
         .route("get_streaming_policy", builtins::get_streaming_policy)
         .into_router();
-    operations
-        .route("/pages/{page-id}", axum::routing::get(pages::view))
+    let api = operations
+        .route("/pages/{*rest}", axum::routing::get(pages::not_here))
         .layer(axum::extract::DefaultBodyLimit::max(crate::operations::BODY_LIMIT))
-        .with_state(app)
+        .with_state(app.clone());
+    let pages = Router::new()
+        .route("/hosts/{domain}/pages/{page-id}", axum::routing::get(pages::view))
+        .with_state(app);
+    (api, pages)
 }
 
 /// `axum::extract::Path`, refusing with the documented 400 body.

@@ -1,25 +1,38 @@
-//! Viewing pages (instant pages): the API's operations, and the page itself at
-//! `GET {vms_url}/pages/{page-id}`.
+//! Viewing pages (instant pages): the API's operations, and the page itself.
 //!
-//! A page registered with `signature_required` gets a 32-character
-//! `signing_key` and answers only URLs signed with it, as the document
-//! describes (`vidplat::signing`, shared with the SDK): the message is the page
-//! URL `http://{Host}{MOUNT}/pages/{page-id}` with `expires` then `aud`; a bad
-//! or missing signature, a passed `expires` or a revoked `aud` gets 403. The
-//! simultaneous-viewer limit and the access-denial timeout are not simulated.
+//! **Where a page is.** The document puts a page at
+//! `https://{portal_domain}/pages/{page-id}` on the shared portal domain or
+//! `https://{site_domain}/pages/{page-id}` on a site's own domain. The
+//! simulator serves a page registered with a `site_id` on each of that site's
+//! `domain_names`, and a page without one on the shared portal domain
+//! ([`crate::PORTAL_DOMAIN`]). Those hosts are mapped onto the simulator's
+//! listener by a path prefix: `https://{domain}/pages/{page-id}?{query}` is
+//! answered at `http://127.0.0.1:{port}/hosts/{domain}/pages/{page-id}?{query}`
+//! (`Simulator::local_page_url` rewrites one into the other). A page asked for
+//! on a domain it is not on is 404.
+//!
+//! **Signed URLs.** A page registered with `signature_required` gets a
+//! 32-character `signing_key` and answers only URLs signed with it, checked by
+//! `vidplat::signing::verify` (shared with the SDK) against the page's real
+//! address, `https://{domain}/pages/{page-id}` with `expires` then `aud`; a bad
+//! or missing signature, a passed `expires` or a revoked `aud` gets 403.
+//!
+//! **Viewers.** `max_simultaneous_viewers` and `access_denial_timeout`: see
+//! the `viewers` module.
 //!
 //! The ViewingPage schema has no member for the page's URL, so the responses
-//! do not carry it; it is `{vms_url}/pages/{id}`.
+//! do not carry it.
 
 use super::store::{PageRecord, MAX_RECORDS};
+use super::viewers::{Admission, Limits, SESSION_COOKIE};
 use super::{
     builtins, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, App,
-    PathParams, DEFAULT_PER_PAGE, MOUNT,
+    PathParams, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
-use axum::response::Html;
+use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use vidplat::signing::{self, SigningKey};
 use vidplat_vms::types;
@@ -157,6 +170,7 @@ pub(super) async fn register(
             created_at: clock::timestamp(now),
             updated_at: clock::timestamp(now),
         },
+        viewers: Default::default(),
     });
     Ok(Json(types::ViewingPageRegistration {
         id: Some(id),
@@ -259,7 +273,7 @@ fn escape(text: &str) -> String {
     })
 }
 
-fn refusal(status: StatusCode, why: &str) -> (StatusCode, Html<String>) {
+fn refusal(status: StatusCode, why: &str) -> Response {
     let title = status.canonical_reason().unwrap_or("Refused");
     (
         status,
@@ -268,47 +282,90 @@ fn refusal(status: StatusCode, why: &str) -> (StatusCode, Html<String>) {
             escape(why)
         )),
     )
+        .into_response()
 }
 
-/// The viewing page: 200 with an HTML page, or 403 for an unsigned, tampered,
-/// expired or revoked-audience URL of a page that requires signatures.
+/// The domains a page is served on: its site's, or the shared portal domain.
+fn domains_of(page: &types::ViewingPage) -> Vec<String> {
+    match page.site_id.as_deref().and_then(builtins::site) {
+        Some(site) => site
+            .domain_names
+            .iter()
+            .map(|domain| domain.to_ascii_lowercase())
+            .collect(),
+        None => vec![crate::PORTAL_DOMAIN.to_owned()],
+    }
+}
+
+/// The session the request's cookie names, if any.
+fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))
+}
+
+/// The viewing page at `https://{domain}/pages/{page-id}`, served at
+/// `/hosts/{domain}/pages/{page-id}`: 200 with an HTML page, 404 for a page
+/// that is not on `domain`, 403 for an unsigned, tampered, expired or
+/// revoked-audience URL of a page that requires signatures, and for a viewer
+/// past the simultaneous-viewer limit.
 pub(super) async fn view(
     State(app): State<App>,
-    PathParams(id): PathParams<String>,
+    PathParams((domain, id)): PathParams<(String, String)>,
     uri: Uri,
     headers: HeaderMap,
-) -> (StatusCode, Html<String>) {
-    let Some(host) = headers.get(header::HOST).and_then(|host| host.to_str().ok()) else {
-        return refusal(StatusCode::BAD_REQUEST, "the request has no Host header");
-    };
-    let store = app.store();
+) -> Response {
+    let domain = domain.to_ascii_lowercase();
+    let mut store = app.store();
     let Ok(index) = page_index(&store, &id) else {
         return refusal(StatusCode::NOT_FOUND, "no such page");
     };
+    let domains = domains_of(&store.pages[index].body);
+    if !domains.contains(&domain) {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "page {id} is not on {domain}; it is at https://{}/pages/{id}",
+                domains.join(" and at https://")
+            ),
+        );
+    }
     let page = &store.pages[index].body;
     if page.status.as_ref() != Some(&types::PageStatus::Public) {
         return refusal(StatusCode::FORBIDDEN, "the page is not public");
     }
+    // The path after `/hosts/{domain}` as it was sent: the signature covers it.
+    let path = uri
+        .path()
+        .split_once("/pages/")
+        .map_or_else(|| format!("/pages/{id}"), |(_, rest)| format!("/pages/{rest}"));
+    let page_url = format!("https://{domain}{path}");
+    let mut audience = None;
     if let Some(key) = &page.signing_key {
         let url = match uri.query() {
-            Some(query) => format!("http://{host}{MOUNT}{}?{query}", uri.path()),
-            None => format!("http://{host}{MOUNT}{}", uri.path()),
+            Some(query) => format!("{page_url}?{query}"),
+            None => page_url.clone(),
         };
         let now = u64::try_from(clock::now()).unwrap_or_default();
         match signing::verify(&url, &SigningKey::from(key.as_str()), now) {
             Ok(grant) => {
                 if grant
                     .audience
-                    .is_some_and(|audience| page.revoked_audiences.contains(&audience))
+                    .as_ref()
+                    .is_some_and(|audience| page.revoked_audiences.contains(audience))
                 {
                     return refusal(StatusCode::FORBIDDEN, "this viewer's access is revoked");
                 }
+                audience = grant.audience;
             }
             Err(error) => return refusal(StatusCode::FORBIDDEN, &error.to_string()),
         }
     }
-    let content_name = page.content_name.as_deref().unwrap_or_default();
-    let Some(content) = store.contents.get(content_name) else {
+    let content_name = page.content_name.clone().unwrap_or_default();
+    let Some(content) = store.contents.get(&content_name) else {
         return refusal(StatusCode::NOT_FOUND, "the page's content no longer exists");
     };
     let (title, description) = title_and_description(page);
@@ -317,20 +374,51 @@ pub(super) async fn view(
         .or_else(|| content.body.description.clone())
         .unwrap_or_default();
     let noindex = page.configurations.as_ref().and_then(|c| c.noindex) == Some(true);
-    (
-        StatusCode::OK,
-        Html(format!(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>{robots}</head>\
-             <body><h1>{title}</h1><p>{description}</p>\
-             <div class=\"player\" data-content=\"{content}\"></div></body></html>",
-            title = escape(&title),
-            description = escape(&description),
-            content = escape(content_name),
-            robots = if noindex {
-                "<meta name=\"robots\" content=\"noindex\">"
-            } else {
-                ""
-            },
-        )),
-    )
+    let limit = page.max_simultaneous_viewers.and_then(|max| usize::try_from(max).ok());
+    let limits = limit.map(|max_viewers| Limits {
+        max_viewers,
+        denial: page
+            .access_denial_timeout
+            .and_then(|seconds| u64::try_from(seconds).ok())
+            .map(std::time::Duration::from_secs),
+        session_lifetime: app.shared.config.viewing_session,
+    });
+    let html = Html(format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>{robots}</head>\
+         <body><h1>{title}</h1><p>{description}</p>\
+         <div class=\"player\" data-content=\"{content}\"></div></body></html>",
+        title = escape(&title),
+        description = escape(&description),
+        content = escape(&content_name),
+        robots = if noindex {
+            "<meta name=\"robots\" content=\"noindex\">"
+        } else {
+            ""
+        },
+    ));
+    // Without `aud` the simultaneous-viewer limit does not apply (documented).
+    let (Some(limits), Some(audience)) = (limits, audience) else {
+        return (StatusCode::OK, html).into_response();
+    };
+    let now = std::time::Instant::now();
+    match store.pages[index]
+        .viewers
+        .admit(&audience, session_cookie(&headers), limits, now)
+    {
+        Admission::Admitted { session } => {
+            let cookie = format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly");
+            (StatusCode::OK, [(header::SET_COOKIE, cookie)], html).into_response()
+        }
+        Admission::Refused { why } => refusal(StatusCode::FORBIDDEN, &why),
+    }
+}
+
+/// The old address, `{vms_url}/pages/{page-id}`: pages are not served by the
+/// API; the answer says where they are.
+pub(super) async fn not_here(uri: Uri) -> SimError {
+    SimError::not_found(format!(
+        "{}: viewing pages are not served under the API's base URL; a page is at https://{{domain}}/pages/{{page-id}}, \
+         which the simulator answers at /hosts/{{domain}}/pages/{{page-id}} on its listener",
+        uri.path()
+    ))
 }

@@ -44,6 +44,8 @@ pub(super) struct PageRecord {
     pub seq: u64,
     pub created: i64,
     pub body: types::ViewingPage,
+    /// Who watches the page now (the simultaneous-viewer limit).
+    pub viewers: super::viewers::Viewers,
 }
 
 impl PageRecord {
