@@ -116,6 +116,7 @@ pub struct Simulator {
     /// The login ID of the demo account (basic real-time analytics).
     pub login_id: String,
     keys: Arc<auth::Keys>,
+    encoder: Arc<encoder::Service>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -142,7 +143,7 @@ impl Simulator {
             config: Arc::new(config),
             keys: keys.clone(),
         };
-        let app = router(shared);
+        let (app, encoder) = router(shared);
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(async move {
             let server = axum::serve(listener, app).with_graceful_shutdown(async {
@@ -161,6 +162,7 @@ impl Simulator {
             api_key: DEMO_API_KEY.to_owned(),
             login_id: DEMO_LOGIN_ID.to_owned(),
             keys,
+            encoder,
             shutdown: Some(shutdown),
         })
     }
@@ -178,6 +180,15 @@ impl Simulator {
     pub fn local_page_url(&self, page_url: &str) -> Option<String> {
         let rest = page_url.strip_prefix("https://")?;
         Some(format!("http://{}/hosts/{rest}", self.address))
+    }
+
+    /// Uploads an input file of `size` bytes at `path` (relative, as tasks name
+    /// it in `input_filepath`), replacing one of the same path: the stand-in for
+    /// uploading through the management screen or WebDAV, FTP, … (over HTTP:
+    /// `PUT /sim/input-files/{path}` with the file as the body). A task or CSV
+    /// row naming a file never uploaded is refused with `INPUT_FILE_NOT_FOUND`.
+    pub fn add_input_file(&self, path: &str, size: u64) {
+        self.encoder.add_input_file(path, size);
     }
 
     /// A facade client pointed at this simulator with the demo key.
@@ -199,11 +210,15 @@ impl Drop for Simulator {
     }
 }
 
-fn router(shared: Shared) -> axum::Router {
+/// The listener's routes, and the encoding service (for the simulator's own controls).
+fn router(shared: Shared) -> (axum::Router, Arc<encoder::Service>) {
     let (vms, pages) = vms::routers(shared.clone());
-    axum::Router::new()
-        .nest("/encoder", encoder::router(shared.clone()))
+    let (encoder, encoder_service) = encoder::router(shared.clone());
+    let router = axum::Router::new()
+        .nest("/encoder", encoder)
         .nest("/vms", vms)
         .nest("/analytics", analytics::router(shared))
         .merge(pages)
+        .merge(encoder::control_router(encoder_service.clone()));
+    (router, encoder_service)
 }

@@ -16,8 +16,30 @@ use vidplat_sim::{Permission, SimConfig, Simulator};
 
 // Helpers.
 
+/// The input files the tests register tasks with (besides the seeded ones).
+const TEST_INPUTS: [&str; 15] = [
+    "first.mp4",
+    "low.mp4",
+    "high.mp4",
+    "high-later.mp4",
+    "a.mp4",
+    "b.mp4",
+    "c.mp4",
+    "ok.mp4",
+    "stop.mp4",
+    "one.mp4",
+    "two.mp4",
+    "three.mp4",
+    "w1.mp4",
+    "w2.mp4",
+    "sample/intro, take 2.mp4",
+];
+
 async fn start(config: SimConfig) -> (Simulator, Client) {
     let sim = Simulator::start_with(config).await.expect("the simulator starts");
+    for input in TEST_INPUTS {
+        sim.add_input_file(input, 1_048_576);
+    }
     let client = sim.client().build().expect("a client for the simulator");
     (sim, client)
 }
@@ -266,7 +288,7 @@ async fn a_task_moves_from_waiting_through_encoding_and_uploading_to_ready() {
 async fn an_input_designed_to_fail_ends_failed_with_an_error_code() {
     let (_sim, client) = start(SimConfig::fast()).await;
     let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
-    let task_id = register_one(&client, "broken/fail.mp4", profile_id, json!({})).await;
+    let task_id = register_one(&client, "fail.mp4", profile_id, json!({})).await;
 
     match client.wait_for_task(id(task_id), quick_polls()).await {
         Err(Error::TaskEnded { status, error_code, .. }) => {
@@ -614,10 +636,11 @@ async fn fields_specified_at_each_run_are_required_then_and_only_then() {
 
 #[tokio::test]
 async fn task_counts_and_list_pages_match_the_tasks() {
-    let (_sim, client) = start(SimConfig::fast()).await;
+    let (sim, client) = start(SimConfig::fast()).await;
     let encoder = client.encoder().unwrap();
     let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
     for n in 1..=25 {
+        sim.add_input_file(&format!("clip-{n:02}.mp4"), 1_000);
         register_one(&client, &format!("clip-{n:02}.mp4"), profile_id, json!({})).await;
     }
     assert_eq!(counts(&client).await.iter().sum::<i64>(), 25);
@@ -667,8 +690,8 @@ async fn task_counts_and_list_pages_match_the_tasks() {
 // Input files, external ID, notification settings.
 
 #[tokio::test]
-async fn input_files_are_the_demo_files_and_those_tasks_name() {
-    let (_sim, client) = start(SimConfig::fast()).await;
+async fn input_files_are_those_uploaded_and_tasks_need_theirs() {
+    let (sim, client) = start(SimConfig::fast()).await;
     let encoder = client.encoder().unwrap();
     let movie = encoder.get_input_file().filename("movie.mp4").call().await.unwrap();
     assert_eq!(
@@ -693,19 +716,67 @@ async fn input_files_are_the_demo_files_and_those_tasks_name() {
         .unwrap();
     assert_eq!(intro.filesize.as_deref(), Some("5242880"));
 
+    // A file never uploaded: not found, and no task or CSV row can use it.
     let unknown = encoder.get_input_file().filename("uploads/new.mp4").call().await;
     assert_eq!(refusal(unknown), (404, "MODEL_NOT_FOUND".into()));
     let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
-    register_one(&client, "uploads/new.mp4", profile_id, json!({})).await;
+    let refused = try_register(&client, "uploads/new.mp4", profile_id, json!({})).await;
+    assert_eq!(refusal(refused), (400, "INPUT_FILE_NOT_FOUND".into()));
+    let refused = try_register(
+        &client,
+        "movie.mp4",
+        profile_id,
+        json!({"multi_angles": ["uploads/angle-2.mp4"], "multi_angle_labels": ["front", "side"]}),
+    )
+    .await;
+    assert_eq!(refusal(refused), (400, "INPUT_FILE_NOT_FOUND".into()));
+    let csv = format!("input_filepath,profile_id\nuploads/new.mp4,{profile_id}\n");
+    assert_eq!(
+        refusal(import_csv(&client, &csv).await),
+        (400, "INPUT_FILE_NOT_FOUND".into())
+    );
+    assert_eq!(counts(&client).await, [0; 7], "nothing was registered");
+    let still_unknown = encoder.get_input_file().filename("uploads/new.mp4").call().await;
+    assert_eq!(
+        refusal(still_unknown).0,
+        404,
+        "a refused task does not make its file exist"
+    );
+
+    // Uploaded through the simulator's API (Rust, or PUT /sim/input-files/{path} with the file as the body).
+    sim.add_input_file("uploads/new.mp4", 2048);
+    let uploaded = reqwest::Client::new()
+        .put(format!("http://{}/sim/input-files/uploads/angle-2.mp4", sim.address))
+        .body(vec![0_u8; 100])
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(uploaded.status().as_u16(), 204);
     let known = encoder
         .get_input_file()
         .filename("uploads/new.mp4")
         .call()
         .await
         .unwrap();
-    assert_eq!(known.filename.as_deref(), Some("uploads/new.mp4"));
-    let size: u64 = known.filesize.unwrap().parse().expect("a size in bytes");
-    assert!(size > 0);
+    assert_eq!(
+        (known.filename.as_deref(), known.filesize.as_deref()),
+        (Some("uploads/new.mp4"), Some("2048"))
+    );
+    let angle = encoder
+        .get_input_file()
+        .filename("uploads/angle-2.mp4")
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(angle.filesize.as_deref(), Some("100"));
+    register_one(
+        &client,
+        "uploads/new.mp4",
+        profile_id,
+        json!({"multi_angles": ["uploads/angle-2.mp4"], "multi_angle_labels": ["front", "side"]}),
+    )
+    .await;
+    import_csv(&client, &csv).await.expect("the row's file exists now");
 }
 
 #[tokio::test]

@@ -1,4 +1,8 @@
-//! The account: its external ID, notification settings and uploaded input files.
+//! The account: its external ID, notification settings and uploaded input
+//! files. Input files are those seeded (`DEMO_INPUT_FILES`) and those uploaded
+//! through the simulator's own API (`Simulator::add_input_file`, or
+//! `PUT /sim/input-files/{path}` with the file as the body): the documents
+//! show no operation of the service that uploads one.
 
 use super::access::{decode_strict, Strict};
 use super::clock::fixed_timestamp;
@@ -15,11 +19,13 @@ use std::sync::Arc;
 use vidplat::Timestamp;
 use vidplat_encoder::types::{ExternalId, InputFile, NotificationSettings, NotificationSettingsUpdate};
 
-/// Input files every simulated account has uploaded: name and size in bytes.
-const DEMO_INPUT_FILES: [(&str, u64); 3] = [
+/// Input files every simulated account has uploaded: name and size in bytes
+/// (`fail.mp4`: tasks of an input whose path contains `fail` fail).
+const DEMO_INPUT_FILES: [(&str, u64); 4] = [
     ("movie.mp4", 104_857_600),
     ("sample/intro.mp4", 5_242_880),
     ("sample/outro.mov", 3_145_728),
+    ("fail.mp4", 1_048_576),
 ];
 
 struct UploadedFile {
@@ -57,15 +63,15 @@ impl Account {
         }
     }
 
-    /// A task names its input file: from then on the file is known (a stable size from its name).
-    pub fn note_input_file(&mut self, name: &str, at: Option<Timestamp>) {
-        let name_hash = name
-            .bytes()
-            .fold(0_u64, |hash, byte| hash.wrapping_mul(31).wrapping_add(u64::from(byte)));
-        self.input_files.entry(name.to_owned()).or_insert_with(|| UploadedFile {
-            size: 1_048_576 + mix(name_hash) % 1_073_741_824,
-            modified: at,
-        });
+    /// Whether the input file `name` was uploaded.
+    pub fn has_input_file(&self, name: &str) -> bool {
+        self.input_files.contains_key(name)
+    }
+
+    /// Uploads (or replaces) the input file `name`.
+    pub fn upload_input_file(&mut self, name: &str, size: u64, at: Option<Timestamp>) {
+        self.input_files
+            .insert(name.to_owned(), UploadedFile { size, modified: at });
     }
 }
 
@@ -157,6 +163,18 @@ pub(super) async fn get_input_file(
         filetime: file.modified.clone(),
         filename: Some(filename),
     }))
+}
+
+/// `PUT /sim/input-files/{*path}`: the simulator's stand-in for uploading an
+/// input file (through the management screen or WebDAV, FTP, …); its size is
+/// the body's length. 204.
+pub(super) async fn upload_input_file(
+    State(service): State<Arc<Service>>,
+    Path(path): Path<String>,
+    body: axum::body::Bytes,
+) -> StatusCode {
+    service.add_input_file(&path, body.len() as u64);
+    StatusCode::NO_CONTENT
 }
 
 #[cfg(test)]

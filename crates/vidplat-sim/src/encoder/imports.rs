@@ -2,6 +2,7 @@
 //! fields, one task registration per row, all or nothing.
 
 use super::access::{decode, ResourceId};
+use super::account::Account;
 use super::board::{NewTask, TaskBoard};
 use super::catalog::Catalog;
 use super::tasks::plan_tasks;
@@ -127,7 +128,7 @@ fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, SimError> {
 
 /// The tasks a CSV file registers, one registration per row, checked row by
 /// row like a task registration; nothing is registered here.
-fn plan_import(text: &str, catalog: &Catalog) -> Result<Vec<Vec<NewTask>>, SimError> {
+fn plan_import(text: &str, catalog: &Catalog, account: &Account) -> Result<Vec<Vec<NewTask>>, SimError> {
     // Blank lines describe nothing.
     let mut records = parse_csv(text)?
         .into_iter()
@@ -183,7 +184,7 @@ fn plan_import(text: &str, catalog: &Catalog) -> Result<Vec<Vec<NewTask>>, SimEr
                 .filter(|(_, cell)| !cell.is_empty())
                 .collect();
             request_of(&row, catalog)
-                .and_then(|request| plan_tasks(catalog, &request))
+                .and_then(|request| plan_tasks(catalog, account, &request))
                 .map_err(|error| at_line(line, error))
         })
         .collect()
@@ -259,7 +260,7 @@ pub(super) async fn import_tasks_csv(
     let body = body.map_err(|rejection| SimError::invalid(rejection.body_text()))?;
     let text = std::str::from_utf8(&body).map_err(|_| SimError::invalid("the CSV file is not UTF-8 text"))?;
     let mut store = service.lock();
-    let planned = plan_import(text, &store.catalog)?;
+    let planned = plan_import(text, &store.catalog, &store.account)?;
     let rows = planned.len();
     let task_ids = store
         .register_tasks(planned)?

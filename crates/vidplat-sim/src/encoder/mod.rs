@@ -4,6 +4,10 @@
 //!
 //! Conventions of the simulator where the document is silent (each also said
 //! where it applies):
+//! - Input files are those seeded (`movie.mp4`, `sample/intro.mp4`,
+//!   `sample/outro.mov`, `fail.mp4`) and those uploaded through the
+//!   simulator's own API (see `account`); a task or CSV row naming another
+//!   is refused with `INPUT_FILE_NOT_FOUND` (400).
 //! - An input path containing `fail` makes its tasks end `failed`
 //!   (`error_code` 1001) after encoding.
 //! - A preset value "specified at each run" is the placeholder named after
@@ -40,9 +44,11 @@ use std::time::Instant;
 use vidplat::Timestamp;
 use vidplat_encoder::types::Task;
 
-pub(crate) fn router(shared: Shared) -> Router {
+/// The service's API (to mount under `/encoder`) and the service itself (for
+/// the simulator's own controls, such as uploading input files).
+pub(crate) fn router(shared: Shared) -> (Router, Arc<Service>) {
     let service = Arc::new(Service::new(shared));
-    Operations::new(&service.shared.keys, vidplat_encoder::operations::ALL)
+    let api = Operations::new(&service.shared.keys, vidplat_encoder::operations::ALL)
         .route("get_external_id", account::get_external_id)
         .route("get_task_counts", tasks::get_task_counts)
         .route("list_tasks", tasks::list_tasks)
@@ -69,6 +75,18 @@ pub(crate) fn router(shared: Shared) -> Router {
         .route("get_notification_settings", account::get_notification_settings)
         .route("update_notification_settings", account::update_notification_settings)
         .into_router()
+        .with_state(service.clone());
+    (api, service)
+}
+
+/// The simulator's controls of this service, outside the API: `PUT
+/// /sim/input-files/{path}` uploads an input file.
+pub(crate) fn control_router(service: Arc<Service>) -> Router {
+    Router::new()
+        .route(
+            "/sim/input-files/{*path}",
+            axum::routing::put(account::upload_input_file),
+        )
         .with_state(service)
 }
 
@@ -81,7 +99,8 @@ fn over_service_limit(what: &str, limit: usize) -> SimError {
     )
 }
 
-pub(super) struct Service {
+/// The encoding service's state behind one lock, and the configuration.
+pub(crate) struct Service {
     shared: Shared,
     store: Mutex<Store>,
 }
@@ -105,6 +124,13 @@ impl Service {
         }
     }
 
+    /// Uploads (or replaces) an input file of `size` bytes.
+    pub(crate) fn add_input_file(&self, path: &str, size: u64) {
+        let mut store = self.lock();
+        let at = store.timestamp_now();
+        store.account.upload_input_file(path, size, at);
+    }
+
     /// The service's state as of now: every task event due has been applied.
     fn lock(&self) -> MutexGuard<'_, Store> {
         // A handler that panicked cannot leave the state half-changed in a way
@@ -118,7 +144,7 @@ impl Service {
 }
 
 /// Everything the service holds, behind one lock: a task registration reads
-/// the profiles and changes the tasks and the input files together.
+/// the profiles and the input files and changes the tasks together.
 struct Store {
     /// When the current request arrived.
     now: Instant,
@@ -141,12 +167,6 @@ impl Store {
         let adding: usize = batches.iter().map(Vec::len).sum();
         if self.board.registrable_count() + adding > self.max_tasks {
             return Err(over_service_limit("tasks", self.max_tasks));
-        }
-        let stamp = self.timestamp_now();
-        for task in batches.iter().flatten() {
-            if let Some(input) = &task.detail.input_filename {
-                self.account.note_input_file(input, stamp.clone());
-            }
         }
         Ok(batches
             .into_iter()

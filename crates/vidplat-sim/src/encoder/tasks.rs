@@ -2,6 +2,7 @@
 //! "at each run"), the list with its pagination envelope, counts, cancel/delete.
 
 use super::access::{decode_strict, ResourceId, Strict};
+use super::account::Account;
 use super::board::NewTask;
 use super::catalog::{Catalog, Destination, ProfileInUse, INPUT_FILENAME, OUTPUT_BASENAME, VMS_OUTPUT_FILENAME};
 use super::Service;
@@ -136,8 +137,23 @@ impl RunField {
 
 /// Plans the tasks a registration creates, one per preset of the profile,
 /// after every documented check; nothing is registered here.
-pub(super) fn plan_tasks(catalog: &Catalog, request: &TaskCreate) -> Result<Vec<NewTask>, SimError> {
+pub(super) fn plan_tasks(catalog: &Catalog, account: &Account, request: &TaskCreate) -> Result<Vec<NewTask>, SimError> {
     check_request_bounds(request)?;
+    let inputs =
+        std::iter::once(request.input_filepath.as_str()).chain(request.multi_angles.iter().map(|angle| angle.as_str()));
+    for input in inputs {
+        if !account.has_input_file(input) {
+            // The document names INPUT_FILE_NOT_FOUND for a CSV row; a task registration is the same request.
+            return Err(SimError::new(
+                StatusCode::BAD_REQUEST,
+                "INPUT_FILE_NOT_FOUND",
+                format!(
+                    "input file `{input}` was never uploaded (the simulator: Simulator::add_input_file or \
+                     PUT /sim/input-files/{{path}})"
+                ),
+            ));
+        }
+    }
     let in_use = i64::try_from(request.profile_id.get())
         .ok()
         .and_then(|id| catalog.profile_for_task(id))
@@ -405,7 +421,7 @@ pub(super) async fn register_task(
 ) -> Result<Json<TaskRegistration>, SimError> {
     let request: TaskCreate = decode_strict(body, &TASK_CREATE)?;
     let mut store = service.lock();
-    let planned = plan_tasks(&store.catalog, &request)?;
+    let planned = plan_tasks(&store.catalog, &store.account, &request)?;
     let mut registered = store.register_tasks(vec![planned])?;
     let (transaction, tasks) = registered.pop().unwrap_or_default();
     Ok(Json(TaskRegistration {
