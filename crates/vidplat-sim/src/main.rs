@@ -1,8 +1,9 @@
 //! `cargo run -p vidplat-sim`: runs the simulator until Ctrl-C and prints
 //! where to point a client, as `VIDPLAT_*` lines a shell can export.
 //!
-//! Options: `--port N` (default: a free one), `--fast` (tasks move in
-//! milliseconds), `--analytics-per-minute N` (default: the documented 3).
+//! Options: `--port N` (default: a free one), `--fast` (tasks move every
+//! 20 ms instead of 800 ms; nothing else changes, the analytics latency and
+//! limits included), `--analytics-per-minute N` (default: the documented 3).
 
 use vidplat_sim::{SimConfig, Simulator};
 
@@ -33,7 +34,7 @@ async fn main() -> std::io::Result<()> {
             }
             other => {
                 return Err(std::io::Error::other(format!(
-                    "unknown argument {other}; try --port N, --fast"
+                    "unknown argument {other}; try --port N, --fast (tasks move every 20 ms), --analytics-per-minute N"
                 )))
             }
         }

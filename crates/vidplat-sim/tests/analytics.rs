@@ -841,36 +841,118 @@ async fn the_facade_limiter_never_meets_a_429() -> Result<(), Error> {
     Ok(())
 }
 
+/// A query costs the rows it asks for times the days of its period, the two
+/// things the documents say make it slow: a 13-month cloud history of 50,000
+/// rows times out at the default limit; a shorter period or fewer rows does not.
 #[tokio::test]
-async fn queries_asking_for_too_many_rows_answer_408() -> Result<(), Error> {
-    let (_sim, client) = start(SimConfig {
-        analytics_slow_rows: 50,
-        ..roomy()
-    })
-    .await;
+async fn long_periods_with_many_rows_answer_408() -> Result<(), Error> {
+    let (_sim, client) = start(roomy()).await;
     let analytics = client.analytics()?;
     let timeout = (Some(408), Some("REQUEST_TIMEOUT"));
-    assert!(analytics.basic_by_os().end_with(50u64).call().await.is_ok());
+    let (start, thirteen_months, one_month) = ("2024-01-01 00:00:00", "2025-01-31 23:59:59", "2024-01-31 23:59:59");
     let error = analytics
-        .basic_by_os()
-        .start_with(10u64)
-        .end_with(60u64)
+        .cloud_viewing_history()
+        .start(start)
+        .end(thirteen_months)
+        .limit(50_000u64)
         .call()
         .await
         .unwrap_err();
     assert!(matches!(error, Error::QueryTooSlow { .. }), "{error:?}");
     assert_eq!(answered(&error), timeout);
-    assert!(analytics.cloud_by_os().limit(50u64).call().await.is_ok());
-    let error = analytics.cloud_by_os().limit(51u64).call().await.unwrap_err();
-    assert_eq!(answered(&error), timeout);
+    let fewer_rows = analytics
+        .cloud_viewing_history()
+        .start(start)
+        .end(thirteen_months)
+        .limit(1_000u64)
+        .call()
+        .await;
+    assert!(fewer_rows.is_ok(), "{fewer_rows:?}");
+    let shorter = analytics
+        .cloud_viewing_history()
+        .start(start)
+        .end(one_month)
+        .limit(50_000u64)
+        .call()
+        .await;
+    assert!(shorter.is_ok(), "{shorter:?}");
+    // Basic edition: 731 days of ranks 1..10,000.
     let error = analytics
-        .cloud_engagement()
-        .granularity(51u64)
+        .basic_by_os()
+        .start_interval(-731i64)
+        .end_interval(0i64)
+        .end_with(10_000u64)
         .call()
         .await
         .unwrap_err();
     assert_eq!(answered(&error), timeout);
+    assert!(analytics.basic_by_os().end_with(10_000u64).call().await.is_ok());
     Ok(())
+}
+
+/// `analytics_slow_cost` forces a 408 where a test wants one.
+#[tokio::test]
+async fn the_slow_query_limit_is_configurable() -> Result<(), Error> {
+    let (_sim, client) = start(SimConfig {
+        analytics_slow_cost: 0,
+        ..roomy()
+    })
+    .await;
+    let analytics = client.analytics()?;
+    let timeout = (Some(408), Some("REQUEST_TIMEOUT"));
+    assert_eq!(
+        answered(&analytics.cloud_by_os().limit(1u64).call().await.unwrap_err()),
+        timeout
+    );
+    assert_eq!(
+        answered(&analytics.basic_by_os().end_with(1u64).call().await.unwrap_err()),
+        timeout
+    );
+    let (_sim, client) = start(SimConfig {
+        analytics_slow_cost: 30 * 50,
+        ..roomy()
+    })
+    .await;
+    let analytics = client.analytics()?;
+    // The default period: 00:00 thirty days ago to now, 31 days.
+    assert!(analytics.cloud_by_os().limit(48u64).call().await.is_ok());
+    assert_eq!(
+        answered(&analytics.cloud_by_os().limit(49u64).call().await.unwrap_err()),
+        timeout
+    );
+    assert_eq!(
+        answered(
+            &analytics
+                .cloud_engagement()
+                .granularity(49u64)
+                .call()
+                .await
+                .unwrap_err()
+        ),
+        timeout
+    );
+    Ok(())
+}
+
+/// `SimConfig::fast()` (and `--fast`) keeps the analytics latency: a second
+/// query while one runs meets the one-at-a-time limit.
+#[tokio::test]
+async fn fast_keeps_the_one_at_a_time_limit() {
+    assert!(SimConfig::fast().analytics_latency >= std::time::Duration::from_millis(50));
+    let (sim, _client) = start(roomy()).await;
+    let http = reqwest::Client::new();
+    let call = || {
+        http.get(format!("{}/v2/os/data", sim.analytics_url))
+            .bearer_auth(&sim.api_key)
+            .send()
+    };
+    let answers = futures::future::join_all((0..4).map(|_| call())).await;
+    let statuses: Vec<u16> = answers
+        .into_iter()
+        .map(|answer| answer.expect("an answer").status().as_u16())
+        .collect();
+    assert!(statuses.contains(&200), "{statuses:?}");
+    assert!(statuses.contains(&429), "one at a time: {statuses:?}");
 }
 
 #[tokio::test]

@@ -146,7 +146,7 @@ where
     let (rows, truncated) = selection.window.cut(rows);
     let data: Vec<Value> = rows.into_iter().map(Row::into_value).collect();
     let page = json!({"data": data, "golden": selection.golden, "truncated": truncated, "unsampled": true});
-    Answer::decode::<P>(page, selection.window.requested_rows())
+    Answer::decode::<P>(page, selection.period.cost(selection.window.requested_rows()))
 }
 
 /// The by-category, title, title-and-user, user, OS, environment, site and region operations.
@@ -229,7 +229,10 @@ fn positional_page<R: serde::Serialize>(
     truncated: bool,
 ) -> Result<Answer, SimError> {
     let page = json!({"data": data, "golden": selection.golden, "truncated": truncated, "unsampled": true});
-    Ok(Answer::new(&page, selection.window.requested_rows()))
+    Ok(Answer::new(
+        &page,
+        selection.period.cost(selection.window.requested_rows()),
+    ))
 }
 
 /// Audience rating: per content title, viewers and rating at each percent of the content.
@@ -393,6 +396,7 @@ pub(super) fn realtime(context: &Context, params: BasicRealtimeParams) -> Result
     sort.apply(&mut rows);
     let data: Vec<Value> = rows.into_iter().map(Row::into_value).collect();
     let page = json!({"data": data, "golden": false, "truncated": false, "unsampled": true});
+    // Less than a day: the cost is the minutes asked for.
     Answer::decode::<types::BasicRealtimeUserCountsPage>(page, minutes as u64)
 }
 

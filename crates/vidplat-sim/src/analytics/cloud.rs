@@ -158,22 +158,25 @@ fn select(context: &Context, params: &CloudParams, default_start: Local) -> Resu
 }
 
 /// The page of the window of `rows`, decoded into the operation's page type `P`.
-fn page<P>(rows: Vec<Row>, window: Window) -> Result<Answer, SimError>
+fn page<P>(rows: Vec<Row>, window: Window, period: Period) -> Result<Answer, SimError>
 where
     P: serde::de::DeserializeOwned + serde::Serialize,
 {
     let (rows, truncated) = window.cut(rows);
     let data: Vec<Value> = rows.into_iter().map(Row::into_value).collect();
-    Answer::decode::<P>(json!({"data": data, "truncated": truncated}), window.requested_rows())
+    Answer::decode::<P>(
+        json!({"data": data, "truncated": truncated}),
+        period.cost(window.requested_rows()),
+    )
 }
 
 /// Sorts by the request's key (checked against `report`) and cuts its page.
-fn sorted_page<P>(mut rows: Vec<Row>, sort: &Sort, window: Window) -> Result<Answer, SimError>
+fn sorted_page<P>(mut rows: Vec<Row>, sort: &Sort, window: Window, period: Period) -> Result<Answer, SimError>
 where
     P: serde::de::DeserializeOwned + serde::Serialize,
 {
     sort.apply(&mut rows);
-    page::<P>(rows, window)
+    page::<P>(rows, window, period)
 }
 
 /// The by-title, title-and-user, content-name, name-and-user, category, user,
@@ -195,8 +198,8 @@ where
     if report.metrics.contains(&"engagement_bitmap") {
         options.bitmap_positions = params.bitmap_positions()?;
     }
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
-    sorted_page::<P>(report.rows(&facts, Edition::Cloud, options), &sort, window)
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
+    sorted_page::<P>(report.rows(&facts, Edition::Cloud, options), &sort, window, period)
 }
 
 /// By time period and active users: one row per hour (or day), empty ones included.
@@ -210,7 +213,7 @@ where
     let bucket = params.bucket()?;
     let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
     let rows = report.buckets(&facts, period.bounds(), bucket, MetricOptions::default());
-    sorted_page::<P>(rows, &sort, window)
+    sorted_page::<P>(rows, &sort, window, period)
 }
 
 pub(super) fn by_time_period(context: &Context, params: CloudParams) -> Result<Answer, SimError> {
@@ -233,7 +236,7 @@ pub(super) fn user_counts_legacy(context: &Context, params: CloudParams) -> Resu
     }
     let sort = params.sort(Sort::new("date_time", false))?;
     sort.check(sort_keys)?;
-    let (facts, _) = select(context, &params, context.now - 6 * HOUR)?;
+    let (facts, period) = select(context, &params, context.now - 6 * HOUR)?;
     let hours = Bucket::hourly(Edition::Cloud);
     let mut groups: BTreeMap<(Local, Option<usize>), Aggregate> = BTreeMap::new();
     for fact in &facts {
@@ -254,7 +257,7 @@ pub(super) fn user_counts_legacy(context: &Context, params: CloudParams) -> Resu
             row
         })
         .collect();
-    sorted_page::<types::CloudUserCountsLegacyPage>(rows, &sort, window)
+    sorted_page::<types::CloudUserCountsLegacyPage>(rows, &sort, window, period)
 }
 
 /// Real-time active users per minute over at most 15 minutes (default: the last 15).
@@ -293,7 +296,7 @@ pub(super) fn realtime(context: &Context, params: CloudParams) -> Result<Answer,
         offset: 0,
         limit: rows.len() as u64,
     };
-    sorted_page::<types::CloudRealtimeUserCountsPage>(rows, &sort, window)
+    sorted_page::<types::CloudRealtimeUserCountsPage>(rows, &sort, window, period)
 }
 
 /// Viewing history: one row per session, newest first.
@@ -303,8 +306,8 @@ pub(super) fn history(context: &Context, params: CloudParams) -> Result<Answer, 
         bitmap_positions: params.bitmap_positions()?,
         ..MetricOptions::default()
     };
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
-    page::<types::CloudViewingHistoryPage>(HISTORY.history(&facts, Edition::Cloud, options), window)
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
+    page::<types::CloudViewingHistoryPage>(HISTORY.history(&facts, Edition::Cloud, options), window, period)
 }
 
 /// The generic query: the requested metrics per combination of the requested dimensions.
@@ -334,12 +337,12 @@ pub(super) fn query(context: &Context, params: CloudParams) -> Result<Answer, Si
     if sorted {
         sort.check(report.sort_keys())?;
     }
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
     let mut rows = report.rows(&facts, Edition::Cloud, MetricOptions::default());
     if sorted {
         sort.apply(&mut rows);
     }
-    page::<types::CloudQueryPage>(rows, window)
+    page::<types::CloudQueryPage>(rows, window, period)
 }
 
 /// The percent of the content at which position `index` of `positions` starts.
@@ -350,7 +353,7 @@ fn point(index: usize, positions: usize) -> i64 {
 /// Engagement: viewers and rating at each of `granularity` positions, over the selected contents.
 pub(super) fn engagement(context: &Context, params: CloudParams) -> Result<Answer, SimError> {
     let positions = params.positions(20)?;
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
     let data = Aggregate::of(&facts)
         .ratings(positions)
         .into_iter()
@@ -361,13 +364,16 @@ pub(super) fn engagement(context: &Context, params: CloudParams) -> Result<Answe
             rating: Some(rating),
         })
         .collect();
-    Ok(Answer::new(&types::CloudEngagementPage { data }, positions as u64))
+    Ok(Answer::new(
+        &types::CloudEngagementPage { data },
+        period.cost(positions as u64),
+    ))
 }
 
 /// Reaction: presses per button in each of `granularity` position buckets.
 pub(super) fn reaction(context: &Context, params: CloudParams) -> Result<Answer, SimError> {
     let positions = params.positions(100)?;
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
     let mut presses: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for (button, percent) in facts.iter().filter_map(|fact| fact.reaction) {
         let bucket = (percent as usize * positions / 100).min(positions - 1);
@@ -387,7 +393,10 @@ pub(super) fn reaction(context: &Context, params: CloudParams) -> Result<Answer,
                 .collect(),
         })
         .collect();
-    Ok(Answer::new(&types::CloudReactionPage { data }, positions as u64))
+    Ok(Answer::new(
+        &types::CloudReactionPage { data },
+        period.cost(positions as u64),
+    ))
 }
 
 /// Viewing situation: per value of the situation field named in the path,
@@ -400,7 +409,7 @@ pub(super) fn situation(context: &Context, field: &str, params: CloudParams) -> 
         )));
     }
     let positions = params.positions(20)?;
-    let (facts, _) = select(context, &params, CloudParams::default_start(context.now))?;
+    let (facts, period) = select(context, &params, CloudParams::default_start(context.now))?;
     let facts: Vec<&Fact> = facts.iter().collect();
     let data = per_situation(&facts, field, Edition::Cloud)
         .into_iter()
@@ -419,7 +428,7 @@ pub(super) fn situation(context: &Context, field: &str, params: CloudParams) -> 
         .collect::<Result<_, _>>()?;
     Ok(Answer::new(
         &types::CloudViewingSituationPage { data },
-        positions as u64,
+        period.cost(positions as u64),
     ))
 }
 

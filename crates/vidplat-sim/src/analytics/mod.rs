@@ -1,7 +1,11 @@
 //! The simulated viewing-analytics service, basic (/v1) and cloud (/v2)
 //! editions: deterministic synthetic data (seeded with `SimConfig::seed`),
 //! the documented usage limits (429 with `Retry-After`) and 408 for a query
-//! asking for more rows than `SimConfig::analytics_slow_rows`.
+//! that costs more than `SimConfig::analytics_slow_cost`: the document says a
+//! slow query is answered 408 and that the period and the rows make it slow,
+//! so a query costs the rows it asks for (`limit`, `end_with - start_with + 1`,
+//! the positions of a positional operation, the minutes of the basic real-time
+//! one) times the days its period touches.
 //!
 //! Every request goes through [`Api::serve`]: credentials (401), parameters
 //! (400, 404 for an unknown situation field), usage limits (429), the
@@ -129,27 +133,24 @@ struct Context<'a> {
     login_id: &'a str,
 }
 
-/// A computed answer, and how many rows the request asked for (what makes it slow).
+/// A computed answer, and what the query costs (rows asked for × days: what makes it slow).
 struct Answer {
     response: Response,
-    requested_rows: u64,
+    cost: u64,
 }
 
 impl Answer {
-    fn new(body: &impl Serialize, requested_rows: u64) -> Self {
+    fn new(body: &impl Serialize, cost: u64) -> Self {
         Self {
             response: Json(body).into_response(),
-            requested_rows,
+            cost,
         }
     }
 
     /// Decodes `value` into the generated type `T` and answers with it, so the
     /// body has exactly the YAML's shape.
-    fn decode<T: DeserializeOwned + Serialize>(
-        value: serde_json::Value,
-        requested_rows: u64,
-    ) -> Result<Self, SimError> {
-        Ok(Self::new(&Self::decode_value::<T>(value)?, requested_rows))
+    fn decode<T: DeserializeOwned + Serialize>(value: serde_json::Value, cost: u64) -> Result<Self, SimError> {
+        Ok(Self::new(&Self::decode_value::<T>(value)?, cost))
     }
 
     fn decode_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, SimError> {
@@ -174,7 +175,7 @@ enum Access<'a> {
 impl Api {
     /// Answers one request: credentials (401), parameters and the operation's
     /// own checks (400, 404), the usage limits (429), the query's latency,
-    /// then 408 when it asked for too many rows, else the computed page.
+    /// then 408 when it costs too much, else the computed page.
     async fn serve<Q>(
         &self,
         access: Access<'_>,
@@ -205,13 +206,14 @@ impl Api {
             Err(refusal) => return refusal.into_response(),
         };
         tokio::time::sleep(shared.config.analytics_latency).await;
-        if answer.requested_rows > shared.config.analytics_slow_rows {
+        if answer.cost > shared.config.analytics_slow_cost {
             return SimError::new(
                 StatusCode::REQUEST_TIMEOUT,
                 "REQUEST_TIMEOUT",
                 format!(
-                    "the query asks for {} rows and took too long; shorten the period and request fewer rows, or retry later",
-                    answer.requested_rows
+                    "the query took too long (rows asked for × days of the period = {}, the simulator times out \
+                     above {}); shorten the period and request fewer rows, or retry later",
+                    answer.cost, shared.config.analytics_slow_cost
                 ),
             )
             .into_response();

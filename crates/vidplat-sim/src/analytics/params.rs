@@ -61,6 +61,19 @@ impl Period {
     pub fn bounds(&self) -> (Local, Local) {
         (self.from, self.to)
     }
+
+    /// Days the period touches (at least 1).
+    pub fn days(&self) -> u64 {
+        u64::try_from(day_of(self.to) - day_of(self.from) + 1)
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// What a query over this period asking for `rows` rows costs: the two
+    /// things the documents say make a query slow (408), multiplied.
+    pub fn cost(&self, rows: u64) -> u64 {
+        rows.saturating_mul(self.days())
+    }
 }
 
 fn within(name: &str, value: i64, min: i64, max: i64) -> Result<i64, SimError> {
