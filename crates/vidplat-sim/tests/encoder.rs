@@ -300,8 +300,11 @@ async fn an_input_designed_to_fail_ends_failed_with_an_error_code() {
     assert_eq!(counts(&client).await, [0, 0, 0, 0, 0, 0, 1]);
 }
 
+/// "Higher priority starts encoding first, equal priority starts in
+/// registration order": whenever the encoder takes a task, it takes the
+/// highest-priority waiting one, however late it was registered.
 #[tokio::test]
-async fn one_task_encodes_at_a_time_by_priority_then_registration_order() {
+async fn one_task_encodes_at_a_time_and_higher_priority_always_starts_first() {
     let (_sim, client) = start(stepping(250)).await;
     let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
     let first = register_one(&client, "first.mp4", profile_id, json!({})).await; // default priority 50
@@ -315,24 +318,34 @@ async fn one_task_encodes_at_a_time_by_priority_then_registration_order() {
             "{tasks:?}"
         );
     };
-    // The encoder takes the next task the moment the previous one moves to uploading.
-    let tasks = wait_for(&client, "the first task uploading", |tasks| {
+    // Registered last but one, the high-priority task is the first to encode.
+    let tasks = wait_for(&client, "a task encoding", |tasks| {
         one_at_a_time(tasks);
-        status_in(tasks, first) == "uploading"
+        tasks.iter().any(|(_, status)| status == "encoding")
     })
     .await;
     assert_eq!(
-        [low, high, high_later].map(|task| status_in(&tasks, task).to_owned()),
-        ["waiting", "encoding", "waiting"]
+        [first, low, high, high_later].map(|task| status_in(&tasks, task).to_owned()),
+        ["waiting", "waiting", "encoding", "waiting"]
     );
+    // The encoder takes the next task the moment the previous one moves to uploading.
     let tasks = wait_for(&client, "the high-priority task uploading", |tasks| {
         one_at_a_time(tasks);
         status_in(tasks, high) == "uploading"
     })
     .await;
     assert_eq!(
-        [low, high_later].map(|task| status_in(&tasks, task).to_owned()),
-        ["waiting", "encoding"]
+        [first, low, high_later].map(|task| status_in(&tasks, task).to_owned()),
+        ["waiting", "waiting", "encoding"]
+    );
+    let tasks = wait_for(&client, "the second high-priority task uploading", |tasks| {
+        one_at_a_time(tasks);
+        status_in(tasks, high_later) == "uploading"
+    })
+    .await;
+    assert_eq!(
+        [first, low].map(|task| status_in(&tasks, task).to_owned()),
+        ["encoding", "waiting"]
     );
 }
 

@@ -71,7 +71,7 @@ struct Entry {
     status: Status,
     /// When the task entered `status`.
     since: Instant,
-    /// When the task may start encoding (it has waited its step).
+    /// When this task has waited its step: from then the free encoder takes a task (the highest priority waiting).
     eligible_at: Instant,
     priority: i64,
     fails: bool,
@@ -139,14 +139,17 @@ impl TaskBoard {
         next
     }
 
-    /// When the free encoder next takes a task, and which: among the tasks
-    /// eligible by then, the highest priority, then the earliest registered.
+    /// When the free encoder next takes a task, and which. It takes one once
+    /// it is free and some task has waited its step; it takes the highest
+    /// priority of every waiting task (each was registered by then), then the
+    /// earliest registered, so a higher priority always starts first, however
+    /// late it was registered ("higher priority starts encoding first, equal
+    /// priority starts in registration order").
     fn next_start(&self) -> Option<(Instant, i64)> {
         let waiting = || self.tasks.iter().filter(|(_, entry)| entry.status == Status::Waiting);
         let first_eligible = waiting().map(|(_, entry)| entry.eligible_at).min()?;
         let at = first_eligible.max(self.encoder_free_since);
         waiting()
-            .filter(|(_, entry)| entry.eligible_at <= at)
             .min_by_key(|(&id, entry)| (std::cmp::Reverse(entry.priority), id))
             .map(|(&id, _)| (at, id))
     }
@@ -339,17 +342,19 @@ mod tests {
         let clock = Clock::start();
         let t0 = clock.started();
         let mut board = TaskBoard::new(STEP, clock);
-        board.register(vec![new_task(50, false)], t0); // 1 occupies the encoder from 100 to 200 ms
+        board.register(vec![new_task(50, false)], t0); // 1: the encoder takes a task from 100 ms
         let later = t0 + Duration::from_millis(10);
         board.register(vec![new_task(10, false)], later); // 2
-        board.register(vec![new_task(90, false)], later); // 3
+        board.register(vec![new_task(90, false)], later); // 3: registered later, higher: first
         board.register(vec![new_task(90, false)], later); // 4
+        board.advance(t0 + Duration::from_millis(150));
+        assert_eq!(statuses(&board), ["waiting", "waiting", "encoding", "waiting"]);
         board.advance(t0 + Duration::from_millis(250));
-        assert_eq!(statuses(&board), ["uploading", "waiting", "encoding", "waiting"]);
+        assert_eq!(statuses(&board), ["waiting", "waiting", "uploading", "encoding"]);
         board.advance(t0 + Duration::from_millis(350));
-        assert_eq!(statuses(&board), ["ready", "waiting", "uploading", "encoding"]);
+        assert_eq!(statuses(&board), ["encoding", "waiting", "ready", "uploading"]);
         board.advance(t0 + Duration::from_millis(450));
-        assert_eq!(statuses(&board), ["ready", "encoding", "ready", "uploading"]);
+        assert_eq!(statuses(&board), ["uploading", "encoding", "ready", "ready"]);
     }
 
     #[test]
