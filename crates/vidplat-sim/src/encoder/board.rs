@@ -262,13 +262,15 @@ impl TaskBoard {
                 self.tasks.remove(&id);
             }
             Status::Uploading | Status::Canceling => {
-                // The document names no code for this refusal; METHOD_NOT_ALLOWED
-                // ("not allowed") is the closest of its codes.
+                // The document gives the status (403) but names no code. Not
+                // METHOD_NOT_ALLOWED, which it uses for a method that does not
+                // exist; the general INVALID_REQUEST, and the message says so.
                 return Err(SimError::new(
                     StatusCode::FORBIDDEN,
-                    "METHOD_NOT_ALLOWED",
+                    "INVALID_REQUEST",
                     format!(
-                        "task {id} is {}: it can be neither cancelled nor deleted",
+                        "task {id} is {}: it can be neither cancelled nor deleted (403 as documented; the document \
+                         names no code for this refusal, the simulator answers INVALID_REQUEST)",
                         status.name()
                     ),
                 ));
