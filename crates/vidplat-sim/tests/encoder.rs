@@ -1113,8 +1113,20 @@ async fn preset_field_rules_are_checked() {
     };
     let refused = update(json!({"format": "HLS"})).call().await;
     assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    // The network codes are documented for preset registration only: on update
+    // the same rule (note 7) answers INVALID_REQUEST.
     let refused = update(json!({"destination": "vms4://1003:1"})).call().await;
-    assert_eq!(refusal(refused), (400, "MP4_NETWORK_ID_NOT_SPECIFIED".into()));
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    let refused = update(json!({"destination": "vms4://1002:1", "format": "HLS", "hls_config": {}}))
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    let refused = update(json!({"destination": "vms4://9999:1"})).call().await;
+    assert_eq!(
+        refusal(refused),
+        (400, "DISTRIBUTOR_NOT_FOUND".into()),
+        "register/update"
+    );
     update(json!({"description": "legacy MP4"}))
         .call()
         .await
@@ -1158,6 +1170,10 @@ async fn profile_rules_are_checked() {
     let full = body::<ProfileUpdate>(json!({"presets": ids}));
     let refused = encoder.update_profile().profile_id(id(plain)).body(full).call().await;
     assert_eq!(refusal(refused), (400, "FULL_PROFILE".into()));
+    // FULL_PROFILE is documented for profile update only: registering too many is INVALID_REQUEST.
+    let too_many = body::<ProfileCreate>(json!({"name": "big", "presets": ids}));
+    let refused = encoder.register_profile().body(too_many).call().await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
 }
 
 // The wire form of nulls.

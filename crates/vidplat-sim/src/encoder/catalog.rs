@@ -235,7 +235,18 @@ impl Catalog {
                     ));
                 }
             }
-            Some(Destination::LegacyVms { distributor }) => check_legacy_distributor(distributor, format)?,
+            Some(Destination::LegacyVms { distributor }) => {
+                check_legacy_distributor(distributor, format).map_err(|error| match own_id {
+                    // The network codes are documented for preset registration only; an update follows the
+                    // same rule (note 7) and answers INVALID_REQUEST, its message naming the rule.
+                    Some(_) if error.code.ends_with("_NETWORK_ID_NOT_SPECIFIED") => SimError::invalid(format!(
+                        "{} (the document names {} for preset registration only)",
+                        error.message.unwrap_or_default(),
+                        error.code
+                    )),
+                    _ => error,
+                })?
+            }
             Some(Destination::Vms | Destination::Url) => {}
         }
         let taken = self
@@ -301,11 +312,14 @@ impl Catalog {
             return Err(SimError::invalid("`presets` must name at least one preset"));
         }
         if profile.presets.len() > MAX_PRESETS_PER_PROFILE {
-            return Err(SimError::new(
-                StatusCode::BAD_REQUEST,
-                "FULL_PROFILE",
-                format!("a profile holds at most {MAX_PRESETS_PER_PROFILE} presets"),
-            ));
+            let message = format!("a profile holds at most {MAX_PRESETS_PER_PROFILE} presets");
+            // FULL_PROFILE is documented for profile update only.
+            return Err(match own_id {
+                Some(_) => SimError::new(StatusCode::BAD_REQUEST, "FULL_PROFILE", message),
+                None => SimError::invalid(format!(
+                    "{message} (the document names FULL_PROFILE for profile update only)"
+                )),
+            });
         }
         for id in &profile.presets {
             self.preset(*id)?;
