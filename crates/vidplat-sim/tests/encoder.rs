@@ -1155,10 +1155,30 @@ async fn profile_rules_are_checked() {
     let unneeded = body::<ProfileCreate>(json!({"name": "u", "presets": [url], "vms_config": {"seek_preview": true}}));
     assert_eq!(refusal(encoder.register_profile().body(unneeded).call().await).0, 400);
     let with_vms = profile(&client, "v", &[vms], json!({"vms_config": {"seek_preview": true}})).await;
+    // The simulated account is a sub-account: it cannot share, its profiles hold not_share.
     let stored = encoder.get_profile().profile_id(id(with_vms)).call().await.unwrap();
     assert_eq!(
         stored.share.as_ref().map(ToString::to_string).as_deref(),
-        Some("not_shared")
+        Some("not_share")
+    );
+    let sharing = body::<ProfileCreate>(json!({"name": "s", "presets": [url], "share": "shared_subs"}));
+    assert_eq!(
+        refusal(encoder.register_profile().body(sharing).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+    let share = body::<ProfileUpdate>(json!({"share": "shared_subs"}));
+    let refused = encoder
+        .update_profile()
+        .profile_id(id(with_vms))
+        .body(share)
+        .call()
+        .await;
+    assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
+    let unshared = profile(&client, "n", &[url], json!({"share": "not_shared"})).await;
+    let stored = encoder.get_profile().profile_id(id(unshared)).call().await.unwrap();
+    assert_eq!(
+        stored.share.as_ref().map(ToString::to_string).as_deref(),
+        Some("not_share")
     );
 
     // FULL_PROFILE past the presets a profile holds.

@@ -271,7 +271,7 @@ impl Catalog {
         let id = self.next_profile_id;
         self.next_profile_id += 1;
         profile.id = Some(id);
-        profile.share = profile.share.or(Some(ProfileShare::NotShared));
+        profile.share = Some(ProfileShare::NotShare);
         profile.created_at = self.clock.timestamp(now);
         profile.updated_at = profile.created_at.clone();
         self.profiles.insert(id, profile);
@@ -293,6 +293,7 @@ impl Catalog {
             profile.vms_config = None;
         }
         self.check_profile(&profile, Some(id))?;
+        profile.share = Some(ProfileShare::NotShare);
         profile.updated_at = self.clock.timestamp(now);
         self.profiles.insert(id, profile);
         Ok(())
@@ -324,8 +325,17 @@ impl Catalog {
         for id in &profile.presets {
             self.preset(*id)?;
         }
+        // The simulated account is a sub-account (a parent shares a profile with
+        // it), and "a sub-account cannot share a profile, so for it the field
+        // holds the unshared value" (spelled not_share).
         match &profile.share {
-            None | Some(ProfileShare::NotShared | ProfileShare::SharedSubs | ProfileShare::NotShare) => {}
+            None | Some(ProfileShare::NotShared | ProfileShare::NotShare) => {}
+            Some(ProfileShare::SharedSubs) => {
+                return Err(SimError::invalid(
+                    "this account is a sub-account (a parent account shares profiles with it): it cannot share a \
+                     profile; share is not_share",
+                ))
+            }
             Some(other) => return Err(SimError::invalid(format!("unknown share `{other}`"))),
         }
         match (self.registers_to_vms(&profile.presets), profile.vms_config.is_some()) {
