@@ -1258,3 +1258,43 @@ async fn empty_lists_keep_their_envelope() {
     let tasks = raw("/v1/tasks").await;
     assert_eq!(tasks["data"][0]["streams"], json!([]), "{tasks}");
 }
+
+/// `[]` sent in an update replaces the list: a preset's streams are cleared,
+/// a profile's presets cannot be (a profile holds at least one).
+#[tokio::test]
+async fn an_empty_list_in_an_update_is_not_a_list_left_out() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().unwrap();
+    let p = preset(&client, "p", json!({"streams": [{"video": {"height": 720}}]})).await;
+    let profile_id = profile(&client, "only-p", &[p], json!({})).await;
+    let update = |operation: &str, parameter: &str, id: u64, body: Value| {
+        let meta = vidplat::encoder::operations::ALL
+            .iter()
+            .find(|meta| meta.id == operation)
+            .expect("an operation");
+        let path = meta.path.replace(parameter, &id.to_string());
+        let request = reqwest::Client::new()
+            .request(meta.method.to_reqwest(), format!("{}{path}", sim.encoder_url))
+            .bearer_auth(&sim.api_key)
+            .json(&body);
+        async move { request.send().await.expect("an answer").status().as_u16() }
+    };
+    assert_eq!(
+        update("update_preset", "{preset-id}", p, json!({"description": "d"})).await,
+        204
+    );
+    let stored = encoder.get_preset().preset_id(id(p)).call().await.unwrap();
+    assert_eq!(stored.streams.len(), 1, "left out: kept");
+    assert_eq!(
+        update("update_preset", "{preset-id}", p, json!({"streams": []})).await,
+        204
+    );
+    let stored = encoder.get_preset().preset_id(id(p)).call().await.unwrap();
+    assert!(stored.streams.is_empty(), "{:?}", stored.streams);
+    assert_eq!(
+        update("update_profile", "{profile-id}", profile_id, json!({"presets": []})).await,
+        400
+    );
+    let stored = encoder.get_profile().profile_id(id(profile_id)).call().await.unwrap();
+    assert_eq!(stored.presets, [p as i64]);
+}

@@ -1788,3 +1788,71 @@ async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
         assert_eq!(open_page(&sim, &url, None).await.status(), 200);
     }
 }
+
+/// Sends `body` as raw JSON to the operation `id` (path parameters in order).
+async fn send_raw(sim: &Simulator, id: &str, parameters: &[&str], body: Value) -> u16 {
+    let meta = vidplat::vms::operations::ALL
+        .iter()
+        .find(|meta| meta.id == id)
+        .expect("an operation");
+    let mut path = meta.path.to_owned();
+    for parameter in parameters {
+        let open = path.find('{').expect("a path parameter");
+        let close = open + path[open..].find('}').expect("its end");
+        path.replace_range(open..=close, parameter);
+    }
+    reqwest::Client::new()
+        .request(meta.method.to_reqwest(), format!("{}{path}", sim.vms_url))
+        .bearer_auth(&sim.api_key)
+        .json(&body)
+        .send()
+        .await
+        .expect("an answer")
+        .status()
+        .as_u16()
+}
+
+/// `[]` sent in an update clears the list; a list left out stays.
+#[tokio::test]
+async fn an_empty_list_in_an_update_clears_the_list() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (id, key) = signed_page(vms, None, json!({"revoked_audiences": ["banned", "gone"]})).await;
+    let page_id = Uuid::parse_str(&id).unwrap();
+    assert_eq!(
+        send_raw(&sim, "update_viewing_page", &[&id], json!({"status": "PUBLIC"})).await,
+        204
+    );
+    let page = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(page.revoked_audiences, ["banned", "gone"], "left out: kept");
+    assert_eq!(
+        send_raw(&sim, "update_viewing_page", &[&id], json!({"revoked_audiences": []})).await,
+        204
+    );
+    let page = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert!(page.revoked_audiences.is_empty(), "{:?}", page.revoked_audiences);
+    let url = signed(
+        &format!("https://{PORTAL_DOMAIN}/pages/{id}"),
+        &key,
+        &Grant {
+            expires: None,
+            audience: Some("banned".into()),
+        },
+    );
+    assert_eq!(open_page(&sim, &url, None).await.status(), 200, "no longer revoked");
+
+    let tagged = json!({"tags": [{"key": "k", "value": "v"}], "chapters": [{"start_time": 0, "title": "Start"}]});
+    assert_eq!(send_raw(&sim, "update_content", &["c"], tagged).await, 204);
+    let content = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!((content.tags.len(), content.chapters.len()), (1, 1));
+    assert_eq!(
+        send_raw(&sim, "update_content", &["c"], json!({"title": "Renamed"})).await,
+        204
+    );
+    let content = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!((content.tags.len(), content.chapters.len()), (1, 1), "left out: kept");
+    let cleared = json!({"tags": [], "chapters": []});
+    assert_eq!(send_raw(&sim, "update_content", &["c"], cleared).await, 204);
+    let content = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!((content.tags.len(), content.chapters.len()), (0, 0));
+}

@@ -177,9 +177,16 @@ impl Catalog {
         Ok(id)
     }
 
-    fn update_preset(&mut self, id: i64, update: PresetUpdate, now: std::time::Instant) -> Result<(), SimError> {
+    /// Updates the members sent; `streams_sent`: the body sent `streams` (`[]` clears them).
+    fn update_preset(
+        &mut self,
+        id: i64,
+        update: PresetUpdate,
+        streams_sent: bool,
+        now: std::time::Instant,
+    ) -> Result<(), SimError> {
         let mut preset = self.preset(id)?.clone();
-        apply_preset_update(&mut preset, update);
+        apply_preset_update(&mut preset, update, streams_sent);
         self.check_preset(&preset, Some(id))?;
         preset.updated_at = self.clock.timestamp(now);
         self.presets.insert(id, preset);
@@ -278,14 +285,21 @@ impl Catalog {
         Ok(id)
     }
 
-    fn update_profile(&mut self, id: i64, update: ProfileUpdate, now: std::time::Instant) -> Result<(), SimError> {
+    /// Updates the members sent; `presets_sent`: the body sent `presets` (`[]` is refused: a profile holds a preset).
+    fn update_profile(
+        &mut self,
+        id: i64,
+        update: ProfileUpdate,
+        presets_sent: bool,
+        now: std::time::Instant,
+    ) -> Result<(), SimError> {
         let mut profile = self.profile(id)?.clone();
         let vms_config_given = update.vms_config.is_some();
         replace(&mut profile.name, update.name.map(String::from));
         replace(&mut profile.description, update.description.map(String::from));
         replace(&mut profile.share, update.share);
         replace(&mut profile.vms_config, update.vms_config);
-        if !update.presets.is_empty() {
+        if presets_sent {
             profile.presets = preset_ids(&update.presets)?;
         }
         // Settings for the video management service lapse with the last preset registering there.
@@ -440,7 +454,7 @@ fn preset_from(request: PresetCreate) -> Preset {
     }
 }
 
-fn apply_preset_update(preset: &mut Preset, update: PresetUpdate) {
+fn apply_preset_update(preset: &mut Preset, update: PresetUpdate, streams_sent: bool) {
     replace(&mut preset.name, update.name.map(String::from));
     replace(&mut preset.description, update.description.map(String::from));
     replace(&mut preset.destination, update.destination.map(String::from));
@@ -453,7 +467,7 @@ fn apply_preset_update(preset: &mut Preset, update: PresetUpdate) {
     replace(&mut preset.poster, update.poster);
     replace(&mut preset.seek_preview, update.seek_preview);
     replace(&mut preset.vms_config, update.vms_config);
-    if !update.streams.is_empty() {
+    if streams_sent {
         preset.streams = update.streams;
     }
 }
@@ -578,10 +592,11 @@ pub(super) async fn update_preset(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
+    let streams_sent = body.get("streams").is_some();
     let request: PresetUpdate = decode_strict(body, &PRESET_UPDATE)?;
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_preset(id, request, now)?;
+    store.catalog.update_preset(id, request, streams_sent, now)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -633,10 +648,11 @@ pub(super) async fn update_profile(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
+    let presets_sent = body.get("presets").is_some();
     let request: ProfileUpdate = decode_strict(body, &PROFILE_REQUEST)?;
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_profile(id, request, now)?;
+    store.catalog.update_profile(id, request, presets_sent, now)?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -8,7 +8,7 @@ use super::media::{self, MAX_SLIDESHOW_POSTERS};
 use super::store::{ContentRecord, Store, MAX_RECORDS};
 use super::{
     already_exists, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, rule,
-    App, PathParams, DEFAULT_PER_PAGE,
+    App, PathParams, Update, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
@@ -556,11 +556,16 @@ pub(super) async fn register(
     Ok(Json(response))
 }
 
+/// Updates the members sent; `tags`, `chapters` and `labels` sent replace the
+/// list (`[]` clears it).
 pub(super) async fn update(
     State(app): State<App>,
     PathParams(name): PathParams<String>,
-    JsonBody(body): JsonBody<types::ContentUpdate>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
+    let update = Update::<types::ContentUpdate>::decode(body)?;
+    let (tags_sent, chapters_sent) = (update.sent("tags"), update.sent("chapters"));
+    let body = update.body;
     let mut store = app.store();
     let mut content = store.content(&name)?.body.clone();
     if let Some(status) = body.status {
@@ -609,9 +614,9 @@ pub(super) async fn update(
         }
     };
     let primary_poster_id = body.primary_poster_id.as_ref().map(poster).transpose()?;
-    let chapters = match body.chapters.is_empty() {
-        true => None,
-        false => {
+    let chapters = match chapters_sent {
+        false => None,
+        true => {
             check_chapter_times(body.chapters.iter().map(|chapter| chapter.start_time))?;
             Some(
                 body.chapters
@@ -675,7 +680,7 @@ pub(super) async fn update(
     if let Some(duration) = body.duration {
         content.duration = Some(duration);
     }
-    if !body.tags.is_empty() {
+    if tags_sent {
         content.tags = body.tags;
     }
     if body.seek_preview_content.is_some() {

@@ -27,7 +27,7 @@ use super::store::{PageRecord, MAX_RECORDS};
 use super::viewers::{Admission, Limits, SESSION_COOKIE};
 use super::{
     builtins, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, App,
-    PathParams, DEFAULT_PER_PAGE,
+    PathParams, Update, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
@@ -192,12 +192,15 @@ pub(super) async fn get(
 }
 
 /// Updates the members sent; the content and signature_required are fixed.
-/// (An empty `revoked_audiences` cannot be told from an absent one: it changes nothing.)
+/// `revoked_audiences` sent replaces the list (`[]` clears it).
 pub(super) async fn update(
     State(app): State<App>,
     PathParams(id): PathParams<String>,
-    JsonBody(body): JsonBody<types::ViewingPageUpdate>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
+    let update = Update::<types::ViewingPageUpdate>::decode(body)?;
+    let revoked_sent = update.sent("revoked_audiences");
+    let body = update.body;
     let mut store = app.store();
     let index = page_index(&store, &id)?;
     let site_id = body.site_id.as_ref().map(require_site).transpose()?;
@@ -208,7 +211,7 @@ pub(super) async fn update(
     if body.configurations.is_some() {
         page.configurations = body.configurations;
     }
-    if !body.revoked_audiences.is_empty() {
+    if revoked_sent {
         page.revoked_audiences.clear();
         for audience in body.revoked_audiences {
             if !page.revoked_audiences.contains(&audience) {
