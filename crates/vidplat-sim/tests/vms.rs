@@ -957,6 +957,34 @@ async fn delivery_volume_is_deterministic_and_bounded() {
         refused(vms.get_content_statistics().content_name("nope").call().await),
         (404, "MODEL_NOT_FOUND".into())
     );
+    // "At most 13 months" in calendar months, not a count of days: 1 February
+    // to 28 February a year later is 13 months (394 days); one day more is not.
+    let span = |start: &'static str, end: &'static str| {
+        vms.get_content_statistics()
+            .content_name("c")
+            .start(start)
+            .end(end)
+            .call()
+    };
+    let thirteen = span("2024-02-01", "2025-02-28").await.unwrap().statistics.unwrap();
+    assert_eq!(thirteen.len(), 394);
+    assert_eq!(
+        refused(span("2024-02-01", "2025-03-01").await),
+        (400, "INVALID_REQUEST".into())
+    );
+    assert_eq!(
+        span("2024-01-01", "2025-01-31")
+            .await
+            .unwrap()
+            .statistics
+            .unwrap()
+            .len(),
+        397
+    );
+    assert_eq!(
+        refused(span("2023-03-01", "2024-04-01").await),
+        (400, "INVALID_REQUEST".into())
+    );
 }
 
 #[tokio::test]

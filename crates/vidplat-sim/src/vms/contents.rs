@@ -725,8 +725,19 @@ pub(super) struct StatisticsQuery {
 
 /// Days of the default period (not shown): the 30 days ending with `end`.
 const DEFAULT_STATISTICS_DAYS: i64 = 30;
-/// Days of the documented maximum span, 13 months (counted as 13 × 31 days).
-const MAX_STATISTICS_DAYS: i64 = 13 * 31;
+/// The documented maximum span of one request, in calendar months.
+const MAX_STATISTICS_MONTHS: i64 = 13;
+
+/// The first day a request starting on `start` may no longer cover: the same
+/// day `months` calendar months later (clamped to the end of a shorter month).
+/// `start` to the day before is exactly `months` months.
+fn months_after(start: i64, months: i64) -> i64 {
+    let (year, month, day) = clock::civil_from_days(start);
+    let index = year * 12 + (month - 1) + months;
+    let (year, month) = (index.div_euclid(12), index.rem_euclid(12) + 1);
+    let last = i64::from(crate::calendar::days_in_month(year, u32::try_from(month).unwrap_or(1)));
+    clock::days_from_civil(year, month, day.min(last))
+}
 
 /// The delivery volume per day. The numbers are synthetic but deterministic: 0
 /// before the day the content was registered, then a value drawn from the
@@ -755,8 +766,12 @@ pub(super) async fn statistics(
     if start > end {
         return Err(SimError::invalid("start is after end"));
     }
-    if end - start >= MAX_STATISTICS_DAYS {
-        return Err(SimError::invalid("one request may span at most 13 months"));
+    if end >= months_after(start, MAX_STATISTICS_MONTHS) {
+        return Err(SimError::invalid(format!(
+            "one request may span at most {MAX_STATISTICS_MONTHS} months: from {} the last day is {}",
+            clock::format_date(start),
+            clock::format_date(months_after(start, MAX_STATISTICS_MONTHS) - 1)
+        )));
     }
     let first_day = record.created.div_euclid(clock::SECONDS_PER_DAY);
     let statistics = (start..=end)
