@@ -736,6 +736,22 @@ async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_tar
         refused(update(json!({"status": "PROCESSING"})).call().await),
         (400, "CONTENT_INVALID_STATUS".into())
     );
+    // Only the statuses the document shows (PUBLIC, LIMITED, PROCESSING): an
+    // unknown one would leave a content nothing can play.
+    assert_eq!(
+        refused(update(json!({"status": "ARCHIVED"})).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
+    assert_eq!(
+        vms.get_content().content_name("c").call().await.unwrap().status,
+        Some(ContentStatus::Public)
+    );
+    let mut archived = content_body("archived", &movies);
+    archived.status = ContentStatus::Other("ARCHIVED".into());
+    assert_eq!(
+        refused(vms.register_content().body(archived).call().await),
+        (400, "INVALID_REQUEST".into())
+    );
     assert_eq!(
         refused(update(json!({"publish_start": "2030-01-01 00:00:00"})).call().await),
         (400, "INVALID_REQUEST".into()),

@@ -276,6 +276,18 @@ fn require_streaming_policy(id: &uuid::Uuid) -> Result<String, SimError> {
         .ok_or_else(|| SimError::not_found(format!("streaming policy {id}")))
 }
 
+/// A status the document shows (PUBLIC, LIMITED, PROCESSING); any other would
+/// leave a content that cannot be played, so it is refused (400).
+fn check_status(status: &types::ContentStatus) -> Result<(), SimError> {
+    use types::ContentStatus::{Limited, Processing, Public};
+    match status {
+        Public | Limited | Processing => Ok(()),
+        other => Err(SimError::invalid(format!(
+            "status `{other}` is none of PUBLIC, LIMITED, PROCESSING (the statuses the document shows)"
+        ))),
+    }
+}
+
 /// `publish_start` and `publish_end` are valid only when the status is LIMITED, and in that order.
 fn check_publish_window(
     status: &types::ContentStatus,
@@ -362,6 +374,7 @@ pub(super) async fn register(
         Some(id) => require_streaming_policy(id)?,
         None => builtins::DEFAULT_STREAMING_POLICY_ID.to_owned(),
     };
+    check_status(&body.status)?;
     check_publish_window(&body.status, body.publish_start.as_ref(), body.publish_end.as_ref())?;
     check_chapter_times(body.chapters.iter().map(|chapter| chapter.start_time))?;
     at_most_one_with_content("subtitles", body.subtitles.iter().map(|s| s.content.is_some()))?;
@@ -569,6 +582,7 @@ pub(super) async fn update(
     let mut store = app.store();
     let mut content = store.content(&name)?.body.clone();
     if let Some(status) = body.status {
+        check_status(&status)?;
         // The document's example of an invalid change is PUBLIC to PROCESSING; the
         // simulator refuses any change to PROCESSING (a state of the system's own).
         if status == types::ContentStatus::Processing && content.status.as_ref() != Some(&status) {
