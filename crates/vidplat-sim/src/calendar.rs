@@ -1,8 +1,48 @@
 //! Calendar arithmetic the three services share (proleptic Gregorian, by chrono):
 //! day numbers count days since 1970-01-01.
+//!
+//! **Time zone.** The encoder and video management documents do not say in
+//! which zone their `yyyy-mm-dd hh:mm:ss` timestamps are; the analytics
+//! document says Japan time. The simulator makes it one choice for all three:
+//! `SimConfig::time_zone`, Japan time (UTC+09:00) unless configured. Each
+//! request is answered within [`in_zone`] (a layer in lib.rs), so simulators
+//! with different zones can share a process; outside a request the zone is
+//! Japan time.
 
-use chrono::{DateTime, Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate};
+use std::future::Future;
 use vidplat::Timestamp;
+
+tokio::task_local! {
+    /// The time zone of the request being answered.
+    static ZONE: FixedOffset;
+}
+
+/// Japan time, UTC+09:00 (no daylight saving): the default zone.
+pub(crate) fn japan() -> FixedOffset {
+    FixedOffset::east_opt(9 * 3600).expect("+09:00 is a valid offset")
+}
+
+/// The zone timestamps are written and read in now.
+pub(crate) fn zone() -> FixedOffset {
+    ZONE.try_with(|zone| *zone).unwrap_or_else(|_| japan())
+}
+
+/// Runs `future` (a request) with `zone` as the simulator's time zone.
+pub(crate) async fn in_zone<F: Future>(zone: FixedOffset, future: F) -> F::Output {
+    ZONE.scope(zone, future).await
+}
+
+/// Runs `f` (outside a request) with `zone` as the simulator's time zone.
+pub(crate) fn in_zone_sync<R>(zone: FixedOffset, f: impl FnOnce() -> R) -> R {
+    ZONE.sync_scope(zone, f)
+}
+
+/// The day number of a UNIX time on the zone's calendar.
+pub(crate) fn local_day(unix: i64) -> i64 {
+    unix.saturating_add(i64::from(zone().local_minus_utc()))
+        .div_euclid(86_400)
+}
 
 /// chrono's day number (days since 0001-01-01, which is day 1) of 1970-01-01.
 const UNIX_EPOCH_FROM_CE: i64 = 719_163;
@@ -34,14 +74,15 @@ pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     (days_from_civil(next_year, next_month, 1) - days_from_civil(year, month, 1)) as u32
 }
 
-/// The timestamp (UTC) of a UNIX time.
+/// The timestamp of a UNIX time, in the simulator's zone.
 pub(crate) fn timestamp_at(unix: i64) -> Option<Timestamp> {
-    DateTime::from_timestamp(unix, 0).map(|instant| Timestamp::from(instant.naive_utc()))
+    DateTime::from_timestamp(unix, 0).map(|instant| Timestamp::from(instant.with_timezone(&zone()).naive_local()))
 }
 
-/// The UNIX time of a timestamp read as UTC; `None` when it is not of the documented form.
+/// The UNIX time of a timestamp read in the simulator's zone; `None` when it
+/// is not of the documented form.
 pub(crate) fn unix_of(timestamp: &Timestamp) -> Option<i64> {
-    Some(timestamp.value()?.and_utc().timestamp())
+    Some(timestamp.value()?.and_local_timezone(zone()).single()?.timestamp())
 }
 
 /// The day number of a `YYYY-MM-DD` date; `None` when it is not of that form or does not exist.
@@ -53,6 +94,25 @@ pub(crate) fn parse_date(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_in_the_zone() {
+        let utc = FixedOffset::east_opt(0).unwrap();
+        let text = |unix| timestamp_at(unix).map(|t| t.to_string());
+        assert_eq!(
+            text(1_767_225_600).as_deref(),
+            Some("2026-01-01 09:00:00"),
+            "Japan time"
+        );
+        assert_eq!(
+            in_zone_sync(utc, || text(1_767_225_600)).as_deref(),
+            Some("2026-01-01 00:00:00")
+        );
+        let stamp: Timestamp = "2026-01-01 09:00:00".parse().unwrap();
+        assert_eq!(unix_of(&stamp), Some(1_767_225_600));
+        assert_eq!(local_day(1_767_225_600 - 1), local_day(1_767_225_600));
+        assert_eq!(in_zone_sync(utc, || local_day(1_767_225_600 - 1)), 20_453);
+    }
 
     #[test]
     fn day_numbers_round_trip() {

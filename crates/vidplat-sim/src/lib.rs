@@ -67,6 +67,12 @@ pub struct SimConfig {
     /// counts after the page was last opened in it (the documents do not say
     /// how the service tells that a viewer stopped watching).
     pub viewing_session: Duration,
+    /// The time zone of every `yyyy-mm-dd hh:mm:ss` timestamp the three
+    /// services write and read: Japan time (UTC+09:00) by default, the zone
+    /// the analytics document states for its own; the encoder and video
+    /// management documents do not say. Change it to see how your code copes
+    /// with another (analytics then leaves its document too).
+    pub time_zone: chrono::FixedOffset,
     /// Seed of the synthetic analytics data.
     pub seed: u64,
     /// Port to bind on 127.0.0.1; 0 picks a free one.
@@ -86,6 +92,7 @@ impl Default for SimConfig {
             analytics_slow_cost: 5_000_000,
             analytics_latency: Duration::from_millis(50),
             viewing_session: Duration::from_secs(60),
+            time_zone: calendar::japan(),
             seed: 7,
             port: 0,
         }
@@ -124,6 +131,7 @@ pub struct Simulator {
     pub login_id: String,
     keys: Arc<auth::Keys>,
     encoder: Arc<encoder::Service>,
+    time_zone: chrono::FixedOffset,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -144,13 +152,14 @@ impl Simulator {
 
     pub async fn start_with(config: SimConfig) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
+        let time_zone = config.time_zone;
         let address = listener.local_addr()?;
         let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
         let shared = Shared {
             config: Arc::new(config),
             keys: keys.clone(),
         };
-        let (app, encoder) = router(shared);
+        let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(async move {
             let server = axum::serve(listener, app).with_graceful_shutdown(async {
@@ -170,6 +179,7 @@ impl Simulator {
             login_id: DEMO_LOGIN_ID.to_owned(),
             keys,
             encoder,
+            time_zone,
             shutdown: Some(shutdown),
         })
     }
@@ -195,7 +205,7 @@ impl Simulator {
     /// `PUT /sim/input-files/{path}` with the file as the body). A task or CSV
     /// row naming a file never uploaded is refused with `INPUT_FILE_NOT_FOUND`.
     pub fn add_input_file(&self, path: &str, size: u64) {
-        self.encoder.add_input_file(path, size);
+        calendar::in_zone_sync(self.time_zone, || self.encoder.add_input_file(path, size));
     }
 
     /// A facade client pointed at this simulator with the demo key.
@@ -221,11 +231,18 @@ impl Drop for Simulator {
 fn router(shared: Shared) -> (axum::Router, Arc<encoder::Service>) {
     let (vms, pages) = vms::routers(shared.clone());
     let (encoder, encoder_service) = encoder::router(shared.clone());
+    let time_zone = shared.config.time_zone;
     let router = axum::Router::new()
         .nest("/encoder", encoder)
         .nest("/vms", vms)
         .nest("/analytics", analytics::router(shared))
         .merge(pages)
-        .merge(encoder::control_router(encoder_service.clone()));
+        .merge(encoder::control_router(encoder_service.clone()))
+        // Every request is answered in the configured time zone.
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                calendar::in_zone(time_zone, next.run(request))
+            },
+        ));
     (router, encoder_service)
 }

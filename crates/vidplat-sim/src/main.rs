@@ -3,7 +3,8 @@
 //!
 //! Options: `--port N` (default: a free one), `--fast` (tasks move every
 //! 20 ms instead of 800 ms; nothing else changes, the analytics latency and
-//! limits included), `--analytics-per-minute N` (default: the documented 3).
+//! limits included), `--analytics-per-minute N` (default: the documented 3),
+//! `--time-zone +HH:MM` (the zone of every timestamp; default +09:00, Japan time).
 
 use vidplat_sim::{SimConfig, Simulator};
 
@@ -19,22 +20,22 @@ async fn main() -> std::io::Result<()> {
                     .and_then(|p| p.parse().ok())
                     .ok_or_else(|| std::io::Error::other("--port takes a number"))?;
             }
-            "--fast" => {
-                config = SimConfig {
-                    port: config.port,
-                    analytics_per_minute: config.analytics_per_minute,
-                    ..SimConfig::fast()
-                };
-            }
+            "--fast" => config.task_step = SimConfig::fast().task_step,
             "--analytics-per-minute" => {
                 config.analytics_per_minute = args
                     .next()
                     .and_then(|n| n.parse().ok())
                     .ok_or_else(|| std::io::Error::other("--analytics-per-minute takes a number"))?;
             }
+            "--time-zone" => {
+                config.time_zone = args
+                    .next()
+                    .and_then(|zone| zone.parse().ok())
+                    .ok_or_else(|| std::io::Error::other("--time-zone takes an offset such as +09:00 or -05:00"))?;
+            }
             other => {
                 return Err(std::io::Error::other(format!(
-                    "unknown argument {other}; try --port N, --fast (tasks move every 20 ms), --analytics-per-minute N"
+                    "unknown argument {other}; try --port N, --fast (tasks move every 20 ms), --analytics-per-minute N, --time-zone +HH:MM"
                 )))
             }
         }

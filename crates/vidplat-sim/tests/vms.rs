@@ -1204,7 +1204,8 @@ async fn play_evaluates_status_forward_policy_streaming_policy_and_ss() {
     assert_eq!(default.poster_url.as_deref(), Some("https://files.example/cover.png"));
     assert_eq!(default.poster_slideshow.as_ref().unwrap().interval, Some(1000));
     let at = play().x_vms_date("2030-01-01 00:00:00").call().await.unwrap();
-    let expires = 1_893_456_000 + 3600; // 2030-01-01 00:00:00 UTC plus the default url_lifetime
+    // 2030-01-01 00:00:00 Japan time (the simulator's zone) plus the default url_lifetime.
+    let expires = 1_893_456_000 - 9 * 3600 + 3600;
     assert!(at
         .video_url
         .unwrap()
@@ -1899,4 +1900,74 @@ async fn an_empty_list_in_an_update_clears_the_list() {
     assert_eq!(send_raw(&sim, "update_content", &["c"], cleared).await, 204);
     let content = vms.get_content().content_name("c").call().await.unwrap();
     assert_eq!((content.tags.len(), content.chapters.len()), (0, 0));
+}
+
+/// Timestamps of all three services are in one zone: Japan time unless
+/// `SimConfig::time_zone` says otherwise.
+#[tokio::test]
+async fn the_three_services_write_timestamps_in_one_configurable_zone() {
+    use chrono::{NaiveDateTime, Utc};
+    async fn stamps(config: SimConfig) -> [NaiveDateTime; 3] {
+        let sim = Simulator::start_with(SimConfig {
+            analytics_per_minute: 100,
+            ..config
+        })
+        .await
+        .expect("simulator");
+        let client = sim.client().build().expect("client");
+        let label = client
+            .vms()
+            .unwrap()
+            .register_label()
+            .body(from::<types::LabelCreate>(json!({"name": "l"})))
+            .call()
+            .await
+            .unwrap();
+        let vms = client
+            .vms()
+            .unwrap()
+            .get_label()
+            .label_id(uuid(&label.id))
+            .call()
+            .await
+            .unwrap()
+            .created_at
+            .unwrap();
+        let encoder = client
+            .encoder()
+            .unwrap()
+            .get_notification_settings()
+            .call()
+            .await
+            .unwrap()
+            .updated_at
+            .unwrap();
+        let realtime = client
+            .analytics()
+            .unwrap()
+            .cloud_realtime_user_counts()
+            .call()
+            .await
+            .unwrap();
+        let analytics = realtime.data[0].date_time.clone().unwrap();
+        let parse = |text: String| NaiveDateTime::parse_from_str(&text, "%Y-%m-%d %H:%M:%S").expect(&text);
+        [parse(vms.to_string()), parse(encoder.to_string()), parse(analytics)]
+    }
+    let near = |stamps: [NaiveDateTime; 3], offset_hours: i64| {
+        let expected = Utc::now().naive_utc() + chrono::Duration::hours(offset_hours);
+        for stamp in stamps {
+            let gap = (expected - stamp).num_seconds().abs();
+            assert!(gap < 180, "{stamp} is not near {expected} (UTC{offset_hours:+})");
+        }
+    };
+    near(stamps(SimConfig::fast()).await, 9);
+    let utc = chrono::FixedOffset::east_opt(0).unwrap();
+    near(
+        stamps(SimConfig {
+            time_zone: utc,
+            ..SimConfig::fast()
+        })
+        .await,
+        0,
+    );
 }

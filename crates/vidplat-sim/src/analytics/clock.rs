@@ -1,25 +1,24 @@
-//! The services' clock: Japan's wall clock (UTC+9, no daylight saving), held
-//! as seconds since 1970-01-01 00:00:00 of that wall clock, and the calendar
-//! arithmetic the periods need.
+//! The services' clock: the wall clock of the simulator's zone (Japan time,
+//! UTC+9, as the document states, unless `SimConfig::time_zone` says
+//! otherwise; see `crate::calendar`), held as seconds since 1970-01-01
+//! 00:00:00 of that wall clock, and the calendar arithmetic the periods need.
 
 use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Seconds since 1970-01-01 00:00:00, Japan time.
+/// Seconds since 1970-01-01 00:00:00 of the simulator's zone (Japan time by default).
 pub(super) type Local = i64;
 
 pub(super) const MINUTE: i64 = 60;
 pub(super) const HOUR: i64 = 3_600;
 pub(super) const DAY: i64 = 86_400;
-const JAPAN_OFFSET: i64 = 9 * HOUR;
-
-/// Now, Japan time.
+/// Now, on the wall clock of the simulator's zone (Japan time by default).
 pub(super) fn now() -> Local {
     let utc = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs() as i64)
         .unwrap_or(0);
-    utc + JAPAN_OFFSET
+    utc + i64::from(crate::calendar::zone().local_minus_utc())
 }
 
 /// The day number of a moment (days since 1970-01-01).

@@ -127,7 +127,7 @@ struct Inner {
 /// What an operation computes with.
 struct Context<'a> {
     seed: u64,
-    /// Now, Japan time.
+    /// Now, in the simulator's zone (Japan time by default).
     now: clock::Local,
     /// The account's login ID (the basic real-time operation is called with it).
     login_id: &'a str,

@@ -167,7 +167,7 @@ pub(super) enum MaxSpan {
 }
 
 impl CloudParams {
-    /// `start` (default `default_start`) to `end` (default now), Japan time.
+    /// `start` (default `default_start`) to `end` (default now), in the simulator's zone (Japan time by default).
     pub fn period(&self, now: Local, default_start: Local, max: MaxSpan) -> Result<Period, SimError> {
         let parse = |name: &str, value: &Option<String>, default: Local| match value {
             None => Ok(default),

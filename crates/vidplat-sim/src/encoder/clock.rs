@@ -1,5 +1,7 @@
 //! Time: the task lifecycle runs on `Instant`s (monotonic, so tests are
-//! deterministic); responses carry wall-clock `yyyy-mm-dd hh:mm:ss` (UTC).
+//! deterministic); responses carry wall-clock `yyyy-mm-dd hh:mm:ss` in the
+//! simulator's zone (`SimConfig::time_zone`, Japan time by default; the
+//! document does not say; see `crate::calendar`).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vidplat::Timestamp;
@@ -30,16 +32,16 @@ impl Clock {
     }
 }
 
-/// `yyyy-mm-dd hh:mm:ss` (UTC) of a wall-clock time (always `Some`: the
+/// `yyyy-mm-dd hh:mm:ss` (in the simulator's zone) of a wall-clock time (always `Some`: the
 /// generated types hold timestamps as options).
 pub(super) fn timestamp_of(wall: SystemTime) -> Option<Timestamp> {
     let seconds = wall.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
     crate::calendar::timestamp_at(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
-/// A fixed timestamp for the simulator's demo data.
+/// A fixed timestamp for the simulator's demo data (the same in every zone).
 pub(super) fn fixed_timestamp() -> Option<Timestamp> {
-    timestamp_of(UNIX_EPOCH + Duration::from_secs(1_711_974_896)) // 2024-04-01 12:34:56
+    "2024-04-01 12:34:56".parse().ok()
 }
 
 #[cfg(test)]
@@ -48,6 +50,11 @@ mod tests {
 
     #[test]
     fn formats_wall_clock_times() {
+        let utc = chrono::FixedOffset::east_opt(0).unwrap();
+        crate::calendar::in_zone_sync(utc, formats_in_utc);
+    }
+
+    fn formats_in_utc() {
         let text = |t: Option<Timestamp>| t.map(|t| t.to_string());
         assert_eq!(text(fixed_timestamp()).as_deref(), Some("2024-04-01 12:34:56"));
         assert_eq!(text(timestamp_of(UNIX_EPOCH)).as_deref(), Some("1970-01-01 00:00:00"));

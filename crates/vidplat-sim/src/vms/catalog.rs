@@ -57,7 +57,7 @@ fn periods(request: &str) -> Result<Vec<(i64, i64)>, SimError> {
     let invalid = || SimError::invalid(format!("statistics `{request}` is not `daily:N` or `monthly:N`"));
     let (granularity, count) = request.split_once(':').ok_or_else(invalid)?;
     let count = count.parse::<u16>().map(i64::from).map_err(|_| invalid())?;
-    let today = clock::now().div_euclid(clock::SECONDS_PER_DAY);
+    let today = clock::day_of(clock::now());
     match granularity {
         "daily" if count <= MAX_DAILY_PERIODS => {
             Ok((0..count).rev().map(|back| (today - back, today - back)).collect())
@@ -100,7 +100,7 @@ fn with_statistics(
             .map(|(date, last_day)| {
                 let present: Vec<_> = members
                     .iter()
-                    .filter(|record| record.created.div_euclid(clock::SECONDS_PER_DAY) <= last_day)
+                    .filter(|record| clock::day_of(record.created) <= last_day)
                     .collect();
                 types::CategoryStatistics {
                     date: Some(clock::format_date(date)),

@@ -1,16 +1,21 @@
 //! Time as the service writes it: `YYYY-MM-DD hh:mm:ss` timestamps and
 //! `YYYY-MM-DD` dates. The document does not show their time zone; the
-//! simulator uses UTC. The arithmetic is `crate::calendar`'s.
+//! simulator writes and reads them in `SimConfig::time_zone` (Japan time by
+//! default; see `crate::calendar`), and counts days on that zone's calendar.
+//! Times inside the simulator are UNIX times.
 
 use std::time::{SystemTime, UNIX_EPOCH};
-
-pub(super) const SECONDS_PER_DAY: i64 = 86_400;
 
 /// Seconds since the UNIX epoch.
 pub(super) fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The day number (in the simulator's zone) of a UNIX time.
+pub(super) fn day_of(unix: i64) -> i64 {
+    crate::calendar::local_day(unix)
 }
 
 /// Days since 1970-01-01 of a civil date.
@@ -57,6 +62,11 @@ mod tests {
 
     #[test]
     fn round_trips_the_documented_forms() {
+        let utc = chrono::FixedOffset::east_opt(0).unwrap();
+        crate::calendar::in_zone_sync(utc, round_trips_in_utc);
+    }
+
+    fn round_trips_in_utc() {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(format_date(days_from_civil(2024, 2, 29)), "2024-02-29");
         let text = |unix: i64| timestamp(unix).map(|t| t.to_string());

@@ -775,7 +775,7 @@ pub(super) async fn statistics(
     let (start, end) = (date(&query.start, "start")?, date(&query.end, "end")?);
     let store = app.store();
     let record = store.content(&name)?;
-    let end = end.unwrap_or_else(|| clock::now().div_euclid(clock::SECONDS_PER_DAY));
+    let end = end.unwrap_or_else(|| clock::day_of(clock::now()));
     let start = start.unwrap_or(end - (DEFAULT_STATISTICS_DAYS - 1));
     if start > end {
         return Err(SimError::invalid("start is after end"));
@@ -787,7 +787,7 @@ pub(super) async fn statistics(
             clock::format_date(months_after(start, MAX_STATISTICS_MONTHS) - 1)
         )));
     }
-    let first_day = record.created.div_euclid(clock::SECONDS_PER_DAY);
+    let first_day = clock::day_of(record.created);
     let statistics = (start..=end)
         .map(|day| types::DeliveryVolume {
             date: clock::format_date(day).parse().ok(),
