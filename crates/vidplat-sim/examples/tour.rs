@@ -50,8 +50,9 @@ async fn main() -> Result<()> {
     };
 
     let profile_id = preset_and_profile(&client).await?;
-    let task = transcode(&client, profile_id).await?;
-    let content = publish(&client, &task).await?;
+    let category = category(&client).await?;
+    let task = transcode(&client, profile_id, &category).await?;
+    let content = publish(&client, &task, &category).await?;
     signed_page(&client, &content, where_to_open).await?;
     analytics_report(&client).await?;
 
@@ -89,11 +90,22 @@ async fn preset_and_profile(client: &Client) -> Result<NonZeroU64> {
         .context("the service returned no profile id")
 }
 
+/// The video management category the tour's contents go in.
+async fn category(client: &Client) -> Result<String> {
+    let category: vidplat::vms::types::CategoryCreate =
+        serde_json::from_value(json!({"name": format!("tour-{}", unique_suffix())}))?;
+    let category = client.vms()?.register_category().body(category).call().await?;
+    category.id.context("the service returned no category id")
+}
+
 /// Step 2: a transcoding task, watched with a progress bar until it is ready.
-async fn transcode(client: &Client, profile_id: NonZeroU64) -> Result<vidplat::encoder::types::Task> {
+/// Its preset uploads to video management (`vms5://`), so the task names the
+/// category of the content it registers there.
+async fn transcode(client: &Client, profile_id: NonZeroU64, category: &str) -> Result<vidplat::encoder::types::Task> {
     let body: vidplat::encoder::types::TaskCreate = serde_json::from_value(json!({
         "input_filepath": "movie.mp4",
-        "profile_id": profile_id
+        "profile_id": profile_id,
+        "vms_config": {"config_overrides": {"category_id": category}}
     }))?;
     let registered = client.encoder()?.register_task().body(body).call().await?;
     let task_id = registered
@@ -132,21 +144,26 @@ async fn transcode(client: &Client, profile_id: NonZeroU64) -> Result<vidplat::e
             task.error_code
         );
     }
-    println!("2. task {task_id} is ready");
+    // The simulator says which content the task registered in video management.
+    let registered = task
+        .vms_config
+        .as_ref()
+        .and_then(|config| config.get("content_name"))
+        .and_then(|name| name.as_str())
+        .map(|name| format!(" (its output is the content `{name}` in video management)"))
+        .unwrap_or_default();
+    println!("2. task {task_id} is ready{registered}");
     Ok(task)
 }
 
-/// Step 3: a category and a content with one stream and one stream set.
-async fn publish(client: &Client, task: &vidplat::encoder::types::Task) -> Result<String> {
+/// Step 3: a content of its own with one stream and one stream set.
+async fn publish(client: &Client, task: &vidplat::encoder::types::Task, category: &str) -> Result<String> {
     let vms = client.vms()?;
-    let category: vidplat::vms::types::CategoryCreate =
-        serde_json::from_value(json!({"name": format!("tour-{}", unique_suffix())}))?;
-    let category = vms.register_category().body(category).call().await?;
     let name = format!("tour-movie-{}", unique_suffix());
     let content: vidplat::vms::types::ContentCreate = serde_json::from_value(json!({
         "name": name,
         "title": "Tour movie",
-        "category_id": category.id,
+        "category_id": category,
         "streams": [{
             "name": "main",
             "path": format!("/tour/{}/index.m3u8", task.output_filename.as_deref().unwrap_or("movie")),

@@ -229,8 +229,15 @@ impl Drop for Simulator {
 
 /// The listener's routes, and the encoding service (for the simulator's own controls).
 fn router(shared: Shared) -> (axum::Router, Arc<encoder::Service>) {
-    let (vms, pages) = vms::routers(shared.clone());
-    let (encoder, encoder_service) = encoder::router(shared.clone());
+    // The encoding service registers contents in video management; video
+    // management brings the encoding service up to date before it answers.
+    let vms_store = vms::VmsStore::default();
+    let (encoder, encoder_service) = encoder::router(shared.clone(), vms_store.clone());
+    let catch_up: vms::CatchUp = {
+        let encoder_service = encoder_service.clone();
+        Arc::new(move || encoder_service.catch_up())
+    };
+    let (vms, pages) = vms::routers(shared.clone(), vms_store, catch_up);
     let time_zone = shared.config.time_zone;
     let router = axum::Router::new()
         .nest("/encoder", encoder)

@@ -1298,3 +1298,144 @@ async fn an_empty_list_in_an_update_is_not_a_list_left_out() {
     let stored = encoder.get_profile().profile_id(id(profile_id)).call().await.unwrap();
     assert_eq!(stored.presets, [p as i64]);
 }
+
+// The encoder → video management pipeline.
+
+/// A category in the simulated video management service.
+async fn vms_category(client: &Client, name: &str) -> String {
+    let category: vidplat::vms::types::CategoryCreate = body(json!({ "name": name }));
+    let registered = client
+        .vms()
+        .unwrap()
+        .register_category()
+        .body(category)
+        .call()
+        .await
+        .expect("a category");
+    registered.id.expect("an id")
+}
+
+/// A task of a `vms5://` preset registers its output as a content in video
+/// management when it becomes ready: one content per transaction, a stream set
+/// per preset, with the category the task request overrides.
+#[tokio::test]
+async fn a_vms5_task_registers_a_content_when_it_is_ready() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let hls = preset(
+        &client,
+        "web-hls",
+        json!({"destination": "vms5://", "format": "HLS", "hls_config": {}}),
+    )
+    .await;
+    let mp4 = preset(&client, "web-mp4", json!({"destination": "vms5://"})).await;
+    let profile_id = profile(
+        &client,
+        "web",
+        &[hls, mp4],
+        json!({"vms_config": {"seek_preview": true}}),
+    )
+    .await;
+    let movies = vms_category(&client, "movies").await;
+    let overrides = json!({"vms_config": {"config_overrides": {"category_id": movies}}});
+    let registration = register(&client, "movie.mp4", profile_id, overrides.clone()).await;
+    let transaction = registration.transaction.expect("a transaction");
+    let task_ids: Vec<u64> = registration.tasks.iter().map(|task| task.id.unwrap() as u64).collect();
+    let mut names = Vec::new();
+    for task_id in &task_ids {
+        let task = client.wait_for_task(id(*task_id), quick_polls()).await.expect("ready");
+        let config = task.vms_config.expect("vms_config");
+        names.push(config.get("content_name").cloned().expect("the content it registered"));
+    }
+    let name = format!("encoder-{transaction}");
+    assert_eq!(names, [json!(name), json!(name)], "one content per transaction");
+
+    let vms = client.vms().unwrap();
+    let content = vms
+        .get_content()
+        .content_name(name.as_str())
+        .call()
+        .await
+        .expect("the content");
+    assert_eq!(
+        (content.encoder_transaction_id, content.category_id.as_deref()),
+        (Some(transaction), Some(movies.as_str()))
+    );
+    assert_eq!(content.title.as_deref(), Some("movie"));
+    let sets: Vec<_> = content
+        .stream_sets
+        .iter()
+        .filter_map(|set| set.name.as_deref())
+        .collect();
+    assert_eq!(sets, ["web-hls", "web-mp4"]);
+    let streams: Vec<_> = content
+        .streams
+        .iter()
+        .map(|stream| {
+            (
+                stream.encoder_task_id.map(|id| id as u64),
+                stream.format.as_ref().map(ToString::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(
+        streams,
+        [
+            (Some(task_ids[0]), Some("HLS".to_owned())),
+            (Some(task_ids[1]), Some("MP4".to_owned()))
+        ]
+    );
+    let play = vms
+        .get_play_information()
+        .content_name(name.as_str())
+        .call()
+        .await
+        .expect("playable");
+    assert_eq!(play.stream_set_name.as_deref(), Some("web-hls"));
+
+    // Without a category the content cannot be registered: the task fails.
+    let registration = register(&client, "movie.mp4", profile_id, json!({})).await;
+    let task_id = registration.tasks[0].id.unwrap() as u64;
+    match client.wait_for_task(id(task_id), quick_polls()).await {
+        Err(Error::TaskEnded { error_code, .. }) => assert_eq!(error_code, Some(1002)),
+        other => panic!("expected the task to fail, got {other:?}"),
+    }
+    let failed = get_task(&client, task_id).await.unwrap();
+    let reason = failed.vms_config.unwrap().get("registration_error").cloned();
+    assert!(reason.is_some_and(|r| r.as_str().unwrap().contains("category")));
+    let transaction = registration.transaction.unwrap();
+    let missing = vms
+        .get_content()
+        .content_name(format!("encoder-{transaction}"))
+        .call()
+        .await;
+    assert_eq!(refusal(missing), (404, "MODEL_NOT_FOUND".into()));
+}
+
+/// The content appears however the client polls: reading video management
+/// alone brings the encoder up to date.
+#[tokio::test]
+async fn the_content_appears_to_a_client_polling_only_video_management() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let mp4 = preset(&client, "web-mp4", json!({"destination": "vms5://"})).await;
+    let profile_id = profile(&client, "web", &[mp4], json!({"vms_config": {"seek_preview": true}})).await;
+    let movies = vms_category(&client, "movies").await;
+    let overrides = json!({"vms_config": {"config_overrides": {"category_id": movies}}});
+    let transaction = register(&client, "movie.mp4", profile_id, overrides)
+        .await
+        .transaction
+        .unwrap();
+    let vms = client.vms().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let found = vms
+            .get_content()
+            .content_name(format!("encoder-{transaction}"))
+            .call()
+            .await;
+        if found.is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no content yet: {found:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

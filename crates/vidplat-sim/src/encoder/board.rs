@@ -6,16 +6,29 @@
 //! the highest priority wins, then the earliest registered. Nothing runs in
 //! the background: every request first replays the events due by its arrival
 //! ([`TaskBoard::advance`]), so the states follow from time alone.
+//!
+//! When a task's upload ends, the caller of `advance` hands its output over
+//! (to the video management service for a `vms5://` destination): the task is
+//! `ready` when that succeeds, `failed` (`error_code` 1002) when it does not.
 
 use super::clock::Clock;
 use crate::error::SimError;
 use axum::http::StatusCode;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-use vidplat_encoder::types::{Task, TaskCounts, TaskStatus};
+use vidplat_encoder::types::{Task, TaskCounts, TaskStatus, TaskVmsConfigDetail};
 
 /// The `error_code` of a task whose input is designed to fail.
 pub(super) const FAILED_INPUT_ERROR_CODE: i64 = 1001;
+/// The `error_code` of a task whose output could not be handed over (the
+/// video management service refused the content).
+pub(super) const HANDOFF_ERROR_CODE: i64 = 1002;
+
+/// What happens to a task whose upload ended: `Ok` (ready) with members to
+/// add to its `vms_config`, or `Err` (failed) with the reason, kept in its
+/// `vms_config` too. Called with the task and when its upload ended.
+pub(super) type Handoff<'a> =
+    dyn FnMut(&Task, Instant) -> Result<serde_json::Map<String, serde_json::Value>, String> + 'a;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -105,13 +118,13 @@ impl TaskBoard {
         }
     }
 
-    /// Applies, in order, every event due by `now`.
-    pub fn advance(&mut self, now: Instant) {
+    /// Applies, in order, every event due by `now`; `handoff` decides on each upload that ends.
+    pub fn advance(&mut self, now: Instant, handoff: &mut Handoff<'_>) {
         // Each task moves at most four times (waiting, encoding, uploading, ready).
         let bound = self.tasks.len() * 4 + 1;
         for _ in 0..bound {
             match self.next_event() {
-                Some((at, event)) if at <= now => self.apply(event, at),
+                Some((at, event)) if at <= now => self.apply(event, at, handoff),
                 _ => break,
             }
         }
@@ -154,15 +167,38 @@ impl TaskBoard {
             .map(|(&id, _)| (at, id))
     }
 
-    fn apply(&mut self, event: Event, at: Instant) {
+    fn apply(&mut self, event: Event, at: Instant, handoff: &mut Handoff<'_>) {
         match event {
             Event::StartEncoding(id) => self.enter(id, Status::Encoding, at),
             Event::StepDone(id) => {
-                let Some(entry) = self.tasks.get(&id) else { return };
+                let Some(entry) = self.tasks.get_mut(&id) else { return };
                 let next = match (entry.status, entry.fails) {
                     (Status::Encoding, true) => Status::Failed,
                     (Status::Encoding, false) => Status::Uploading,
-                    (Status::Uploading, _) => Status::Ready,
+                    (Status::Uploading, _) => {
+                        let handed = handoff(&entry.detail, at);
+                        let members = match &handed {
+                            Ok(members) => members.clone(),
+                            Err(reason) => serde_json::Map::from_iter([(
+                                "registration_error".to_owned(),
+                                serde_json::Value::from(reason.as_str()),
+                            )]),
+                        };
+                        if !members.is_empty() {
+                            let config = entry
+                                .detail
+                                .vms_config
+                                .get_or_insert_with(|| TaskVmsConfigDetail(serde_json::Map::new()));
+                            config.0.extend(members);
+                        }
+                        match handed {
+                            Ok(_) => Status::Ready,
+                            Err(_) => {
+                                entry.detail.error_code = Some(HANDOFF_ERROR_CODE);
+                                Status::Failed
+                            }
+                        }
+                    }
                     (Status::Canceling, _) => Status::Canceled,
                     _ => return,
                 };
@@ -183,7 +219,7 @@ impl TaskBoard {
             (Status::Encoding, Status::Uploading | Status::Failed) => entry.detail.encode_end = stamp.clone(),
             _ => {}
         }
-        if status == Status::Failed {
+        if status == Status::Failed && entry.detail.error_code == Some(0) {
             entry.detail.error_code = Some(FAILED_INPUT_ERROR_CODE);
         }
         entry.status = status;
@@ -315,6 +351,11 @@ mod tests {
 
     const STEP: Duration = Duration::from_millis(100);
 
+    /// Advances with every upload handed over.
+    fn advance(board: &mut TaskBoard, now: Instant) {
+        board.advance(now, &mut |_, _| Ok(serde_json::Map::new()));
+    }
+
     fn new_task(priority: i64, fails: bool) -> NewTask {
         NewTask {
             detail: Task::default(),
@@ -334,7 +375,7 @@ mod tests {
         let mut board = TaskBoard::new(STEP, clock);
         board.register(vec![new_task(50, false)], t0);
         for (elapsed, expected) in [(50, "waiting"), (150, "encoding"), (250, "uploading"), (350, "ready")] {
-            board.advance(t0 + Duration::from_millis(elapsed));
+            advance(&mut board, t0 + Duration::from_millis(elapsed));
             assert_eq!(statuses(&board), [expected], "at {elapsed} ms");
         }
     }
@@ -349,13 +390,13 @@ mod tests {
         board.register(vec![new_task(10, false)], later); // 2
         board.register(vec![new_task(90, false)], later); // 3: registered later, higher: first
         board.register(vec![new_task(90, false)], later); // 4
-        board.advance(t0 + Duration::from_millis(150));
+        advance(&mut board, t0 + Duration::from_millis(150));
         assert_eq!(statuses(&board), ["waiting", "waiting", "encoding", "waiting"]);
-        board.advance(t0 + Duration::from_millis(250));
+        advance(&mut board, t0 + Duration::from_millis(250));
         assert_eq!(statuses(&board), ["waiting", "waiting", "uploading", "encoding"]);
-        board.advance(t0 + Duration::from_millis(350));
+        advance(&mut board, t0 + Duration::from_millis(350));
         assert_eq!(statuses(&board), ["encoding", "waiting", "ready", "uploading"]);
-        board.advance(t0 + Duration::from_millis(450));
+        advance(&mut board, t0 + Duration::from_millis(450));
         assert_eq!(statuses(&board), ["uploading", "encoding", "ready", "ready"]);
     }
 
@@ -365,7 +406,7 @@ mod tests {
         let t0 = clock.started();
         let mut board = TaskBoard::new(STEP, clock);
         board.register(vec![new_task(50, true), new_task(50, false)], t0);
-        board.advance(t0 + Duration::from_millis(250));
+        advance(&mut board, t0 + Duration::from_millis(250));
         assert_eq!(statuses(&board), ["failed", "encoding"]);
         assert_eq!(
             board.get(1).and_then(|task| task.error_code),
@@ -381,11 +422,11 @@ mod tests {
         let mut board = TaskBoard::new(STEP, clock);
         board.register(vec![new_task(50, false), new_task(50, false)], t0);
         let cancel_at = t0 + Duration::from_millis(150);
-        board.advance(cancel_at);
+        advance(&mut board, cancel_at);
         assert!(board.cancel_or_delete(1, cancel_at).is_ok());
-        board.advance(t0 + Duration::from_millis(160));
+        advance(&mut board, t0 + Duration::from_millis(160));
         assert_eq!(statuses(&board), ["canceling", "encoding"]);
-        board.advance(t0 + Duration::from_millis(260));
+        advance(&mut board, t0 + Duration::from_millis(260));
         assert_eq!(statuses(&board), ["canceled", "uploading"]);
     }
 }

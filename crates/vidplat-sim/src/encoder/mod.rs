@@ -17,7 +17,9 @@
 //!   `seek_preview.filename` `%SEEK_PREVIEW_FILENAME%`,
 //!   `hls_config.segment_filename_prefix` `%SEGMENT_FILENAME_PREFIX%`.
 //! - A preset registers to the video management service when its
-//!   destination is `vms5://`.
+//!   destination is `vms5://`: when its task's upload ends, the output is
+//!   registered as a content there (see `handoff`), or the task fails
+//!   (`error_code` 1002) when it cannot be.
 //! - Legacy distributors 1001 (MP4 and HLS networks), 1002 (MP4 only) and
 //!   1003 (HLS only) exist; a parent account shares one profile (id 1000001).
 //! - Statuses: 400 for invalid input and the validation codes, 404
@@ -29,11 +31,13 @@ mod account;
 mod board;
 mod catalog;
 mod clock;
+mod handoff;
 mod imports;
 mod tasks;
 
 use crate::error::SimError;
 use crate::operations::Operations;
+use crate::vms::VmsStore;
 use crate::Shared;
 use axum::http::StatusCode;
 use axum::Router;
@@ -46,8 +50,8 @@ use vidplat_encoder::types::Task;
 
 /// The service's API (to mount under `/encoder`) and the service itself (for
 /// the simulator's own controls, such as uploading input files).
-pub(crate) fn router(shared: Shared) -> (Router, Arc<Service>) {
-    let service = Arc::new(Service::new(shared));
+pub(crate) fn router(shared: Shared, vms: VmsStore) -> (Router, Arc<Service>) {
+    let service = Arc::new(Service::new(shared, vms));
     let api = Operations::new(&service.shared.keys, vidplat_encoder::operations::ALL)
         .route("get_external_id", account::get_external_id)
         .route("get_task_counts", tasks::get_task_counts)
@@ -103,10 +107,12 @@ fn over_service_limit(what: &str, limit: usize) -> SimError {
 pub(crate) struct Service {
     shared: Shared,
     store: Mutex<Store>,
+    /// Where the tasks of a `vms5://` preset register their content.
+    vms: VmsStore,
 }
 
 impl Service {
-    fn new(shared: Shared) -> Self {
+    fn new(shared: Shared, vms: VmsStore) -> Self {
         let clock = Clock::start();
         let config = &shared.config;
         let store = Store {
@@ -121,7 +127,14 @@ impl Service {
         Self {
             store: Mutex::new(store),
             shared,
+            vms,
         }
+    }
+
+    /// Applies every task event due by now (a content registered in video
+    /// management included).
+    pub(crate) fn catch_up(&self) {
+        drop(self.lock());
     }
 
     /// Uploads (or replaces) an input file of `size` bytes.
@@ -138,7 +151,13 @@ impl Service {
         let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
         store.now = now;
-        store.board.advance(now);
+        let Store {
+            board, catalog, clock, ..
+        } = &mut *store;
+        let (catalog, clock) = (&*catalog, *clock);
+        board.advance(now, &mut |task, at| {
+            handoff::hand_over(catalog, &self.vms, &clock, task, at)
+        });
         store
     }
 }

@@ -22,6 +22,7 @@ mod catalog;
 mod clock;
 mod contents;
 mod filters;
+mod intake;
 mod media;
 mod pages;
 mod play;
@@ -37,28 +38,40 @@ use axum::Router;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use store::Store;
 
+pub(crate) use intake::{EncodedOutput, VmsStore};
+
+/// Brings the encoding service up to date (its tasks register contents here
+/// when they become ready), so a content a task registers is here however
+/// the client polls.
+pub(crate) type CatchUp = Arc<dyn Fn() + Send + Sync>;
+
 /// What every handler shares: the configuration and the service's state.
 #[derive(Clone)]
 struct App {
     shared: Shared,
     store: Arc<Mutex<Store>>,
+    catch_up: CatchUp,
 }
 
 impl App {
-    /// The state, locked. A handler that panicked never leaves it half-changed
-    /// (changes are applied after every check), so a poisoned lock is taken over.
+    /// The state as of now (the encoding service caught up first), locked. A
+    /// handler that panicked never leaves it half-changed (changes are applied
+    /// after every check), so a poisoned lock is taken over.
     fn store(&self) -> MutexGuard<'_, Store> {
+        // The encoding service's lock, then this one: never the other way round.
+        (self.catch_up)();
         self.store.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// The service's API (to mount under `/vms`) and its viewing pages (to merge
 /// at the listener's root: `/hosts/{domain}/pages/{page-id}`).
-pub(crate) fn routers(shared: Shared) -> (Router, Router) {
+pub(crate) fn routers(shared: Shared, store: VmsStore, catch_up: CatchUp) -> (Router, Router) {
     builtins::load();
     let app = App {
-        store: Arc::new(Mutex::new(Store::default())),
+        store: store.0,
         shared,
+        catch_up,
     };
     let operations = Operations::new(&app.shared.keys, vidplat_vms::operations::ALL)
         .route("list_contents", contents::list)
