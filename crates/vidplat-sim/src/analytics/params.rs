@@ -63,7 +63,7 @@ impl Period {
     }
 
     /// Days the period touches (at least 1).
-    pub fn days(&self) -> u64 {
+    pub(super) fn days(&self) -> u64 {
         u64::try_from(day_of(self.to) - day_of(self.from) + 1)
             .unwrap_or(1)
             .max(1)
@@ -71,7 +71,7 @@ impl Period {
 
     /// What a query over this period asking for `rows` rows costs: the two
     /// things the documents say make a query slow (408), multiplied.
-    pub fn cost(&self, rows: u64) -> u64 {
+    pub(super) fn cost(&self, rows: u64) -> u64 {
         rows.saturating_mul(self.days())
     }
 }

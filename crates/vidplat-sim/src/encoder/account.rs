@@ -64,12 +64,12 @@ impl Account {
     }
 
     /// Whether the input file `name` was uploaded.
-    pub fn has_input_file(&self, name: &str) -> bool {
+    pub(super) fn has_input_file(&self, name: &str) -> bool {
         self.input_files.contains_key(name)
     }
 
     /// Uploads (or replaces) the input file `name`.
-    pub fn upload_input_file(&mut self, name: &str, size: u64, at: Option<Timestamp>) {
+    pub(super) fn upload_input_file(&mut self, name: &str, size: u64, at: Option<Timestamp>) {
         self.input_files
             .insert(name.to_owned(), UploadedFile { size, modified: at });
     }

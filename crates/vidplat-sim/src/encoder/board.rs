@@ -119,7 +119,7 @@ impl TaskBoard {
     }
 
     /// Applies, in order, every event due by `now`; `handoff` decides on each upload that ends.
-    pub fn advance(&mut self, now: Instant, handoff: &mut Handoff<'_>) {
+    pub(super) fn advance(&mut self, now: Instant, handoff: &mut Handoff<'_>) {
         // Each task moves at most four times (waiting, encoding, uploading, ready).
         let bound = self.tasks.len() * 4 + 1;
         for _ in 0..bound {

@@ -26,7 +26,7 @@ impl Clock {
     }
 
     /// The UNIX time of `at`.
-    pub fn unix(&self, at: Instant) -> i64 {
+    pub(super) fn unix(&self, at: Instant) -> i64 {
         let wall = self.started_wall + at.saturating_duration_since(self.started);
         let seconds = wall.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
         i64::try_from(seconds).unwrap_or(i64::MAX)
