@@ -805,7 +805,8 @@ fn writing_nulls_in_responses(types: &mut [syn::Item], spec: &Value) -> Result<(
             let wire_name = renamed.unwrap_or_else(|| ident.to_string());
             let property = &properties[&wire_name];
             let is_vec = matches!(&field.ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Vec"));
-            if !is_nullable(property) && !(is_vec && is_list_that_may_be_empty(property, spec)) {
+            let written_when_empty = is_nullable(property) || (is_vec && is_list_that_may_be_empty(property, spec));
+            if !written_when_empty {
                 continue;
             }
             for attr in field.attrs.iter_mut() {
