@@ -12,6 +12,7 @@ use std::sync::Mutex;
 pub struct Permission(pub String);
 
 impl Permission {
+    /// The permission named `name`.
     pub fn new(name: &str) -> Self {
         Self(name.to_owned())
     }
@@ -31,7 +32,7 @@ pub(crate) struct Keys {
 }
 
 impl Keys {
-    pub fn new(demo_key: &str, login_id: &str) -> Self {
+    pub(crate) fn new(demo_key: &str, login_id: &str) -> Self {
         let mut keys = HashMap::new();
         keys.insert(demo_key.to_owned(), None);
         Self {
@@ -41,7 +42,7 @@ impl Keys {
         }
     }
 
-    pub fn issue(&self, permissions: BTreeSet<Permission>) -> String {
+    pub(crate) fn issue(&self, permissions: BTreeSet<Permission>) -> String {
         let n = self.issued.fetch_add(1, Ordering::SeqCst) + 1;
         let key = format!("sim-key-{n:04}");
         self.keys
@@ -53,7 +54,7 @@ impl Keys {
 
     /// 401 without a key the simulator issued; 403 when the key lacks `permission`
     /// (`None`: the operation names no permission, any valid key will do).
-    pub fn check(&self, headers: &HeaderMap, permission: Option<&str>) -> Result<(), SimError> {
+    pub(crate) fn check(&self, headers: &HeaderMap, permission: Option<&str>) -> Result<(), SimError> {
         let key = headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())

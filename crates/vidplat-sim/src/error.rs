@@ -6,12 +6,16 @@ use axum::response::{IntoResponse, Response};
 /// An error answer of any of the three services.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimError {
+    /// The HTTP status.
     pub status: StatusCode,
+    /// The body's `code`.
     pub code: String,
+    /// The body's `message`.
     pub message: Option<String>,
 }
 
 impl SimError {
+    /// An error answer with a status, a code and a message.
     pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
         Self {
             status,
@@ -59,7 +63,7 @@ impl IntoResponse for SimError {
 
 /// `axum::Json`, whose refusals (bad JSON, a value breaking the YAML's bounds,
 /// which the generated types check) answer the documented 400 body.
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub T);
 
 impl<T, S> axum::extract::FromRequest<S> for JsonBody<T>
 where
@@ -77,7 +81,7 @@ where
 }
 
 /// `axum::extract::Query`, refusing with the documented 400 body.
-pub struct QueryParams<T>(pub T);
+pub(crate) struct QueryParams<T>(pub T);
 
 impl<T, S> axum::extract::FromRequestParts<S> for QueryParams<T>
 where

@@ -21,6 +21,8 @@
 //! `https://{domain}/pages/{page-id}`, are answered on the same listener at
 //! `/hosts/{domain}/pages/{page-id}` ([`Simulator::local_page_url`]).
 
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 mod analytics;
 mod auth;
 mod calendar;
@@ -47,11 +49,15 @@ pub struct SimConfig {
     pub task_step: Duration,
     /// Registrable tasks (not yet ready, canceled or failed), presets and profiles: past these, `OVER_SERVICE_LIMIT`.
     pub max_tasks: usize,
+    /// Presets past which registration answers `OVER_SERVICE_LIMIT`.
     pub max_presets: usize,
+    /// Profiles past which registration answers `OVER_SERVICE_LIMIT`.
     pub max_profiles: usize,
-    /// Analytics usage limits (documented: 3 a minute, 1 at a time, 50,000 a month).
+    /// Analytics calls a minute (documented: 3).
     pub analytics_per_minute: u32,
+    /// Analytics calls at a time (documented: 1).
     pub analytics_concurrent: u32,
+    /// Analytics calls a month (documented: 50,000).
     pub analytics_monthly: u32,
     /// An analytics query costing more than this answers 408 (`REQUEST_TIMEOUT`);
     /// a query costs the rows it asks for (`limit`, `end_with - start_with + 1`,
@@ -120,10 +126,13 @@ pub(crate) struct Shared {
 
 /// A running simulator. Dropping it stops the server.
 pub struct Simulator {
+    /// Where it listens (127.0.0.1).
     pub address: SocketAddr,
-    /// `http://127.0.0.1:<port>/encoder`, and likewise for the others.
+    /// `http://127.0.0.1:<port>/encoder`: the encoding service's base URL.
     pub encoder_url: String,
+    /// `http://127.0.0.1:<port>/vms`: the video management service's base URL.
     pub vms_url: String,
+    /// `http://127.0.0.1:<port>/analytics`: the analytics service's base URL.
     pub analytics_url: String,
     /// A key holding every permission.
     pub api_key: String,
@@ -133,6 +142,19 @@ pub struct Simulator {
     encoder: Arc<encoder::Service>,
     time_zone: chrono::FixedOffset,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl std::fmt::Debug for Simulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The demo key is public (DEMO_API_KEY); keys issued later are not shown.
+        f.debug_struct("Simulator")
+            .field("address", &self.address)
+            .field("encoder_url", &self.encoder_url)
+            .field("vms_url", &self.vms_url)
+            .field("analytics_url", &self.analytics_url)
+            .field("login_id", &self.login_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The demo account's key with every permission.
@@ -150,6 +172,7 @@ impl Simulator {
         Self::start_with(SimConfig::default()).await
     }
 
+    /// Starts with `config`.
     pub async fn start_with(config: SimConfig) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
         let time_zone = config.time_zone;

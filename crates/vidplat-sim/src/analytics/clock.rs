@@ -38,7 +38,7 @@ pub(super) struct Civil {
 }
 
 impl Civil {
-    pub fn of(at: Local) -> Self {
+    pub(super) fn of(at: Local) -> Self {
         let (year, month, day) = civil_from_days(day_of(at));
         let seconds = at.rem_euclid(DAY);
         Self {
@@ -51,7 +51,7 @@ impl Civil {
         }
     }
 
-    pub fn at(self) -> Local {
+    pub(super) fn at(self) -> Local {
         days_from_civil(self.year, self.month, self.day) * DAY
             + i64::from(self.hour) * HOUR
             + i64::from(self.minute) * MINUTE
@@ -59,38 +59,38 @@ impl Civil {
     }
 
     /// `yyyy-mm-dd hh:mm:ss`
-    pub fn timestamp(self) -> String {
+    pub(super) fn timestamp(self) -> String {
         format!("{} {:02}:{:02}:{:02}", self.date(), self.hour, self.minute, self.second)
     }
 
     /// `yyyy-mm-dd hh:mm`
-    pub fn date_minute(self) -> String {
+    pub(super) fn date_minute(self) -> String {
         format!("{} {:02}:{:02}", self.date(), self.hour, self.minute)
     }
 
     /// `yyyy-mm-dd hh`
-    pub fn date_hour(self) -> String {
+    pub(super) fn date_hour(self) -> String {
         format!("{} {:02}", self.date(), self.hour)
     }
 
     /// `yyyy-mm-dd`
-    pub fn date(self) -> String {
+    pub(super) fn date(self) -> String {
         format!("{}-{:02}", self.year_month(), self.day)
     }
 
     /// `yyyy-mm`
-    pub fn year_month(self) -> String {
+    pub(super) fn year_month(self) -> String {
         format!("{:04}-{:02}", self.year, self.month)
     }
 
     /// `hh:mm`
-    pub fn hour_minute(self) -> String {
+    pub(super) fn hour_minute(self) -> String {
         format!("{:02}:{:02}", self.hour, self.minute)
     }
 
     /// The same wall-clock time `months` calendar months later (the day
     /// clamped to the end of a shorter month).
-    pub fn plus_months(self, months: u32) -> Self {
+    pub(super) fn plus_months(self, months: u32) -> Self {
         let index = self.year * 12 + i64::from(self.month - 1) + i64::from(months);
         let (year, month) = (index.div_euclid(12), index.rem_euclid(12) as u32 + 1);
         Self {
@@ -102,7 +102,7 @@ impl Civil {
     }
 
     /// 00:00:00 of the first day of the next month.
-    pub fn next_month_start(self) -> Self {
+    pub(super) fn next_month_start(self) -> Self {
         Self {
             day: 1,
             hour: 0,

@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 pub(super) struct SplitMix(u64);
 
 impl SplitMix {
-    pub fn new(seed: u64) -> Self {
+    pub(super) fn new(seed: u64) -> Self {
         Self(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -24,17 +24,17 @@ impl SplitMix {
     }
 
     /// Uniform in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 
     /// True `percent` times in a hundred.
-    pub fn chance(&mut self, percent: u64) -> bool {
+    pub(super) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 
     /// In `0..n`, low values more likely (popular titles, heavy users).
-    pub fn skewed(&mut self, n: usize) -> usize {
+    pub(super) fn skewed(&mut self, n: usize) -> usize {
         self.below(n as u64).min(self.below(n as u64)) as usize
     }
 }
@@ -338,7 +338,7 @@ impl Default for MetricOptions {
 const PLAYED_FLAG_DIGITS: usize = 10;
 
 impl Aggregate {
-    pub fn add(&mut self, fact: &Fact) {
+    pub(super) fn add(&mut self, fact: &Fact) {
         self.shows += 1;
         self.requests += i64::from(fact.requested);
         self.starts += i64::from(fact.started);
@@ -353,7 +353,7 @@ impl Aggregate {
         }
     }
 
-    pub fn of<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
+    pub(super) fn of<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
         let mut aggregate = Self::default();
         for fact in facts {
             aggregate.add(fact);
@@ -361,12 +361,12 @@ impl Aggregate {
         aggregate
     }
 
-    pub fn viewer_count(&self) -> i64 {
+    pub(super) fn viewer_count(&self) -> i64 {
         self.viewers.len() as i64
     }
 
     /// Started sessions still watching at each of `positions` equal parts of the content.
-    pub fn coverage(&self, positions: usize) -> Vec<i64> {
+    pub(super) fn coverage(&self, positions: usize) -> Vec<i64> {
         (0..positions)
             .map(|i| {
                 let count = self.percents.iter().filter(|p| **p as usize * positions > i * 100);
@@ -376,7 +376,7 @@ impl Aggregate {
     }
 
     /// The share (percent, one decimal) of started sessions watching at each position.
-    pub fn ratings(&self, positions: usize) -> Vec<(i64, f64)> {
+    pub(super) fn ratings(&self, positions: usize) -> Vec<(i64, f64)> {
         self.coverage(positions)
             .into_iter()
             .map(|count| (count, percent_of(count, self.starts)))
@@ -384,7 +384,7 @@ impl Aggregate {
     }
 
     /// A metric of either edition by its documented name (`None`: no such metric).
-    pub fn metric(&self, name: &str, options: MetricOptions) -> Option<Value> {
+    pub(super) fn metric(&self, name: &str, options: MetricOptions) -> Option<Value> {
         let ratio = |total: i64, of: i64| if of == 0 { 0 } else { total / of };
         let value = match name {
             "show_count" | "player_impressions" => self.shows.into(),

@@ -83,7 +83,7 @@ fn whole_seconds(wait: Duration) -> u64 {
 }
 
 impl Quota {
-    pub fn new(limits: Limits) -> Arc<Self> {
+    pub(super) fn new(limits: Limits) -> Arc<Self> {
         Arc::new(Self {
             limits,
             state: Mutex::new(State::default()),
@@ -96,7 +96,7 @@ impl Quota {
 
     /// Admits one execution at `now` (Japan time) or says which limit refuses it.
     /// A refused call counts against nothing.
-    pub fn admit(self: &Arc<Self>, scope: Scope, now: Local) -> Result<Execution, Refusal> {
+    pub(super) fn admit(self: &Arc<Self>, scope: Scope, now: Local) -> Result<Execution, Refusal> {
         let mut state = self.lock();
         let today = Civil::of(now);
         if state.month != (today.year, today.month) {

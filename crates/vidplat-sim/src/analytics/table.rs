@@ -17,7 +17,7 @@ pub(super) struct Row {
 }
 
 impl Row {
-    pub fn into_value(self) -> Value {
+    pub(super) fn into_value(self) -> Value {
         Value::Object(self.fields)
     }
 
@@ -34,7 +34,7 @@ pub(super) struct Sort {
 }
 
 impl Sort {
-    pub fn new(key: &str, descending: bool) -> Self {
+    pub(super) fn new(key: &str, descending: bool) -> Self {
         Self {
             key: key.to_owned(),
             descending,
@@ -42,7 +42,7 @@ impl Sort {
     }
 
     /// 400 unless `key` is one of `allowed` (the document lists no keys: any scalar field of the row).
-    pub fn check<'a>(&self, allowed: impl IntoIterator<Item = &'a str>) -> Result<(), SimError> {
+    pub(super) fn check<'a>(&self, allowed: impl IntoIterator<Item = &'a str>) -> Result<(), SimError> {
         let allowed: Vec<&str> = allowed.into_iter().collect();
         if allowed.contains(&self.key.as_str()) {
             Ok(())
@@ -56,7 +56,7 @@ impl Sort {
     }
 
     /// Sorts stably: rows that compare equal keep their order.
-    pub fn apply(&self, rows: &mut [Row]) {
+    pub(super) fn apply(&self, rows: &mut [Row]) {
         rows.sort_by(|a, b| {
             let order = compare(a.sort_value(&self.key), b.sort_value(&self.key));
             if self.descending {
@@ -91,7 +91,7 @@ pub(super) enum Window {
 
 impl Window {
     /// Rows the caller asked for (what makes a query slow).
-    pub fn requested_rows(&self) -> u64 {
+    pub(super) fn requested_rows(&self) -> u64 {
         match *self {
             Window::Ranks { first, last } => last.saturating_sub(first).saturating_add(1),
             Window::Page { limit, .. } => limit,
@@ -99,7 +99,7 @@ impl Window {
     }
 
     /// The part asked for, and whether further items exist beyond it.
-    pub fn cut<T>(&self, items: Vec<T>) -> (Vec<T>, bool) {
+    pub(super) fn cut<T>(&self, items: Vec<T>) -> (Vec<T>, bool) {
         let (skip, end) = match *self {
             Window::Ranks { first, last } => (first.saturating_sub(1), last),
             Window::Page { offset, limit } => (offset, offset.saturating_add(limit)),
@@ -125,7 +125,7 @@ pub(super) struct Report<'a> {
 
 impl<'a> Report<'a> {
     /// Every field a row can be sorted by (arrays cannot).
-    pub fn sort_keys(&self) -> impl Iterator<Item = &'a str> + '_ {
+    pub(super) fn sort_keys(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.dims
             .iter()
             .chain(self.metrics)
@@ -134,12 +134,12 @@ impl<'a> Report<'a> {
             .filter(|key| *key != "engagement_bitmap")
     }
 
-    pub fn default_sort(&self) -> Sort {
+    pub(super) fn default_sort(&self) -> Sort {
         Sort::new(self.default_sort.0, self.default_sort.1)
     }
 
     /// One row per combination of the dimensions, in dimension order.
-    pub fn rows(&self, facts: &[Fact], edition: Edition, options: MetricOptions) -> Vec<Row> {
+    pub(super) fn rows(&self, facts: &[Fact], edition: Edition, options: MetricOptions) -> Vec<Row> {
         let mut groups: BTreeMap<Vec<String>, (&Fact, Aggregate)> = BTreeMap::new();
         for fact in facts {
             let key = self
@@ -163,7 +163,7 @@ impl<'a> Report<'a> {
     }
 
     /// One row per session, newest first (viewing history).
-    pub fn history(&self, facts: &[Fact], edition: Edition, options: MetricOptions) -> Vec<Row> {
+    pub(super) fn history(&self, facts: &[Fact], edition: Edition, options: MetricOptions) -> Vec<Row> {
         facts
             .iter()
             .rev()
@@ -176,7 +176,13 @@ impl<'a> Report<'a> {
 
     /// One row per time bucket of the period, empty buckets included; the
     /// bucket is the row's `date_time`.
-    pub fn buckets(&self, facts: &[Fact], period: (Local, Local), bucket: Bucket, options: MetricOptions) -> Vec<Row> {
+    pub(super) fn buckets(
+        &self,
+        facts: &[Fact],
+        period: (Local, Local),
+        bucket: Bucket,
+        options: MetricOptions,
+    ) -> Vec<Row> {
         let mut aggregates: BTreeMap<Local, Aggregate> = BTreeMap::new();
         for fact in facts {
             aggregates.entry(bucket.start(fact.at)).or_default().add(fact);
@@ -234,15 +240,15 @@ pub(super) struct Bucket {
 }
 
 impl Bucket {
-    pub fn hourly(edition: Edition) -> Self {
+    pub(super) fn hourly(edition: Edition) -> Self {
         Self { seconds: HOUR, edition }
     }
 
-    pub fn daily(edition: Edition) -> Self {
+    pub(super) fn daily(edition: Edition) -> Self {
         Self { seconds: DAY, edition }
     }
 
-    pub fn start(&self, at: Local) -> Local {
+    pub(super) fn start(&self, at: Local) -> Local {
         at - at.rem_euclid(self.seconds)
     }
 
@@ -256,7 +262,7 @@ impl Bucket {
 
     /// Basic: `yyyy-mm-dd hh:00` (hour resolution) or `yyyy-mm-dd`;
     /// cloud: `yyyy-mm-dd hh:00:00` (second resolution).
-    pub fn label(&self, start: Local) -> String {
+    pub(super) fn label(&self, start: Local) -> String {
         let civil = Civil::of(start);
         match (self.edition, self.seconds) {
             (Edition::Basic, DAY) => civil.date(),

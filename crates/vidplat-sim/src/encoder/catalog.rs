@@ -68,7 +68,7 @@ pub(super) enum Destination<'a> {
 }
 
 impl<'a> Destination<'a> {
-    pub fn parse(destination: &'a str) -> Option<Self> {
+    pub(super) fn parse(destination: &'a str) -> Option<Self> {
         if destination.starts_with("vms5://") {
             return Some(Destination::Vms);
         }
@@ -86,7 +86,7 @@ impl<'a> Destination<'a> {
             .then_some(Destination::Url)
     }
 
-    pub fn of(preset: &'a Preset) -> Option<Self> {
+    pub(super) fn of(preset: &'a Preset) -> Option<Self> {
         preset.destination.as_deref().and_then(Destination::parse)
     }
 }
@@ -102,7 +102,7 @@ pub(super) struct ProfileInUse<'a> {
 impl ProfileInUse<'_> {
     /// Some preset has the post-execution action "register to the video
     /// management service" (its destination is `vms5://`).
-    pub fn registers_to_vms(&self) -> bool {
+    pub(super) fn registers_to_vms(&self) -> bool {
         self.presets
             .iter()
             .any(|preset| Destination::of(preset) == Some(Destination::Vms))
@@ -123,7 +123,7 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
-    pub fn new(clock: Clock, max_presets: usize, max_profiles: usize) -> Self {
+    pub(super) fn new(clock: Clock, max_presets: usize, max_profiles: usize) -> Self {
         let (shared_preset, shared_profile) = parent_account_share();
         Self {
             clock,
@@ -139,7 +139,7 @@ impl Catalog {
     }
 
     /// An own or shared profile, for a task.
-    pub fn profile_for_task(&self, id: i64) -> Option<ProfileInUse<'_>> {
+    pub(super) fn profile_for_task(&self, id: i64) -> Option<ProfileInUse<'_>> {
         let (profile, presets, shared) = match self.profiles.get(&id) {
             Some(profile) => (profile, &self.presets, false),
             None => (self.shared_profiles.get(&id)?, &self.shared_presets, true),

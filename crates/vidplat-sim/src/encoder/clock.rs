@@ -14,14 +14,14 @@ pub(super) struct Clock {
 }
 
 impl Clock {
-    pub fn start() -> Self {
+    pub(super) fn start() -> Self {
         Self {
             started: Instant::now(),
             started_wall: SystemTime::now(),
         }
     }
 
-    pub fn started(&self) -> Instant {
+    pub(super) fn started(&self) -> Instant {
         self.started
     }
 
@@ -33,7 +33,7 @@ impl Clock {
     }
 
     /// The wall-clock timestamp of `at`.
-    pub fn timestamp(&self, at: Instant) -> Option<Timestamp> {
+    pub(super) fn timestamp(&self, at: Instant) -> Option<Timestamp> {
         let wall = self.started_wall + at.saturating_duration_since(self.started);
         timestamp_of(wall)
     }

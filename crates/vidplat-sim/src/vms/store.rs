@@ -21,17 +21,17 @@ pub(super) struct ContentRecord {
 }
 
 impl ContentRecord {
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         self.body.name.as_deref().unwrap_or_default()
     }
 
     /// Marks the content as changed now.
-    pub fn touch(&mut self) {
+    pub(super) fn touch(&mut self) {
         self.body.updated_at = clock::timestamp(clock::now());
     }
 
     /// Sum of the file sizes of its streams, in bytes.
-    pub fn total_filesize(&self) -> i64 {
+    pub(super) fn total_filesize(&self) -> i64 {
         self.body
             .streams
             .iter()
@@ -49,7 +49,7 @@ pub(super) struct PageRecord {
 }
 
 impl PageRecord {
-    pub fn id(&self) -> &str {
+    pub(super) fn id(&self) -> &str {
         self.body.id.as_deref().unwrap_or_default()
     }
 }
@@ -66,40 +66,40 @@ pub(super) struct Store {
 }
 
 impl Store {
-    pub fn next_seq(&mut self) -> u64 {
+    pub(super) fn next_seq(&mut self) -> u64 {
         self.last_seq += 1;
         self.last_seq
     }
 
-    pub fn content(&self, name: &str) -> Result<&ContentRecord, SimError> {
+    pub(super) fn content(&self, name: &str) -> Result<&ContentRecord, SimError> {
         self.contents
             .get(name)
             .ok_or_else(|| SimError::not_found(format!("content {name}")))
     }
 
-    pub fn content_mut(&mut self, name: &str) -> Result<&mut ContentRecord, SimError> {
+    pub(super) fn content_mut(&mut self, name: &str) -> Result<&mut ContentRecord, SimError> {
         self.contents
             .get_mut(name)
             .ok_or_else(|| SimError::not_found(format!("content {name}")))
     }
 
-    pub fn category(&self, id: &str) -> Option<&types::Category> {
+    pub(super) fn category(&self, id: &str) -> Option<&types::Category> {
         self.categories
             .iter()
             .find(|category| category.id.as_deref() == Some(id))
     }
 
-    pub fn category_named(&self, name: &str) -> Option<&types::Category> {
+    pub(super) fn category_named(&self, name: &str) -> Option<&types::Category> {
         self.categories
             .iter()
             .find(|category| category.name.as_deref() == Some(name))
     }
 
-    pub fn label(&self, id: &str) -> Option<&types::Label> {
+    pub(super) fn label(&self, id: &str) -> Option<&types::Label> {
         self.labels.iter().find(|label| label.id.as_deref() == Some(id))
     }
 
-    pub fn page_index(&self, id: &str) -> Result<usize, SimError> {
+    pub(super) fn page_index(&self, id: &str) -> Result<usize, SimError> {
         self.pages
             .iter()
             .position(|page| page.id() == id)
