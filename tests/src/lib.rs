@@ -41,7 +41,7 @@ pub fn local_client(base_url: &str) -> vidplat::ClientBuilder {
         .vms_url(base_url)
         .analytics_url(base_url)
         .api_key("test-key")
-        .without_analytics_quota()
+        .analytics_quota(None)
 }
 
 /// A minimal valid task registration body.

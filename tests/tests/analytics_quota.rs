@@ -99,7 +99,11 @@ async fn fail_fast_reports_the_quota_without_sending() {
     }
     let error: Error = analytics.cloud_by_os().send().await.unwrap_err().into();
     match error {
-        Error::RateLimited { quota, retry_after } => {
+        Error::RateLimited {
+            quota,
+            retry_after,
+            response: None,
+        } => {
             assert_eq!(quota, Quota::PerMinute);
             assert!(
                 retry_after.is_some_and(|after| after <= Duration::from_secs(2)),
@@ -135,15 +139,20 @@ async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
     let client = Client::builder()
         .analytics_url(server.uri())
         .api_key("k")
-        .without_analytics_quota()
+        .analytics_quota(None)
         .retry(vidplat::RetryPolicy::never())
         .build()
         .unwrap();
     let analytics = client.analytics().unwrap();
     let limited: Error = analytics.cloud_by_os().send().await.unwrap_err().into();
     assert!(
-        matches!(limited, Error::RateLimited { quota: Quota::Unspecified, retry_after: Some(d) } if d == Duration::from_secs(30)),
+        matches!(limited, Error::RateLimited { quota: Quota::Unspecified, retry_after: Some(d), response: Some(_) } if d == Duration::from_secs(30)),
         "{limited:?}"
+    );
+    // The server's code is kept, and nothing the server did not send is invented.
+    assert_eq!(
+        (limited.status(), limited.code(), limited.message()),
+        (Some(429), Some("TOO_MANY_REQUESTS"), None)
     );
     // With the default retry policy: 408 is not a status worth another attempt.
     let default_policy = Client::builder()
@@ -170,4 +179,45 @@ async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
         .filter(|r| r.url.path() == "/v2/history")
         .count();
     assert_eq!(history_calls, 1);
+}
+
+/// One deadline: `total_timeout` bounds the wait for a quota turn. The 4th
+/// call within a minute cannot get its turn for about 60 s; with a 3 s budget it
+/// ends within the budget, saying when to retry, and nothing is sent.
+#[tokio::test]
+async fn the_quota_wait_ends_with_the_total_timeout() {
+    let (_server, enforcing, _) = enforced(QuotaMode::Wait).await;
+    let client = vidplat_tests::local_client(&_server.uri())
+        .analytics_quota(QuotaConfig::default())
+        .total_timeout(Duration::from_secs(3))
+        .build()
+        .unwrap();
+    let analytics = client.analytics().unwrap();
+    for _ in 0..3 {
+        analytics.cloud_by_os().send().await.unwrap();
+        // The enforcing server allows one call in flight: let the last one end.
+        tokio::time::sleep(SERVER_DELAY).await;
+    }
+    let started = Instant::now();
+    // Bounded, so that a client that waits the whole minute fails here instead of hanging.
+    let outcome = tokio::time::timeout(Duration::from_secs(10), analytics.cloud_by_os().send()).await;
+    let error: Error = outcome
+        .expect("the call ends within its 3 s deadline")
+        .unwrap_err()
+        .into();
+    assert!(
+        started.elapsed() <= Duration::from_secs(3) + SERVER_DELAY,
+        "{:?}",
+        started.elapsed()
+    );
+    match error {
+        Error::RateLimited {
+            quota: Quota::PerMinute,
+            retry_after: Some(after),
+            response: None,
+        } => assert!(after > Duration::from_secs(50), "{after:?}"),
+        Error::Timeout(_) => {}
+        other => panic!("expected RateLimited or Timeout, got {other:?}"),
+    }
+    assert_eq!(enforcing.arrivals.lock().unwrap().len(), 3, "the 4th call never left");
 }

@@ -19,8 +19,8 @@ fn client(server: &MockServer) -> Client {
             max_attempts: 3,
             initial_backoff: Duration::from_millis(5),
             max_backoff: Duration::from_millis(20),
-            total_timeout: Duration::from_secs(10),
         })
+        .total_timeout(Duration::from_secs(10))
         .build()
         .unwrap()
 }

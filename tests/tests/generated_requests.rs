@@ -71,7 +71,7 @@ macro_rules! request_snapshot {
                 requests: Mutex::new(Vec::new()),
                 answer: Mutex::new((200, None)),
             });
-            let runtime = Runtime::builder($krate::operations::SERVICE, $krate::operations::ALL)
+            let runtime = Runtime::builder(&$krate::operations::TABLE)
                 .api_key(API_KEY.into())
                 .transport(recorder.clone())
                 .build()

@@ -3,7 +3,9 @@
 //! progenitor writes the client and its types. This module adds, from the same
 //! YAML: an open Rust enum for every `x-extensible-enum` schema (swapped in for
 //! progenitor's `String` by a type replacement), the shared timestamp types,
-//! and a table of operations for the runtime (routes, auth, quotas).
+//! a table of operations for the runtime (routes, auth, quotas, error codes,
+//! secret members), a redacting `Debug` for types holding `x-secret` members,
+//! and success bodies decoded by `vidplat_core::decode_response`.
 
 use crate::services::{operations, repo_root, Service, SERVICES};
 use anyhow::{anyhow, bail, Context, Result};
@@ -139,6 +141,7 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
     let paged = paged_impls(&types.1)?;
     enum_items.extend(paged);
     types.1.extend(enum_items);
+    redact_secrets(&mut types.1, &secret_members(&value))?;
 
     file.items.push(syn::parse2(operation_table(service, &value)?)?);
     let operation_impls = operation_impls(&value, &file)?;
@@ -159,6 +162,11 @@ pub fn generate(service: &Service) -> Result<(String, String)> {
     let code = prettyplease::unparse(&file).replace(
         r#"extra: Err("no value supplied for extra".to_string())"#,
         "extra: Ok(Default::default())",
+    );
+    // Success bodies decode through the runtime, which says where a body failed and redacts its excerpt.
+    let code = code.replace(
+        "ResponseValue::from_response(response)",
+        "vidplat_core::decode_response(response)",
     );
     let code = with_comma_separated_lists(code, &value)?;
     Ok((header + &code, driver))
@@ -488,6 +496,7 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
         let checks = checks_of(spec, &path, op)
             .into_iter()
             .map(|(at, rule)| quote! { vidplat_core::Check { at: #at, rule: vidplat_core::Rule::#rule } });
+        let success_members = success_members(spec, op);
         rows.push(quote! {
             vidplat_core::OperationMeta {
                 id: #id,
@@ -499,6 +508,7 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
                 permission: #permission,
                 rate_limited: #rate_limited,
                 checks: &[#(#checks),*],
+                success_members: &[#(#success_members),*],
             }
         });
     }
@@ -511,16 +521,158 @@ fn operation_table(service: &Service, spec: &Value) -> Result<TokenStream> {
             other => bail!("unknown service {other}"),
         }
     );
+    let error_codes: Vec<String> = spec["components"]["schemas"]["ErrorCode"]["x-extensible-enum"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let secret_members: BTreeSet<String> = secret_members(spec).into_values().flatten().collect();
+    let secret_members = secret_members.iter();
     Ok(quote! {
         /// Every operation of this service as the YAML describes it: the runtime's
-        /// source for routes (and their overrides), authentication and quotas.
+        /// source for routes (and their overrides), authentication, quotas,
+        /// the error codes and the secret members.
         pub mod operations {
             /// The service these operations belong to.
             pub const SERVICE: vidplat_core::Service = vidplat_core::Service::#service_ident;
             /// One row per operation, in the YAML's order.
             pub const ALL: &[vidplat_core::OperationMeta] = &[#(#rows),*];
+            /// Every error code the document lists (the YAML's `ErrorCode`).
+            pub const ERROR_CODES: &[&str] = &[#(#error_codes),*];
+            /// Members marked `x-secret: true` in the YAML: never printed.
+            pub const SECRET_MEMBERS: &[&str] = &[#(#secret_members),*];
+            /// All of the above, for `vidplat_core::Runtime::builder`.
+            pub static TABLE: vidplat_core::ServiceTable = vidplat_core::ServiceTable {
+                service: SERVICE,
+                operations: ALL,
+                error_codes: ERROR_CODES,
+                secret_members: SECRET_MEMBERS,
+            };
         }
     })
+}
+
+/// The top-level members of an operation's success body (its first 2xx
+/// response with a JSON schema), `allOf` parts included.
+fn success_members(spec: &Value, op: &Value) -> Vec<String> {
+    fn members(spec: &Value, schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+        if depth > 16 {
+            return;
+        }
+        let schema = crate::bounds::resolve(spec, schema);
+        for part in schema["allOf"].as_array().into_iter().flatten() {
+            members(spec, part, out, depth + 1);
+        }
+        out.extend(
+            schema["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(name, _)| name.clone()),
+        );
+    }
+    let mut out = BTreeSet::new();
+    let responses = op["responses"].as_object().into_iter().flatten();
+    let success = responses
+        .filter(|(status, _)| status.starts_with('2'))
+        .find_map(|(_, response)| crate::bounds::resolve(spec, response)["content"]["application/json"].get("schema"));
+    if let Some(schema) = success {
+        members(spec, schema, &mut out, 0);
+    }
+    out.into_iter().collect()
+}
+
+/// Schema name → its members marked `x-secret: true`.
+pub fn secret_members(spec: &Value) -> std::collections::BTreeMap<String, Vec<String>> {
+    spec["components"]["schemas"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, schema)| {
+            let secrets: Vec<String> = schema["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(_, property)| property["x-secret"] == Value::Bool(true))
+                .map(|(member, _)| member.clone())
+                .collect();
+            (!secrets.is_empty()).then(|| (name.clone(), secrets))
+        })
+        .collect()
+}
+
+/// Replaces the derived `Debug` of every struct holding a secret member (the
+/// type and its typify builder) by one that prints `[redacted]` for those
+/// members. Fails when a schema with secrets has no generated struct, so a
+/// secret can never be printed through a type the generator missed.
+fn redact_secrets(types: &mut Vec<syn::Item>, secrets: &std::collections::BTreeMap<String, Vec<String>>) -> Result<()> {
+    let mut found = BTreeSet::new();
+    let mut impls = Vec::new();
+    redact_structs(types, secrets, &mut found, &mut impls)?;
+    let builder = types
+        .iter_mut()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_mut(),
+            _ => None,
+        })
+        .context("typify's output has no `types::builder` module")?;
+    let mut builder_impls = Vec::new();
+    let mut builders_found = BTreeSet::new();
+    redact_structs(&mut builder.1, secrets, &mut builders_found, &mut builder_impls)?;
+    builder.1.extend(builder_impls);
+    types.extend(impls);
+    for name in secrets.keys() {
+        if !found.contains(name) {
+            bail!("schema `{name}` has x-secret members but no generated struct to redact");
+        }
+    }
+    Ok(())
+}
+
+fn redact_structs(
+    items: &mut [syn::Item],
+    secrets: &std::collections::BTreeMap<String, Vec<String>>,
+    found: &mut BTreeSet<String>,
+    impls: &mut Vec<syn::Item>,
+) -> Result<()> {
+    for item in items.iter_mut() {
+        let syn::Item::Struct(s) = item else { continue };
+        let name = s.ident.to_string();
+        let Some(secret) = secrets.get(&name) else { continue };
+        for attr in &mut s.attrs {
+            if !attr.path().is_ident("derive") {
+                continue;
+            }
+            let derives =
+                attr.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)?;
+            let kept = derives.iter().filter(|path| !path.is_ident("Debug"));
+            *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
+        }
+        let ident = &s.ident;
+        let fields = s.fields.iter().filter_map(|field| {
+            let member = field.ident.as_ref()?;
+            let shown = member.to_string();
+            let shown = shown.trim_end_matches('_');
+            Some(if secret.iter().any(|m| m == shown) {
+                quote! { .field(#shown, &::std::format_args!("{}", vidplat_core::REDACTED)) }
+            } else {
+                quote! { .field(#shown, &self.#member) }
+            })
+        });
+        let shown_name = name.clone();
+        impls.push(syn::parse2(quote! {
+            /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+            impl ::std::fmt::Debug for #ident {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.debug_struct(#shown_name) #(#fields)* .finish()
+                }
+            }
+        })?);
+        found.insert(name);
+    }
+    Ok(())
 }
 
 /// The documented bounds the runtime checks before sending: those on query

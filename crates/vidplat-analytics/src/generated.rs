@@ -17278,39 +17278,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -17530,39 +17530,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -17764,39 +17764,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -17944,39 +17944,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -18142,39 +18142,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -18358,39 +18358,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -18538,39 +18538,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -18754,39 +18754,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -18906,32 +18906,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -19115,39 +19115,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -19331,39 +19331,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -19533,46 +19533,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -19756,39 +19756,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -19975,39 +19975,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -20191,39 +20191,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -20391,39 +20391,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -20591,39 +20591,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -20795,39 +20795,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -21040,39 +21040,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -21240,39 +21240,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -21393,39 +21393,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -21591,39 +21591,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -21824,39 +21824,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22061,39 +22061,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22261,39 +22261,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22414,39 +22414,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22570,39 +22570,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22770,39 +22770,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -22970,39 +22970,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -23144,46 +23144,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -23384,39 +23384,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -23621,39 +23621,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -23808,39 +23808,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -24008,39 +24008,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -24054,7 +24054,8 @@ pub mod prelude {
     pub use self::super::Client;
 }
 /// Every operation of this service as the YAML describes it: the runtime's
-/// source for routes (and their overrides), authentication and quotas.
+/// source for routes (and their overrides), authentication, quotas,
+/// the error codes and the secret members.
 pub mod operations {
     /// The service these operations belong to.
     pub const SERVICE: vidplat_core::Service = vidplat_core::Service::Analytics;
@@ -24095,6 +24096,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_query",
@@ -24131,6 +24133,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_time_period",
@@ -24167,6 +24170,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_audience_rating",
@@ -24203,6 +24207,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_reaction",
@@ -24239,6 +24244,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_environment",
@@ -24275,6 +24281,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_history",
@@ -24311,6 +24318,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_os",
@@ -24347,6 +24355,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_realtime_user_counts",
@@ -24371,6 +24380,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(-1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_region",
@@ -24407,6 +24417,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_site",
@@ -24443,6 +24454,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_situation",
@@ -24479,6 +24491,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title",
@@ -24515,6 +24528,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title_and_user",
@@ -24551,6 +24565,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "basic_by_user",
@@ -24587,6 +24602,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["data", "golden", "truncated", "unsampled"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_active_users",
@@ -24611,6 +24627,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_browser",
@@ -24635,6 +24652,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_category",
@@ -24659,6 +24677,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_query",
@@ -24683,6 +24702,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_time_period",
@@ -24707,6 +24727,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_engagement",
@@ -24727,6 +24748,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_history",
@@ -24759,6 +24781,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name",
@@ -24791,6 +24814,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name_and_user",
@@ -24823,6 +24847,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_os",
@@ -24847,6 +24872,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_reaction",
@@ -24867,6 +24893,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_realtime_user_counts",
@@ -24878,6 +24905,7 @@ pub mod operations {
             permission: None,
             rate_limited: true,
             checks: &[],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_region",
@@ -24902,6 +24930,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_site",
@@ -24926,6 +24955,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_situation",
@@ -24946,6 +24976,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title",
@@ -24978,6 +25009,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title_and_user",
@@ -25010,6 +25042,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_user_counts_legacy",
@@ -25034,6 +25067,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_user",
@@ -25058,8 +25092,28 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(0f64),
                 },
             ],
+            success_members: &["data", "truncated"],
         },
     ];
+    /// Every error code the document lists (the YAML's `ErrorCode`).
+    pub const ERROR_CODES: &[&str] = &[
+        "INVALID_REQUEST",
+        "METHOD_NOT_ALLOWED",
+        "MODEL_NOT_FOUND",
+        "REQUEST_UNAUTHORIZED",
+        "REQUEST_TIMEOUT",
+        "TOO_MANY_REQUESTS",
+        "UNKNOWN_ERROR",
+    ];
+    /// Members marked `x-secret: true` in the YAML: never printed.
+    pub const SECRET_MEMBERS: &[&str] = &[];
+    /// All of the above, for `vidplat_core::Runtime::builder`.
+    pub static TABLE: vidplat_core::ServiceTable = vidplat_core::ServiceTable {
+        service: SERVICE,
+        operations: ALL,
+        error_codes: ERROR_CODES,
+        secret_members: SECRET_MEMBERS,
+    };
 }
 impl<'a> vidplat_core::Operation for builder::BasicByContentCategory<'a> {
     const ID: &'static str = "basic_by_content_category";

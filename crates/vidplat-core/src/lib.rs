@@ -1,29 +1,59 @@
 //! The runtime shared by the generated vidplat client crates.
 //!
 //! Generated crates implement progenitor's `ClientHooks` by delegating to a
-//! [`Runtime`] (see [`client_hooks!`]), so authentication, route overrides and
-//! the rest of the cross-cutting behaviour live here, in one place.
+//! [`Runtime`] (see [`client_hooks!`]), so authentication, retries, timeouts,
+//! quotas and the reading of answers live here, in one place:
+//!
+//! - `table`: what the generator knows of each operation; `route`: overrides;
+//! - `builder`, `runtime`, `pipeline`: building a runtime, preparing a request,
+//!   and the attempt loop; `transport`: the network, replaceable in tests;
+//! - `body`: reading an answer under a size cap; `answer`: judging it;
+//!   `decode`: decoding a success body; `failure`: the typed outcome of a
+//!   failed call and how it travels back through progenitor;
+//! - `retry`, `timeout`, `quota`: when to send again, how long a call may take,
+//!   the analytics limiter; `redact`: what is never printed; `config`: configuration mistakes.
 
-mod call;
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+mod answer;
+mod body;
+mod builder;
+mod config;
+mod decode;
+mod failure;
 mod open_enum;
 mod operation;
 mod paged;
+mod pipeline;
 mod query;
 mod quota;
+mod redact;
 mod retry;
+mod route;
 mod runtime;
+mod table;
 mod time;
+mod timeout;
+mod transport;
 mod validate;
 
-pub use call::Operation;
-pub use operation::{Method, OperationMeta, RouteTemplate, Service};
+pub use builder::{check_routes, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
+pub use config::{check_base_url, ConfigError};
+pub use decode::decode_response;
+pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
+pub use operation::Operation;
 pub use paged::Paged;
 pub use query::CommaSeparated;
-pub use quota::{QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};
-pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
-pub use runtime::{QuotaKind, ResponseFuture, Runtime, RuntimeBuilder, RuntimeError, Transport, LOCAL_QUOTA_HEADER};
+pub use quota::{Quota, QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};
+pub use redact::{escape_controls, Redactor, REDACTED};
+pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery, RetryPolicy};
+pub use route::RouteTemplate;
+pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
+pub use table::{Method, OperationMeta, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
+pub use timeout::{TimeoutKind, Timeouts};
+pub use transport::{ResponseFuture, Transport};
 pub use validate::{first_violation, Check, Rule};
 
 #[doc(hidden)]
@@ -36,30 +66,32 @@ pub mod __private {
 
 /// Implements progenitor's `ClientHooks<Runtime>` for a generated `Client`
 /// by delegating to its [`Runtime`]. Each generated crate calls this once.
+///
+/// `exec` runs the whole call (every attempt); a failure comes back as a
+/// response carrying a [`CallFailure`], which `post` turns into progenitor's
+/// error before the generated code looks at any status.
 #[macro_export]
 macro_rules! client_hooks {
     ($client:ty) => {
         impl $crate::__private::progenitor_client::ClientHooks<$crate::Runtime> for $client {
-            async fn pre<E>(
-                &self,
-                request: &mut $crate::__private::reqwest::Request,
-                info: &$crate::__private::progenitor_client::OperationInfo,
-            ) -> ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>> {
-                use $crate::__private::progenitor_client::ClientInfo as _;
-                self.inner()
-                    .prepare(self.baseurl(), request, info.operation_id)
-                    .map_err(|error| $crate::__private::progenitor_client::Error::Custom(error.to_custom()))
-            }
-
             async fn exec(
                 &self,
                 request: $crate::__private::reqwest::Request,
                 info: &$crate::__private::progenitor_client::OperationInfo,
             ) -> $crate::__private::reqwest::Result<$crate::__private::reqwest::Response> {
                 use $crate::__private::progenitor_client::ClientInfo as _;
-                self.inner()
-                    .execute(self.client(), request, info.operation_id)
-                    .await
+                Ok(self
+                    .inner()
+                    .execute(self.baseurl(), request, info.operation_id)
+                    .await)
+            }
+
+            async fn post<E>(
+                &self,
+                result: &$crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
+                _info: &$crate::__private::progenitor_client::OperationInfo,
+            ) -> ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>> {
+                $crate::CallFailure::surface(result)
             }
         }
     };

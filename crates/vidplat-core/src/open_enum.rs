@@ -104,6 +104,9 @@ macro_rules! open_enum {
 
 #[cfg(test)]
 mod tests {
+    // The macro's items are `pub`, as the generated crates need them.
+    #![allow(unreachable_pub)]
+
     open_enum! {
         /// Test enumeration.
         pub enum Format {

@@ -3,12 +3,16 @@
 
 /// A page of a list response.
 pub trait Paged {
+    /// One row of the list.
     type Item;
 
+    /// The page's rows.
     fn into_items(self) -> Vec<Self::Item>;
 
+    /// How many rows the page holds.
     fn len(&self) -> usize;
 
+    /// Whether the page holds no row.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -3,22 +3,39 @@
 //! basic edition's real-time operation counts only against the month.
 //!
 //! The limiter is shared by every clone of a client. In `Wait` mode a call
-//! waits for its turn; in `FailFast` mode it is refused at once (the facade
-//! reports `RateLimited` with the quota and when to retry). The month counter
-//! cannot be waited out and always refuses once spent.
+//! waits for its turn, but never past its deadline: a turn that would come
+//! later is refused at once, saying when to retry. In `FailFast` mode a call
+//! is refused at once. The month counter cannot be waited out and always
+//! refuses once spent. Each attempt of a call takes a turn (the server counts
+//! every request), and holds its concurrency slot only while it is in flight.
 
-use crate::operation::OperationMeta;
-use crate::runtime::QuotaKind;
+use crate::table::OperationMeta;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+/// Which usage limit was hit: the one type for the client's limiter and the server's 429.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Quota {
+    /// Calls per minute (analytics: 3).
+    PerMinute,
+    /// Calls at a time (analytics: 1).
+    Concurrency,
+    /// Calls per month (analytics: 50,000).
+    Month,
+    /// The server's 429 does not say which limit.
+    Unspecified,
+}
+
 /// What to do when a limit is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QuotaMode {
+    /// Wait for a turn (within the call's deadline).
     Wait,
+    /// Refuse the call at once.
     FailFast,
 }
 
@@ -36,6 +53,7 @@ pub struct QuotaConfig {
     /// Added to every window, so a call never reaches the server a hair early
     /// because the previous one took longer to arrive.
     pub safety_margin: Duration,
+    /// Wait for a turn or refuse at once.
     pub mode: QuotaMode,
 }
 
@@ -52,20 +70,24 @@ impl Default for QuotaConfig {
     }
 }
 
-/// Refusal of a call in fail-fast mode (or when the month is spent).
+/// A call the limiter refused: which limit, and when a call may succeed (when known).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuotaRefusal {
-    pub quota: QuotaKind,
+    /// The limit reached.
+    pub quota: Quota,
+    /// How long until that limit lets a call through, when the limiter knows.
     pub retry_after: Option<Duration>,
 }
 
-/// Held while a call is in flight; releases its concurrency slot when dropped.
+/// Held while one attempt is in flight; releases its concurrency slot when dropped.
+#[derive(Debug)]
 pub struct QuotaPermit {
     _slot: Option<OwnedSemaphorePermit>,
     /// Time spent waiting for the permit.
     pub waited: Duration,
 }
 
+/// The limiter; clones share their counters.
 #[derive(Clone)]
 pub struct QuotaLimiter {
     config: QuotaConfig,
@@ -88,10 +110,19 @@ impl std::fmt::Debug for QuotaLimiter {
     }
 }
 
+const MONTH_SPENT: QuotaRefusal = QuotaRefusal {
+    quota: Quota::Month,
+    retry_after: None,
+};
+
 impl QuotaLimiter {
+    /// A limiter with fresh counters.
     pub fn new(config: QuotaConfig) -> Self {
+        let slots = usize::try_from(config.concurrency.max(1))
+            .unwrap_or(1)
+            .min(Semaphore::MAX_PERMITS);
         Self {
-            slots: Arc::new(Semaphore::new(config.concurrency.max(1) as usize)),
+            slots: Arc::new(Semaphore::new(slots)),
             state: Arc::new(Mutex::new(State {
                 recent: VecDeque::new(),
                 month_used: 0,
@@ -100,34 +131,35 @@ impl QuotaLimiter {
         }
     }
 
+    /// The limits it enforces.
     pub fn config(&self) -> &QuotaConfig {
         &self.config
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // The state stays consistent under any panic (plain counters): keep using it.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Calls left this month, as this client counts them (calls made by other
     /// clients of the account are not seen).
     pub fn remaining(&self) -> u64 {
-        let used = self.state.lock().map(|s| s.month_used).unwrap_or(0);
-        self.config.per_month.saturating_sub(used)
+        self.config.per_month.saturating_sub(self.state().month_used)
     }
 
     /// Starts a new month's count (the document does not say when the month turns; call this when yours does).
     pub fn reset_month(&self) {
-        if let Ok(mut state) = self.state.lock() {
-            state.month_used = 0;
-        }
+        self.state().month_used = 0;
     }
 
-    /// Waits for (or refuses) a call of `operation`.
-    pub async fn acquire(&self, operation: &OperationMeta) -> Result<QuotaPermit, QuotaRefusal> {
+    /// Waits for (or refuses) one attempt of `operation`, never past `deadline`
+    /// (`None`: no deadline).
+    pub async fn acquire(
+        &self,
+        operation: &OperationMeta,
+        deadline: Option<Instant>,
+    ) -> Result<QuotaPermit, QuotaRefusal> {
         let started = Instant::now();
-        let month_refusal = QuotaRefusal {
-            quota: QuotaKind::Month,
-            retry_after: None,
-        };
-        if self.remaining() == 0 {
-            return Err(month_refusal);
-        }
         if !operation.rate_limited {
             self.count_month()?;
             return Ok(QuotaPermit {
@@ -135,61 +167,72 @@ impl QuotaLimiter {
                 waited: Duration::ZERO,
             });
         }
-        let slot = match self.config.mode {
-            QuotaMode::Wait => self.slots.clone().acquire_owned().await.ok(),
-            QuotaMode::FailFast => Some(self.slots.clone().try_acquire_owned().map_err(|_| QuotaRefusal {
-                quota: QuotaKind::Concurrency,
-                retry_after: None,
-            })?),
+        if self.remaining() == 0 {
+            return Err(MONTH_SPENT);
+        }
+        let concurrency = QuotaRefusal {
+            quota: Quota::Concurrency,
+            retry_after: None,
         };
+        let slot = match self.config.mode {
+            QuotaMode::Wait => {
+                let acquire = self.slots.clone().acquire_owned();
+                let acquired = match deadline {
+                    Some(at) => tokio::time::timeout_at(at, acquire).await.map_err(|_| concurrency)?,
+                    None => acquire.await,
+                };
+                // The semaphore is never closed.
+                acquired.map_err(|_| concurrency)?
+            }
+            QuotaMode::FailFast => self.slots.clone().try_acquire_owned().map_err(|_| concurrency)?,
+        };
+        let window = self.config.window.saturating_add(self.config.safety_margin);
         loop {
             let wait = {
-                let mut state = self.state.lock().map_err(|_| month_refusal)?;
+                let mut state = self.state();
                 let now = Instant::now();
-                let window = self.config.window + self.config.safety_margin;
-                while state.recent.front().is_some_and(|t| now.duration_since(*t) >= window) {
+                while state
+                    .recent
+                    .front()
+                    .is_some_and(|t| now.saturating_duration_since(*t) >= window)
+                {
                     state.recent.pop_front();
                 }
-                if state.recent.len() < self.config.calls_per_window.max(1) as usize {
-                    if state.month_used >= self.config.per_month {
-                        return Err(month_refusal);
+                let capacity = usize::try_from(self.config.calls_per_window.max(1)).unwrap_or(usize::MAX);
+                match state.recent.front() {
+                    Some(oldest) if state.recent.len() >= capacity => {
+                        window.saturating_sub(now.saturating_duration_since(*oldest))
                     }
-                    state.month_used += 1;
-                    state.recent.push_back(now);
-                    None
-                } else {
-                    let oldest = *state.recent.front().expect("the window is full");
-                    Some(window - now.duration_since(oldest))
+                    _ => {
+                        if state.month_used >= self.config.per_month {
+                            return Err(MONTH_SPENT);
+                        }
+                        state.month_used += 1;
+                        state.recent.push_back(now);
+                        return Ok(QuotaPermit {
+                            _slot: Some(slot),
+                            waited: started.elapsed(),
+                        });
+                    }
                 }
             };
-            match (wait, self.config.mode) {
-                (None, _) => {
-                    return Ok(QuotaPermit {
-                        _slot: slot,
-                        waited: started.elapsed(),
-                    })
-                }
-                (Some(wait), QuotaMode::FailFast) => {
-                    return Err(QuotaRefusal {
-                        quota: QuotaKind::PerMinute,
-                        retry_after: Some(wait),
-                    })
-                }
-                (Some(wait), QuotaMode::Wait) => tokio::time::sleep(wait).await,
+            let per_minute = QuotaRefusal {
+                quota: Quota::PerMinute,
+                retry_after: Some(wait),
+            };
+            let now = Instant::now();
+            let past_deadline = deadline.is_some_and(|at| now.checked_add(wait).is_none_or(|end| end > at));
+            if self.config.mode == QuotaMode::FailFast || past_deadline {
+                return Err(per_minute);
             }
+            tokio::time::sleep(wait).await;
         }
     }
 
     fn count_month(&self) -> Result<(), QuotaRefusal> {
-        let mut state = self.state.lock().map_err(|_| QuotaRefusal {
-            quota: QuotaKind::Month,
-            retry_after: None,
-        })?;
+        let mut state = self.state();
         if state.month_used >= self.config.per_month {
-            return Err(QuotaRefusal {
-                quota: QuotaKind::Month,
-                retry_after: None,
-            });
+            return Err(MONTH_SPENT);
         }
         state.month_used += 1;
         Ok(())
@@ -199,7 +242,7 @@ impl QuotaLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operation::Method;
+    use crate::table::Method;
 
     const LIMITED: OperationMeta = OperationMeta {
         id: "cloud_by_os",
@@ -211,6 +254,7 @@ mod tests {
         permission: None,
         rate_limited: true,
         checks: &[],
+        success_members: &[],
     };
     const REALTIME: OperationMeta = OperationMeta {
         id: "basic_realtime_user_counts",
@@ -228,7 +272,7 @@ mod tests {
         let started = Instant::now();
         let mut starts = Vec::new();
         for _ in 0..7 {
-            let permit = limiter.acquire(&LIMITED).await.unwrap();
+            let permit = limiter.acquire(&LIMITED, None).await.unwrap();
             starts.push(started.elapsed().as_secs());
             drop(permit);
         }
@@ -236,9 +280,9 @@ mod tests {
         assert_eq!(limiter.remaining(), 50_000 - 7);
 
         // A held permit blocks the next call (concurrency 1).
-        let held = limiter.acquire(&LIMITED).await.unwrap();
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
         let clone = limiter.clone();
-        let waiter = tokio::spawn(async move { clone.acquire(&LIMITED).await.map(|p| p.waited) });
+        let waiter = tokio::spawn(async move { clone.acquire(&LIMITED, None).await.map(|p| p.waited) });
         tokio::time::sleep(Duration::from_secs(5)).await;
         assert!(!waiter.is_finished());
         drop(held);
@@ -252,24 +296,24 @@ mod tests {
             safety_margin: Duration::ZERO,
             ..QuotaConfig::default()
         });
-        let held = limiter.acquire(&LIMITED).await.unwrap();
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
         assert_eq!(
-            limiter.acquire(&LIMITED).await.err(),
+            limiter.acquire(&LIMITED, None).await.err(),
             Some(QuotaRefusal {
-                quota: QuotaKind::Concurrency,
+                quota: Quota::Concurrency,
                 retry_after: None
             })
         );
         drop(held);
         for _ in 0..2 {
-            drop(limiter.acquire(&LIMITED).await.unwrap());
+            drop(limiter.acquire(&LIMITED, None).await.unwrap());
         }
         tokio::time::sleep(Duration::from_secs(20)).await;
-        let refusal = limiter.acquire(&LIMITED).await.err().unwrap();
+        let refusal = limiter.acquire(&LIMITED, None).await.err().unwrap();
         assert_eq!(
             refusal,
             QuotaRefusal {
-                quota: QuotaKind::PerMinute,
+                quota: Quota::PerMinute,
                 retry_after: Some(Duration::from_secs(40))
             }
         );
@@ -281,20 +325,66 @@ mod tests {
             per_month: 5,
             ..QuotaConfig::default()
         });
-        let held = limiter.acquire(&LIMITED).await.unwrap();
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
         for _ in 0..4 {
             // Neither the held slot nor the per-minute window applies to it.
-            assert!(limiter.acquire(&REALTIME).await.is_ok());
+            assert!(limiter.acquire(&REALTIME, None).await.is_ok());
         }
         drop(held);
         assert_eq!(limiter.remaining(), 0);
         assert_eq!(
-            limiter.acquire(&REALTIME).await.err().map(|r| r.quota),
-            Some(QuotaKind::Month)
+            limiter.acquire(&REALTIME, None).await.err().map(|r| r.quota),
+            Some(Quota::Month)
         );
         assert_eq!(
-            limiter.acquire(&LIMITED).await.err().map(|r| r.quota),
-            Some(QuotaKind::Month)
+            limiter.acquire(&LIMITED, None).await.err().map(|r| r.quota),
+            Some(Quota::Month)
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wait_past_the_deadline_is_refused_at_once_with_when_to_retry() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        });
+        for _ in 0..3 {
+            drop(limiter.acquire(&LIMITED, None).await.unwrap());
+        }
+        let started = Instant::now();
+        let deadline = started + Duration::from_secs(3);
+        let refusal = limiter.acquire(&LIMITED, Some(deadline)).await.unwrap_err();
+        assert_eq!(
+            refusal,
+            QuotaRefusal {
+                quota: Quota::PerMinute,
+                retry_after: Some(Duration::from_secs(60))
+            }
+        );
+        assert_eq!(started.elapsed(), Duration::ZERO);
+
+        // A slot held by another call: the wait ends at the deadline.
+        let limiter = QuotaLimiter::new(QuotaConfig::default());
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
+        let refusal = limiter
+            .acquire(&LIMITED, Some(Instant::now() + Duration::from_secs(3)))
+            .await;
+        assert_eq!(refusal.unwrap_err().quota, Quota::Concurrency);
+        assert_eq!(started.elapsed(), Duration::from_secs(3));
+        drop(held);
+
+        // Any config, however large, never overflows.
+        let huge = QuotaLimiter::new(QuotaConfig {
+            window: Duration::MAX,
+            safety_margin: Duration::MAX,
+            concurrency: u32::MAX,
+            calls_per_window: 1,
+            ..QuotaConfig::default()
+        });
+        drop(huge.acquire(&LIMITED, None).await.unwrap());
+        let refusal = huge
+            .acquire(&LIMITED, Some(Instant::now() + Duration::from_secs(1)))
+            .await;
+        assert_eq!(refusal.unwrap_err().quota, Quota::PerMinute);
     }
 }

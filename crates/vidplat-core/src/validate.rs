@@ -12,17 +12,26 @@ use serde_json::Value;
 pub struct Check {
     /// `query.<name>`, or `body` followed by `.member` and `[]` steps, e.g. `body.tags[].key`.
     pub at: &'static str,
+    /// The bound.
     pub rule: Rule,
 }
 
+/// A documented bound (the JSON Schema keyword of the same name).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rule {
+    /// `minimum`: a number at least this.
     Minimum(f64),
+    /// `maximum`: a number at most this.
     Maximum(f64),
+    /// `minLength`: a string of at least this many characters.
     MinLength(u64),
+    /// `maxLength`: a string of at most this many characters.
     MaxLength(u64),
+    /// `minItems`: an array of at least this many items.
     MinItems(u64),
+    /// `maxItems`: an array of at most this many items.
     MaxItems(u64),
+    /// `uniqueItems`: an array without repeated items.
     UniqueItems,
 }
 

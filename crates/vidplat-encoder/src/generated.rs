@@ -7570,32 +7570,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -7646,32 +7646,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -7722,32 +7722,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -7838,28 +7838,28 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -7910,32 +7910,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8018,32 +8018,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8113,39 +8113,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8247,35 +8247,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8347,35 +8347,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8426,32 +8426,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8534,32 +8534,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8630,39 +8630,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8765,35 +8765,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8866,35 +8866,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -8945,32 +8945,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9044,32 +9044,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9140,39 +9140,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9245,35 +9245,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9376,32 +9376,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9482,32 +9482,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9560,28 +9560,28 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9651,39 +9651,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9755,35 +9755,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9867,39 +9867,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -9913,7 +9913,8 @@ pub mod prelude {
     pub use self::super::Client;
 }
 /// Every operation of this service as the YAML describes it: the runtime's
-/// source for routes (and their overrides), authentication and quotas.
+/// source for routes (and their overrides), authentication, quotas,
+/// the error codes and the secret members.
 pub mod operations {
     /// The service these operations belong to.
     pub const SERVICE: vidplat_core::Service = vidplat_core::Service::Encoder;
@@ -9929,6 +9930,15 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "canceled",
+                "canceling",
+                "encoding",
+                "failed",
+                "ready",
+                "uploading",
+                "waiting",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "get_external_id",
@@ -9940,6 +9950,7 @@ pub mod operations {
             permission: None,
             rate_limited: false,
             checks: &[],
+            success_members: &["external_id"],
         },
         vidplat_core::OperationMeta {
             id: "get_notification_settings",
@@ -9951,6 +9962,12 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "notify_error",
+                "notify_imported_tasks",
+                "notify_ready",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_notification_settings",
@@ -9962,6 +9979,7 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_presets",
@@ -9973,6 +9991,7 @@ pub mod operations {
             permission: Some("preset read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_preset",
@@ -10009,6 +10028,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MinLength(1u64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "delete_preset",
@@ -10020,6 +10040,7 @@ pub mod operations {
             permission: Some("preset delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_preset",
@@ -10031,6 +10052,24 @@ pub mod operations {
             permission: Some("preset read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "id",
+                "name",
+                "output_filename",
+                "poster",
+                "seek_preview",
+                "streams",
+                "updated_at",
+                "vms_config",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_preset",
@@ -10067,6 +10106,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MinLength(1u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_profiles",
@@ -10078,6 +10118,7 @@ pub mod operations {
             permission: Some("profile read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_profile",
@@ -10106,6 +10147,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "delete_profile",
@@ -10117,6 +10159,7 @@ pub mod operations {
             permission: Some("profile delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_profile",
@@ -10128,6 +10171,16 @@ pub mod operations {
             permission: Some("profile read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "description",
+                "id",
+                "name",
+                "presets",
+                "share",
+                "updated_at",
+                "vms_config",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_profile",
@@ -10156,6 +10209,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Minimum(1f64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_task_imports",
@@ -10167,6 +10221,7 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "import_tasks_csv",
@@ -10178,6 +10233,14 @@ pub mod operations {
             permission: None,
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "id",
+                "import_status",
+                "name",
+                "task_status",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_task_import",
@@ -10189,6 +10252,7 @@ pub mod operations {
             permission: Some("task delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_task_import",
@@ -10200,6 +10264,14 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "id",
+                "import_status",
+                "name",
+                "task_status",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_all_tasks",
@@ -10211,6 +10283,7 @@ pub mod operations {
             permission: Some("task delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_tasks",
@@ -10234,6 +10307,15 @@ pub mod operations {
                     at: "query.per_page",
                     rule: vidplat_core::Rule::Maximum(100f64),
                 },
+            ],
+            success_members: &[
+                "current_page",
+                "data",
+                "from",
+                "last_page",
+                "per_page",
+                "to",
+                "total",
             ],
         },
         vidplat_core::OperationMeta {
@@ -10315,6 +10397,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(30u64),
                 },
             ],
+            success_members: &["failure_count", "success_count", "tasks", "transaction"],
         },
         vidplat_core::OperationMeta {
             id: "cancel_or_delete_task",
@@ -10326,6 +10409,7 @@ pub mod operations {
             permission: Some("task delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_task",
@@ -10337,6 +10421,32 @@ pub mod operations {
             permission: Some("task read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "destination",
+                "encode_end",
+                "encode_start",
+                "episode_name",
+                "error_code",
+                "format",
+                "id",
+                "input_filename",
+                "multi_angles",
+                "output_filename",
+                "poster",
+                "preset_id",
+                "preset_name",
+                "profile_id",
+                "profile_name",
+                "publish_end",
+                "publish_start",
+                "seek_preview",
+                "status",
+                "streams",
+                "transaction",
+                "updated_at",
+                "vms_config",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "get_input_file",
@@ -10357,8 +10467,46 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(1f64),
                 },
             ],
+            success_members: &["filename", "filesize", "filetime"],
         },
     ];
+    /// Every error code the document lists (the YAML's `ErrorCode`).
+    pub const ERROR_CODES: &[&str] = &[
+        "CSV_EMPTY_TASKS",
+        "CSV_INVALID_COLUMNS",
+        "CSV_TOO_MANY_TASKS",
+        "DISTRIBUTOR_NOT_FOUND",
+        "EPISODE_NAME_NOT_FOUND",
+        "FULL_PROFILE",
+        "HLS_NETWORK_ID_NOT_SPECIFIED",
+        "INPUT_FILE_NOT_FOUND",
+        "INPUT_FILE_NOT_SUPPORTED",
+        "INVALID_PRIORITY",
+        "INVALID_REQUEST",
+        "METHOD_NOT_ALLOWED",
+        "MODEL_ALREADY_EXISTS",
+        "MODEL_NOT_FOUND",
+        "MP4_NETWORK_ID_NOT_SPECIFIED",
+        "OUTPUT_FILE_NAME_NOT_FOUND",
+        "OVER_SERVICE_LIMIT",
+        "POSTER_FILENAME_PREFIX_NOT_FOUND",
+        "PRESET_ALREADY_EXISTS",
+        "PROFILE_ALREADY_EXISTS",
+        "PROFILE_NOT_FOUND",
+        "REQUEST_UNAUTHORIZED",
+        "SEEK_PREVIEW_FILENAME_NOT_FOUND",
+        "SEGMENT_FILENAME_PREFIX_NOT_FOUND",
+        "UNKNOWN_ERROR",
+    ];
+    /// Members marked `x-secret: true` in the YAML: never printed.
+    pub const SECRET_MEMBERS: &[&str] = &[];
+    /// All of the above, for `vidplat_core::Runtime::builder`.
+    pub static TABLE: vidplat_core::ServiceTable = vidplat_core::ServiceTable {
+        service: SERVICE,
+        operations: ALL,
+        error_codes: ERROR_CODES,
+        secret_members: SECRET_MEMBERS,
+    };
 }
 impl<'a> vidplat_core::Operation for builder::GetTaskCounts<'a> {
     const ID: &'static str = "get_task_counts";

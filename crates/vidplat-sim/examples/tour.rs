@@ -198,7 +198,7 @@ async fn signed_page(client: &Client, content: &str, where_to_open: impl Fn(&str
         expires: Some(in_an_hour),
         audience: Some("viewer-42".into()),
     };
-    let signed = signing::sign(&page_url, &SigningKey::new(key), &grant);
+    let signed = signing::sign(&page_url, &SigningKey::new(key)?, &grant)?;
     let tampered = signed.replace("viewer-42", "viewer-43");
     let http = reqwest::Client::new();
     let opened = http.get(where_to_open(&signed)).send().await?.status();

@@ -19,7 +19,7 @@ fn roomy() -> SimConfig {
 /// A facade client that sends every call (no client-side limiter) exactly once.
 fn unlimited(sim: &Simulator) -> vidplat::Client {
     sim.client()
-        .without_analytics_quota()
+        .analytics_quota(None)
         .retry(RetryPolicy::never())
         .build()
         .expect("a client for the simulator")
@@ -41,7 +41,8 @@ fn is_server_429(error: &Error) -> bool {
         error,
         Error::RateLimited {
             quota: Quota::Unspecified,
-            retry_after: Some(_)
+            retry_after: Some(_),
+            response: Some(_),
         }
     )
 }
@@ -660,17 +661,17 @@ async fn credentials_key_or_login_id() -> Result<(), Error> {
     let unauthorized = (Some(401), Some("REQUEST_UNAUTHORIZED"));
     let anonymous = vidplat::Client::builder()
         .analytics_url(&sim.analytics_url)
-        .without_analytics_quota()
+        .analytics_quota(None)
         .build()?;
     let error = anonymous.analytics()?.cloud_by_os().call().await.unwrap_err();
     assert_eq!(answered(&error), unauthorized);
-    let unknown_key = sim.client().api_key("not-a-key").without_analytics_quota().build()?;
+    let unknown_key = sim.client().api_key("not-a-key").analytics_quota(None).build()?;
     let error = unknown_key.analytics()?.basic_by_os().call().await.unwrap_err();
     assert_eq!(answered(&error), unauthorized);
 
     // Analytics names no permission: any valid key will do.
     let bare_key = sim.key_with([]);
-    let bare = sim.client().api_key(&bare_key).without_analytics_quota().build()?;
+    let bare = sim.client().api_key(&bare_key).analytics_quota(None).build()?;
     assert!(bare.analytics()?.cloud_by_os().call().await.is_ok());
 
     // The basic real-time operation is called without a key, by login_id.

@@ -6505,13 +6505,7 @@ pub mod types {
         }
     }
     ///Viewer authentication of a viewing page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, schemars::JsonSchema)]
     pub struct PageAuthentication {
         ///Masthead of the authentication screen.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8506,13 +8500,7 @@ pub mod types {
         }
     }
     ///Viewer authentication of a distribution site: the page members plus identity-provider settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, schemars::JsonSchema)]
     pub struct SiteAuthentication {
         ///Client id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11112,7 +11100,6 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
-        Debug,
         Default,
         schemars::JsonSchema
     )]
@@ -11297,7 +11284,6 @@ pub mod types {
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
-        Debug,
         Default,
         schemars::JsonSchema
     )]
@@ -17253,7 +17239,7 @@ pub mod types {
                 Self { name: Ok(value.name) }
             }
         }
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct PageAuthentication {
             masthead: ::std::result::Result<
                 ::std::option::Option<::serde_json::Value>,
@@ -20899,7 +20885,7 @@ pub mod types {
                 }
             }
         }
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct SiteAuthentication {
             client_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -25038,7 +25024,7 @@ pub mod types {
                 }
             }
         }
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct ViewingPage {
             access_denial_timeout: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -25576,7 +25562,7 @@ pub mod types {
                 }
             }
         }
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct ViewingPageRegistration {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -25790,6 +25776,79 @@ pub mod types {
                     site_id: Ok(value.site_id),
                     status: Ok(value.status),
                 }
+            }
+        }
+        /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        impl ::std::fmt::Debug for PageAuthentication {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("PageAuthentication")
+                    .field("masthead", &self.masthead)
+                    .field(
+                        "password",
+                        &::std::format_args!("{}", vidplat_core::REDACTED),
+                    )
+                    .field("type", &self.type_)
+                    .field("username", &self.username)
+                    .field("extra", &self.extra)
+                    .finish()
+            }
+        }
+        /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        impl ::std::fmt::Debug for SiteAuthentication {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("SiteAuthentication")
+                    .field("client_id", &self.client_id)
+                    .field(
+                        "client_secret",
+                        &::std::format_args!("{}", vidplat_core::REDACTED),
+                    )
+                    .field("hide_update_password", &self.hide_update_password)
+                    .field("issuer", &self.issuer)
+                    .field("logout_endpoint", &self.logout_endpoint)
+                    .field("masthead", &self.masthead)
+                    .field(
+                        "password",
+                        &::std::format_args!("{}", vidplat_core::REDACTED),
+                    )
+                    .field("pool_id", &self.pool_id)
+                    .field("scope", &self.scope)
+                    .field("type", &self.type_)
+                    .field("username", &self.username)
+                    .field("extra", &self.extra)
+                    .finish()
+            }
+        }
+        /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        impl ::std::fmt::Debug for ViewingPage {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("ViewingPage")
+                    .field("access_denial_timeout", &self.access_denial_timeout)
+                    .field("configurations", &self.configurations)
+                    .field("content_name", &self.content_name)
+                    .field("created_at", &self.created_at)
+                    .field("id", &self.id)
+                    .field("max_simultaneous_viewers", &self.max_simultaneous_viewers)
+                    .field("revoked_audiences", &self.revoked_audiences)
+                    .field(
+                        "signing_key",
+                        &::std::format_args!("{}", vidplat_core::REDACTED),
+                    )
+                    .field("site_id", &self.site_id)
+                    .field("status", &self.status)
+                    .field("updated_at", &self.updated_at)
+                    .finish()
+            }
+        }
+        /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        impl ::std::fmt::Debug for ViewingPageRegistration {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("ViewingPageRegistration")
+                    .field("id", &self.id)
+                    .field(
+                        "signing_key",
+                        &::std::format_args!("{}", vidplat_core::REDACTED),
+                    )
+                    .finish()
             }
         }
     }
@@ -26125,6 +26184,67 @@ pub mod types {
         }
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+    }
+    /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+    impl ::std::fmt::Debug for PageAuthentication {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("PageAuthentication")
+                .field("masthead", &self.masthead)
+                .field("password", &::std::format_args!("{}", vidplat_core::REDACTED))
+                .field("type", &self.type_)
+                .field("username", &self.username)
+                .field("extra", &self.extra)
+                .finish()
+        }
+    }
+    /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+    impl ::std::fmt::Debug for SiteAuthentication {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("SiteAuthentication")
+                .field("client_id", &self.client_id)
+                .field(
+                    "client_secret",
+                    &::std::format_args!("{}", vidplat_core::REDACTED),
+                )
+                .field("hide_update_password", &self.hide_update_password)
+                .field("issuer", &self.issuer)
+                .field("logout_endpoint", &self.logout_endpoint)
+                .field("masthead", &self.masthead)
+                .field("password", &::std::format_args!("{}", vidplat_core::REDACTED))
+                .field("pool_id", &self.pool_id)
+                .field("scope", &self.scope)
+                .field("type", &self.type_)
+                .field("username", &self.username)
+                .field("extra", &self.extra)
+                .finish()
+        }
+    }
+    /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+    impl ::std::fmt::Debug for ViewingPage {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ViewingPage")
+                .field("access_denial_timeout", &self.access_denial_timeout)
+                .field("configurations", &self.configurations)
+                .field("content_name", &self.content_name)
+                .field("created_at", &self.created_at)
+                .field("id", &self.id)
+                .field("max_simultaneous_viewers", &self.max_simultaneous_viewers)
+                .field("revoked_audiences", &self.revoked_audiences)
+                .field("signing_key", &::std::format_args!("{}", vidplat_core::REDACTED))
+                .field("site_id", &self.site_id)
+                .field("status", &self.status)
+                .field("updated_at", &self.updated_at)
+                .finish()
+        }
+    }
+    /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+    impl ::std::fmt::Debug for ViewingPageRegistration {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ViewingPageRegistration")
+                .field("id", &self.id)
+                .field("signing_key", &::std::format_args!("{}", vidplat_core::REDACTED))
+                .finish()
         }
     }
 }
@@ -27492,32 +27612,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -27623,32 +27743,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -27735,39 +27855,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -27839,35 +27959,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -27992,35 +28112,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28071,32 +28191,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28166,39 +28286,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28411,32 +28531,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28519,32 +28639,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28615,39 +28735,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28720,35 +28840,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28851,35 +28971,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -28950,39 +29070,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29085,39 +29205,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29220,39 +29340,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29337,39 +29457,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29456,35 +29576,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29603,35 +29723,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29845,39 +29965,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -29948,39 +30068,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30081,39 +30201,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30216,39 +30336,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30349,35 +30469,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30462,39 +30582,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30581,35 +30701,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30726,35 +30846,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30874,39 +30994,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -30977,39 +31097,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31112,39 +31232,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31229,39 +31349,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31349,35 +31469,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31497,35 +31617,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31596,39 +31716,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31729,39 +31849,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31864,39 +31984,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -31981,39 +32101,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32100,35 +32220,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32245,35 +32365,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32344,39 +32464,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32479,39 +32599,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32614,39 +32734,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32731,39 +32851,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32850,35 +32970,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -32997,35 +33117,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33195,32 +33315,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33305,32 +33425,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33400,39 +33520,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33504,35 +33624,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33636,35 +33756,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33768,35 +33888,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33847,32 +33967,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -33953,32 +34073,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34047,39 +34167,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34150,35 +34270,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34277,35 +34397,35 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34397,39 +34517,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34480,32 +34600,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34574,39 +34694,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34657,32 +34777,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34752,39 +34872,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => vidplat_core::decode_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 403u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            vidplat_core::decode_response(response).await?,
                         ),
                     )
                 }
@@ -34798,7 +34918,8 @@ pub mod prelude {
     pub use self::super::Client;
 }
 /// Every operation of this service as the YAML describes it: the runtime's
-/// source for routes (and their overrides), authentication and quotas.
+/// source for routes (and their overrides), authentication, quotas,
+/// the error codes and the secret members.
 pub mod operations {
     /// The service these operations belong to.
     pub const SERVICE: vidplat_core::Service = vidplat_core::Service::Vms;
@@ -34814,6 +34935,7 @@ pub mod operations {
             permission: Some("category read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_category",
@@ -34830,6 +34952,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(302u64),
                 },
             ],
+            success_members: &["id", "parents"],
         },
         vidplat_core::OperationMeta {
             id: "delete_category",
@@ -34841,6 +34964,7 @@ pub mod operations {
             permission: Some("category delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_category",
@@ -34852,6 +34976,7 @@ pub mod operations {
             permission: Some("category read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["created_at", "id", "name", "statistics", "updated_at"],
         },
         vidplat_core::OperationMeta {
             id: "update_category",
@@ -34868,6 +34993,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(302u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_forward_policies",
@@ -34879,6 +35005,7 @@ pub mod operations {
             permission: Some("content forward policy read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "get_forward_policy",
@@ -34890,6 +35017,15 @@ pub mod operations {
             permission: Some("content forward policy read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "rules",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_contents",
@@ -34918,6 +35054,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["current_page", "data", "per_page", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "register_content",
@@ -35138,6 +35275,14 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &[
+                "documents",
+                "name",
+                "posters",
+                "stream_sets",
+                "streams",
+                "subtitles",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "delete_content",
@@ -35149,6 +35294,7 @@ pub mod operations {
             permission: Some("content delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_content",
@@ -35160,6 +35306,39 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "category_id",
+                "chapters",
+                "created_at",
+                "cta_actions",
+                "description",
+                "documents",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playback_count",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "posters",
+                "presentation_document_id",
+                "primary_poster_id",
+                "primary_poster_url",
+                "publish_end",
+                "publish_start",
+                "seek_preview_url",
+                "status",
+                "stream_sets",
+                "streaming_policy_id",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_content",
@@ -35216,6 +35395,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_documents",
@@ -35227,6 +35407,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_document",
@@ -35259,6 +35440,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "register_documents_bulk",
@@ -35295,6 +35477,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["responses"],
         },
         vidplat_core::OperationMeta {
             id: "delete_document",
@@ -35306,6 +35489,7 @@ pub mod operations {
             permission: Some("content update"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_document",
@@ -35317,6 +35501,16 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "content",
+                "created_at",
+                "filename",
+                "id",
+                "title",
+                "type",
+                "updated_at",
+                "url",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_document",
@@ -35349,6 +35543,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_play_information",
@@ -35365,6 +35560,31 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &[
+                "category",
+                "chapters",
+                "content_type",
+                "cta_actions",
+                "default_subtitle_index",
+                "description",
+                "documents",
+                "duration",
+                "format",
+                "image_url",
+                "labels",
+                "name",
+                "poster_slideshow",
+                "poster_url",
+                "presentation",
+                "seek_preview_url",
+                "stream_set_name",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+                "video_url",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_posters",
@@ -35376,6 +35596,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_poster",
@@ -35408,6 +35629,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "register_posters_bulk",
@@ -35444,6 +35666,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &["responses"],
         },
         vidplat_core::OperationMeta {
             id: "reorder_posters",
@@ -35460,6 +35683,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxItems(200u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "delete_poster",
@@ -35471,6 +35695,7 @@ pub mod operations {
             permission: Some("content update"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_poster",
@@ -35482,6 +35707,18 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "content",
+                "created_at",
+                "format",
+                "height",
+                "id",
+                "timestamp",
+                "updated_at",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_poster",
@@ -35514,6 +35751,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_content_statistics",
@@ -35525,6 +35763,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["statistics"],
         },
         vidplat_core::OperationMeta {
             id: "list_stream_sets",
@@ -35536,6 +35775,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_stream_set",
@@ -35560,6 +35800,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::UniqueItems,
                 },
             ],
+            success_members: &["name"],
         },
         vidplat_core::OperationMeta {
             id: "delete_stream_set",
@@ -35571,6 +35812,7 @@ pub mod operations {
             permission: Some("content update"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_stream_set",
@@ -35582,6 +35824,14 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "distribution_id",
+                "name",
+                "streams",
+                "subtitles",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_stream_set",
@@ -35602,6 +35852,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::UniqueItems,
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_streams",
@@ -35613,6 +35864,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_stream",
@@ -35685,6 +35937,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "register_streams_bulk",
@@ -35761,6 +36014,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &["responses"],
         },
         vidplat_core::OperationMeta {
             id: "delete_stream",
@@ -35772,6 +36026,7 @@ pub mod operations {
             permission: Some("content update"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_stream",
@@ -35783,6 +36038,30 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "created_at",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "id",
+                "is_original",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "updated_at",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_stream",
@@ -35855,6 +36134,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::Maximum(8192f64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_subtitles",
@@ -35866,6 +36146,7 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_subtitle",
@@ -35898,6 +36179,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "register_subtitles_bulk",
@@ -35934,6 +36216,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["responses"],
         },
         vidplat_core::OperationMeta {
             id: "delete_subtitle",
@@ -35945,6 +36228,7 @@ pub mod operations {
             permission: Some("content update"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_subtitle",
@@ -35956,6 +36240,16 @@ pub mod operations {
             permission: Some("content read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "content",
+                "created_at",
+                "format",
+                "id",
+                "label",
+                "language",
+                "updated_at",
+                "url",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_subtitle",
@@ -35988,6 +36282,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_viewing_pages",
@@ -36024,6 +36319,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(200u64),
                 },
             ],
+            success_members: &["current_page", "data", "per_page", "truncated"],
         },
         vidplat_core::OperationMeta {
             id: "register_viewing_page",
@@ -36060,6 +36356,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxItems(1000u64),
                 },
             ],
+            success_members: &["id", "signing_key"],
         },
         vidplat_core::OperationMeta {
             id: "delete_viewing_page",
@@ -36071,6 +36368,7 @@ pub mod operations {
             permission: Some("viewing page delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_viewing_page",
@@ -36082,6 +36380,19 @@ pub mod operations {
             permission: Some("viewing page read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "access_denial_timeout",
+                "configurations",
+                "content_name",
+                "created_at",
+                "id",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "signing_key",
+                "site_id",
+                "status",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "update_viewing_page",
@@ -36114,6 +36425,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxItems(1000u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "add_revoked_audience",
@@ -36130,6 +36442,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(50u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "list_labels",
@@ -36141,6 +36454,7 @@ pub mod operations {
             permission: Some("label read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "register_label",
@@ -36157,6 +36471,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(100u64),
                 },
             ],
+            success_members: &["id"],
         },
         vidplat_core::OperationMeta {
             id: "delete_label",
@@ -36168,6 +36483,7 @@ pub mod operations {
             permission: Some("label delete"),
             rate_limited: false,
             checks: &[],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_label",
@@ -36179,6 +36495,7 @@ pub mod operations {
             permission: Some("label read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["created_at", "id", "name", "updated_at"],
         },
         vidplat_core::OperationMeta {
             id: "update_label",
@@ -36195,6 +36512,7 @@ pub mod operations {
                     rule: vidplat_core::Rule::MaxLength(100u64),
                 },
             ],
+            success_members: &[],
         },
         vidplat_core::OperationMeta {
             id: "get_playlist_items",
@@ -36206,6 +36524,12 @@ pub mod operations {
             permission: Some("content viewing"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "playlist_description",
+                "playlist_items",
+                "playlist_name",
+                "playlist_title",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_sites",
@@ -36217,6 +36541,7 @@ pub mod operations {
             permission: Some("site read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "get_site",
@@ -36228,6 +36553,18 @@ pub mod operations {
             permission: Some("site read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "access_denial_timeout",
+                "configurations",
+                "created_at",
+                "domain_names",
+                "id",
+                "max_simultaneous_viewers",
+                "propagation_status",
+                "ssl_certificate",
+                "status",
+                "updated_at",
+            ],
         },
         vidplat_core::OperationMeta {
             id: "list_streaming_policies",
@@ -36239,6 +36576,7 @@ pub mod operations {
             permission: Some("streaming policy read"),
             rate_limited: false,
             checks: &[],
+            success_members: &["data"],
         },
         vidplat_core::OperationMeta {
             id: "get_streaming_policy",
@@ -36250,8 +36588,59 @@ pub mod operations {
             permission: Some("streaming policy read"),
             rate_limited: false,
             checks: &[],
+            success_members: &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "preferred_language",
+                "rules",
+                "updated_at",
+                "url_lifetime",
+            ],
         },
     ];
+    /// Every error code the document lists (the YAML's `ErrorCode`).
+    pub const ERROR_CODES: &[&str] = &[
+        "CATEGORY_ASSOCIATED",
+        "CATEGORY_WITH_CHILDREN",
+        "CONTENT_FORWARD_TARGET",
+        "CONTENT_INVALID_STATUS",
+        "CONTENT_NOT_FOUND",
+        "DELETING_FINAL_STREAM_SET",
+        "DELETING_PLAYLIST_ITEM_POSTER",
+        "DELETING_PRIMARY_POSTER",
+        "FULL_POSTER_SLIDESHOW",
+        "FULL_POSTERS",
+        "FULL_STREAM_SETS",
+        "FULL_STREAMS",
+        "FULL_SUBTITLES",
+        "INVALID_REQUEST",
+        "METHOD_NOT_ALLOWED",
+        "MODEL_ALREADY_EXISTS",
+        "MODEL_NOT_FOUND",
+        "OVER_SERVICE_LIMIT",
+        "PARENT_CATEGORY_NOT_FOUND",
+        "POSTER_IN_SLIDESHOW",
+        "REQUEST_UNAUTHORIZED",
+        "STREAM_IN_STREAM_SETS",
+        "STREAM_SET_MIXED_FORMATS",
+        "STREAM_SET_NOT_FOUND",
+        "SUBTITLE_IN_STREAM_SETS",
+        "SUITABLE_DISTRIBUTION_NOT_FOUND",
+        "UNDER_MAINTENANCE",
+        "UNKNOWN_ERROR",
+    ];
+    /// Members marked `x-secret: true` in the YAML: never printed.
+    pub const SECRET_MEMBERS: &[&str] = &["client_secret", "password", "signing_key"];
+    /// All of the above, for `vidplat_core::Runtime::builder`.
+    pub static TABLE: vidplat_core::ServiceTable = vidplat_core::ServiceTable {
+        service: SERVICE,
+        operations: ALL,
+        error_codes: ERROR_CODES,
+        secret_members: SECRET_MEMBERS,
+    };
 }
 impl<'a> vidplat_core::Operation for builder::ListCategories<'a> {
     const ID: &'static str = "list_categories";

@@ -4,8 +4,12 @@ use crate::error::Error;
 use progenitor_client::ClientInfo as _;
 use secrecy::SecretString;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
-use vidplat_core::{Method, OperationMeta, QuotaConfig, QuotaLimiter, RetryPolicy, Runtime, Service};
+use vidplat_core::{
+    check_base_url, check_routes, ConfigError, Method, QuotaConfig, QuotaLimiter, RetryPolicy, Runtime, Service,
+    ServiceTable, Timeouts, Transport, DEFAULT_MAX_RESPONSE_BODY,
+};
 
 /// The SDK's entry point: configured once, cheap to clone, shared by every task.
 ///
@@ -38,13 +42,13 @@ impl fmt::Debug for Client {
     }
 }
 
-fn not_configured(service: &str, variable: &str) -> Error {
-    Error::Config(format!(
-        "no base URL for the {service} service (set it on the builder or in {variable})"
-    ))
+#[allow(dead_code)] // unused when every service feature is off
+fn not_configured(service: Service, variable: &'static str) -> Error {
+    Error::Config(ConfigError::MissingBaseUrl { service, variable })
 }
 
 impl Client {
+    /// A builder with the defaults (see [`ClientBuilder`]).
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -60,7 +64,7 @@ impl Client {
     pub fn encoder(&self) -> Result<&vidplat_encoder::Client, Error> {
         self.encoder
             .as_ref()
-            .ok_or_else(|| not_configured("encoder", "VIDPLAT_ENCODER_URL"))
+            .ok_or_else(|| not_configured(Service::Encoder, "VIDPLAT_ENCODER_URL"))
     }
 
     /// The video management service.
@@ -68,7 +72,7 @@ impl Client {
     pub fn vms(&self) -> Result<&vidplat_vms::Client, Error> {
         self.vms
             .as_ref()
-            .ok_or_else(|| not_configured("video management", "VIDPLAT_VMS_URL"))
+            .ok_or_else(|| not_configured(Service::Vms, "VIDPLAT_VMS_URL"))
     }
 
     /// The viewing analytics service (basic and cloud editions).
@@ -76,7 +80,7 @@ impl Client {
     pub fn analytics(&self) -> Result<&vidplat_analytics::Client, Error> {
         self.analytics
             .as_ref()
-            .ok_or_else(|| not_configured("analytics", "VIDPLAT_ANALYTICS_URL"))
+            .ok_or_else(|| not_configured(Service::Analytics, "VIDPLAT_ANALYTICS_URL"))
     }
 
     /// The client-side analytics limiter (shared by every clone of this client):
@@ -92,6 +96,11 @@ impl Client {
 }
 
 /// Configures a [`Client`]. No base URL has a default: the documents show only `{base_url}`.
+///
+/// Every setting is its own field and every setter sets one field, so the
+/// result never depends on the order of the calls. Everything is checked in
+/// [`ClientBuilder::build`]: base URLs (parse, HTTPS), route overrides (known
+/// operation, same parameters, one per operation), the API key.
 #[derive(Clone)]
 pub struct ClientBuilder {
     encoder_url: Option<String>,
@@ -102,28 +111,37 @@ pub struct ClientBuilder {
     connect_timeout: Duration,
     attempt_timeout: Duration,
     analytics_attempt_timeout: Duration,
+    total_timeout: Duration,
     user_agent: String,
     retry: RetryPolicy,
     analytics_quota: Option<QuotaConfig>,
     routes: Vec<(String, Method, String)>,
+    max_response_body: u64,
+    allow_insecure_http: bool,
+    transport: Option<Arc<dyn Transport>>,
 }
 
 impl Default for ClientBuilder {
     fn default() -> Self {
+        let timeouts = Timeouts::default();
         Self {
             encoder_url: None,
             vms_url: None,
             analytics_url: None,
             api_key: None,
             login_id: None,
-            connect_timeout: Duration::from_secs(10),
-            attempt_timeout: Duration::from_secs(30),
+            connect_timeout: timeouts.connect,
+            attempt_timeout: timeouts.attempt,
             // The server answers 408 to a slow analytics query; wait long enough to hear it.
             analytics_attempt_timeout: Duration::from_secs(180),
+            total_timeout: timeouts.total,
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
             retry: RetryPolicy::default(),
             analytics_quota: Some(QuotaConfig::default()),
             routes: Vec::new(),
+            max_response_body: DEFAULT_MAX_RESPONSE_BODY,
+            allow_insecure_http: false,
+            transport: None,
         }
     }
 }
@@ -134,15 +152,19 @@ impl fmt::Debug for ClientBuilder {
             .field("encoder_url", &self.encoder_url)
             .field("vms_url", &self.vms_url)
             .field("analytics_url", &self.analytics_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
             .field("login_id", &self.login_id)
             .field("connect_timeout", &self.connect_timeout)
             .field("attempt_timeout", &self.attempt_timeout)
             .field("analytics_attempt_timeout", &self.analytics_attempt_timeout)
+            .field("total_timeout", &self.total_timeout)
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
             .field("analytics_quota", &self.analytics_quota)
             .field("routes", &self.routes)
+            .field("max_response_body", &self.max_response_body)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("transport", &self.transport.as_ref().map(|_| "custom"))
             .finish()
     }
 }
@@ -161,38 +183,44 @@ impl ClientBuilder {
         }
     }
 
+    /// The encoding service's base URL (`https://`, or `http://` to a loopback address).
     pub fn encoder_url(mut self, url: impl Into<String>) -> Self {
         self.encoder_url = Some(url.into());
         self
     }
 
+    /// The video management service's base URL.
     pub fn vms_url(mut self, url: impl Into<String>) -> Self {
         self.vms_url = Some(url.into());
         self
     }
 
+    /// The analytics service's base URL.
     pub fn analytics_url(mut self, url: impl Into<String>) -> Self {
         self.analytics_url = Some(url.into());
         self
     }
 
-    /// The API key, sent as `Authorization: Bearer …`; never printed.
+    /// The API key, sent as `Authorization: Bearer …` to the base URL's origin
+    /// only; never printed, never in an error or a log.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(SecretString::from(key.into()));
         self
     }
 
+    /// The login id of the basic edition's real-time operation.
     pub fn login_id(mut self, login_id: impl Into<String>) -> Self {
         self.login_id = Some(login_id.into());
         self
     }
 
+    /// Time allowed to open a connection (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
     }
 
-    /// Time allowed for one attempt (encoder and video management).
+    /// Time allowed for one attempt, body included (encoder and video management; default 30 s).
     pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
         self.attempt_timeout = timeout;
         self
@@ -204,14 +232,17 @@ impl ClientBuilder {
         self
     }
 
-    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
-        self.user_agent = user_agent.into();
+    /// The deadline of a whole call (default 300 s): the analytics quota
+    /// wait, every attempt, every backoff sleep and the reading of the body
+    /// end by it. `Duration::MAX` means no deadline.
+    pub fn total_timeout(mut self, timeout: Duration) -> Self {
+        self.total_timeout = timeout;
         self
     }
 
-    /// The whole call, retries included, ends after this long (default 300 s).
-    pub fn total_timeout(mut self, timeout: Duration) -> Self {
-        self.retry.total_timeout = timeout;
+    /// The `User-Agent` of every request.
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
         self
     }
 
@@ -221,116 +252,151 @@ impl ClientBuilder {
         self
     }
 
-    /// The analytics usage limits enforced on the client side (default: the
-    /// documented 3 calls a minute, 1 at a time, 50,000 a month; waiting for a turn).
-    pub fn analytics_quota(mut self, config: QuotaConfig) -> Self {
-        self.analytics_quota = Some(config);
-        self
-    }
-
-    /// No client-side analytics limiter (the server's 429s still map to `RateLimited`).
-    pub fn without_analytics_quota(mut self) -> Self {
-        self.analytics_quota = None;
+    /// The analytics usage limits enforced on the client side, or `None` for
+    /// no client-side limiter (the server's 429s still map to
+    /// [`Error::RateLimited`]). Default: the documented 3 calls a minute, 1 at
+    /// a time, 50,000 a month; waiting for a turn.
+    pub fn analytics_quota(mut self, config: impl Into<Option<QuotaConfig>>) -> Self {
+        self.analytics_quota = config.into();
         self
     }
 
     /// Sends an operation with another method and path template, e.g. when the
     /// real route of an operation the documents do not show differs from the
     /// YAML's assumption. Checked in [`ClientBuilder::build`]: the operation must
-    /// exist and the template must have exactly its path parameters.
+    /// exist, the template must have exactly its path parameters, and an
+    /// operation may be overridden once.
     pub fn route(mut self, operation_id: impl Into<String>, method: Method, template: impl Into<String>) -> Self {
         self.routes.push((operation_id.into(), method, template.into()));
         self
     }
 
+    /// The largest answer body read, in bytes (default 64 MiB: a 50,000-row
+    /// analytics page, the largest documented answer, is about 19 MiB). A
+    /// larger body is refused with [`Error::BodyTooLarge`] while it streams.
+    pub fn max_response_body(mut self, bytes: u64) -> Self {
+        self.max_response_body = bytes;
+        self
+    }
+
+    /// Accepts `http://` base URLs to hosts that are not loopback addresses.
+    /// The documents require HTTPS; without this, such a URL fails `build()`.
+    pub fn allow_insecure_http(mut self) -> Self {
+        self.allow_insecure_http = true;
+        self
+    }
+
+    /// Sends every request through `transport` instead of the network (for
+    /// tests and recording).
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// Checks the configuration and builds the client.
     pub fn build(self) -> Result<Client, Error> {
-        // Every override must name an operation of some service.
-        let tables: Vec<(Service, &'static [OperationMeta])> = vec![
+        let tables: Vec<&'static ServiceTable> = vec![
             #[cfg(feature = "encoder")]
-            (Service::Encoder, vidplat_encoder::operations::ALL),
+            &vidplat_encoder::operations::TABLE,
             #[cfg(feature = "vms")]
-            (Service::Vms, vidplat_vms::operations::ALL),
+            &vidplat_vms::operations::TABLE,
             #[cfg(feature = "analytics")]
-            (Service::Analytics, vidplat_analytics::operations::ALL),
+            &vidplat_analytics::operations::TABLE,
         ];
-        for (id, method, template) in &self.routes {
-            let Some((service, operations)) = tables.iter().find(|(_, ops)| ops.iter().any(|op| op.id == id)) else {
-                return Err(Error::Config(format!("route override for unknown operation `{id}`")));
-            };
-            // Checked whether or not the service is configured, by the runtime's own rules.
-            Runtime::builder(*service, operations)
-                .route(id.clone(), *method, template.clone())
-                .build()
-                .map_err(|e| Error::Config(e.to_string()))?;
+        // Every override must name an operation of some service, and follow its
+        // rules whether or not that service is configured.
+        for (id, _, _) in &self.routes {
+            if !tables.iter().any(|table| table.operation(id).is_some()) {
+                return Err(ConfigError::UnknownOperation {
+                    service: None,
+                    operation: id.clone(),
+                }
+                .into());
+            }
+        }
+        for table in &tables {
+            check_routes(table, &self.routes_of(table))?;
         }
         let analytics_quota = self.analytics_quota.clone().map(QuotaLimiter::new);
         Ok(Client {
             #[cfg(feature = "encoder")]
             encoder: self
                 .service(
-                    Service::Encoder,
-                    vidplat_encoder::operations::ALL,
+                    &vidplat_encoder::operations::TABLE,
                     &self.encoder_url,
                     self.attempt_timeout,
                     None,
                 )?
-                .map(|(url, http, runtime)| vidplat_encoder::Client::new_with_client(&url, http, runtime)),
+                .map(|(url, runtime)| {
+                    vidplat_encoder::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
+                }),
             #[cfg(feature = "vms")]
             vms: self
                 .service(
-                    Service::Vms,
-                    vidplat_vms::operations::ALL,
+                    &vidplat_vms::operations::TABLE,
                     &self.vms_url,
                     self.attempt_timeout,
                     None,
                 )?
-                .map(|(url, http, runtime)| vidplat_vms::Client::new_with_client(&url, http, runtime)),
+                .map(|(url, runtime)| {
+                    vidplat_vms::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
+                }),
             #[cfg(feature = "analytics")]
             analytics: self
                 .service(
-                    Service::Analytics,
-                    vidplat_analytics::operations::ALL,
+                    &vidplat_analytics::operations::TABLE,
                     &self.analytics_url,
                     self.analytics_attempt_timeout,
                     analytics_quota.clone(),
                 )?
-                .map(|(url, http, runtime)| vidplat_analytics::Client::new_with_client(&url, http, runtime)),
+                .map(|(url, runtime)| {
+                    vidplat_analytics::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
+                }),
             login_id: self.login_id,
             analytics_quota,
         })
     }
 
+    fn routes_of(&self, table: &ServiceTable) -> Vec<(String, Method, String)> {
+        self.routes
+            .iter()
+            .filter(|(id, _, _)| table.operation(id).is_some())
+            .cloned()
+            .collect()
+    }
+
     #[allow(dead_code)] // unused when every service feature is off
     fn service(
         &self,
-        service: Service,
-        operations: &'static [OperationMeta],
+        table: &'static ServiceTable,
         url: &Option<String>,
         attempt_timeout: Duration,
         quota: Option<QuotaLimiter>,
-    ) -> Result<Option<(String, reqwest::Client, Runtime)>, Error> {
+    ) -> Result<Option<(String, Runtime)>, Error> {
         let Some(url) = url else { return Ok(None) };
-        reqwest::Url::parse(url).map_err(|e| Error::Config(format!("{service} base URL `{url}`: {e}")))?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(self.connect_timeout)
-            .user_agent(self.user_agent.clone())
-            .build()
-            .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
-        let mut runtime = Runtime::builder(service, operations)
+        let url = check_base_url(url, self.allow_insecure_http)?;
+        let mut runtime = Runtime::builder(table)
             .retry(self.retry.clone())
-            .attempt_timeout(attempt_timeout);
+            .timeouts(Timeouts {
+                connect: self.connect_timeout,
+                attempt: attempt_timeout,
+                total: self.total_timeout,
+            })
+            .max_response_body(self.max_response_body)
+            .allow_insecure_http(self.allow_insecure_http)
+            .user_agent(self.user_agent.clone());
         if let Some(key) = &self.api_key {
             runtime = runtime.api_key(key.clone());
         }
         if let Some(limiter) = quota {
             runtime = runtime.quota(limiter);
         }
-        for (id, method, template) in &self.routes {
-            if operations.iter().any(|op| op.id == id) {
-                runtime = runtime.route(id.clone(), *method, template.clone());
-            }
+        if let Some(transport) = &self.transport {
+            runtime = runtime.transport(transport.clone());
         }
-        let runtime = runtime.build().map_err(|e| Error::Config(e.to_string()))?;
-        Ok(Some((url.trim_end_matches('/').to_owned(), http, runtime)))
+        for (id, method, template) in self.routes_of(table) {
+            runtime = runtime.route(id, method, template);
+        }
+        Ok(Some((url, runtime.build()?)))
     }
 }

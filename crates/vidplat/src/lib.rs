@@ -16,6 +16,35 @@
 //! `VIDPLAT_ENCODER_URL`, `VIDPLAT_VMS_URL`, `VIDPLAT_ANALYTICS_URL` and
 //! `VIDPLAT_LOGIN_ID`. The key never shows in `Debug` output, logs or errors.
 //!
+//! ## What the client guarantees, whatever a server does
+//!
+//! - **Credentials stay home.** The API key is sent only to the origin of the
+//!   configured base URL. Redirects are never followed (the documents describe
+//!   none): a 3xx ends the call with [`Error::Api`] carrying the `Location`.
+//!   So no redirect can carry the key elsewhere, turn a POST into a GET, or
+//!   send a body twice.
+//! - **HTTPS.** The documents require it: an `http://` base URL fails
+//!   `build()` unless its host is a loopback address (`localhost`,
+//!   `127.0.0.0/8`, `::1`: the simulator, tests) or
+//!   [`ClientBuilder::allow_insecure_http`] is called.
+//! - **Bounded memory.** An answer's body is read under a cap (default 64 MiB,
+//!   [`ClientBuilder::max_response_body`]): a larger one is refused with
+//!   [`Error::BodyTooLarge`] while it streams, never buffered whole first.
+//!   64 MiB holds the largest documented answer, a 50,000-row cloud analytics
+//!   page (about 19 MiB), three times over.
+//! - **One deadline.** [`ClientBuilder::total_timeout`] (default 300 s) bounds
+//!   everything a call does: the wait for the analytics quota, every attempt
+//!   (body included), every backoff sleep. A quota turn that would come after
+//!   the deadline is refused at once with [`Error::RateLimited`] saying when
+//!   to retry.
+//! - **No panic** from any answer: statuses, headers (`Retry-After` of any
+//!   size or form), bodies (truncated, oversized, invalid UTF-8) end in an
+//!   [`Error`] or a clamped wait.
+//! - **Redacted.** The API key, and the values of the members the YAML marks
+//!   `x-secret` (a viewing page's `signing_key`, passwords, client secrets),
+//!   never appear in `Debug` output, errors, excerpts of bodies or logs; every
+//!   error that quotes server or URL text escapes its control characters.
+//!
 //! ```
 //! use std::time::Duration;
 //! let client = vidplat::Client::builder()
@@ -24,6 +53,7 @@
 //!     .analytics_url("https://analytics.example.invalid")
 //!     .api_key("my-api-key")
 //!     .attempt_timeout(Duration::from_secs(20))
+//!     .total_timeout(Duration::from_secs(60))
 //!     .build()?;
 //! assert!(!format!("{client:?}").contains("my-api-key"));
 //! # Ok::<(), vidplat::Error>(())
@@ -52,6 +82,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
 //! let client = vidplat::Client::builder().encoder_url("http://127.0.0.1:9").build().unwrap();
+//! // (http is accepted for loopback addresses only)
 //! let body = vidplat::encoder::types::TaskCreate::builder()
 //!     .input_filepath("movie.mp4")
 //!     .profile_id(std::num::NonZeroU64::new(1).unwrap())
@@ -63,16 +94,23 @@
 //!
 //! ## Retries
 //!
-//! [`RetryPolicy`]: exponential backoff with full jitter, capped attempts and
-//! total time, `Retry-After` honoured. A connection that never opened is
-//! retried for every method; 429/502/503/504 only for GET and DELETE. POST, PUT
-//! and PATCH (task or content registration) are never sent twice once they
-//! may have reached the server.
+//! [`RetryPolicy`]: exponential backoff with full jitter, capped attempts,
+//! `Retry-After` honoured, all within the call's deadline. A connection that
+//! never opened is retried for every method; 429/502/503/504 and failures after
+//! sending only for GET and DELETE. POST, PUT and PATCH (task or content
+//! registration) are never sent twice once they may have reached the server,
+//! and [`Error::is_retryable`] follows the same rule. A DELETE retried after
+//! an attempt that may have arrived, whose retry finds nothing (404), ends in
+//! [`Error::AlreadyDeleted`], not a plain not-found.
 //!
 //! ```
 //! use std::time::Duration;
-//! let policy = vidplat::RetryPolicy { max_attempts: 5, total_timeout: Duration::from_secs(60), ..Default::default() };
-//! let client = vidplat::Client::builder().vms_url("https://vms.example.invalid").retry(policy).build()?;
+//! let policy = vidplat::RetryPolicy { max_attempts: 5, ..Default::default() };
+//! let client = vidplat::Client::builder()
+//!     .vms_url("https://vms.example.invalid")
+//!     .retry(policy)
+//!     .total_timeout(Duration::from_secs(60))
+//!     .build()?;
 //! # Ok::<(), vidplat::Error>(())
 //! ```
 //!
@@ -128,12 +166,16 @@
 //!
 //! ```
 //! use vidplat::signing::{sign, verify, Grant, SigningKey};
-//! let key = SigningKey::from("0123456789abcdef0123456789abcdef");
+//! let key = SigningKey::new("0123456789abcdef0123456789abcdef")?; // 32 characters, or refused
 //! let grant = Grant { expires: Some(1_767_225_600), audience: Some("user-42".into()) };
-//! let url = sign("https://portal.example.jp/pages/p-1", &key, &grant);
+//! let url = sign("https://portal.example.jp/pages/p-1", &key, &grant)?;
 //! assert!(url.ends_with("&version=1"));
 //! assert_eq!(verify(&url, &key, 1_767_225_000), Ok(grant));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! See [`signing`] for the rules: fragments, expiry (`now == expires` has
+//! expired), the one accepted form, non-ASCII hosts and paths.
 //!
 //! ## Route overrides
 //!
@@ -157,6 +199,8 @@
 //! attempts, status, latency_ms, quota_wait_ms) through the `tracing` crate;
 //! no header, key or signature is ever recorded.
 
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
 mod call;
 mod client;
 mod error;
@@ -167,8 +211,10 @@ pub mod waiters;
 
 pub use call::Call;
 pub use client::{Client, ClientBuilder};
-pub use error::{ApiError, Error, Quota};
-pub use vidplat_core::{Date, Method, QuotaConfig, QuotaLimiter, QuotaMode, RetryPolicy, Timestamp};
+pub use error::{ApiError, ConfigError, DecodeError, Error, Quota, TimeoutError, TimeoutKind, TransportError};
+pub use vidplat_core::{
+    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, RetryPolicy, Timestamp, Transport,
+};
 
 #[cfg(feature = "analytics")]
 pub use vidplat_analytics as analytics;

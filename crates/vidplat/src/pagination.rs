@@ -30,16 +30,20 @@ use vidplat_core::Paged;
 /// Optional caps on a stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
+    /// Stop after this many pages.
     pub max_pages: Option<usize>,
+    /// Stop after this many items.
     pub max_items: Option<usize>,
 }
 
 impl Limits {
+    /// Caps the pages.
     pub fn max_pages(mut self, pages: usize) -> Self {
         self.max_pages = Some(pages);
         self
     }
 
+    /// Caps the items.
     pub fn max_items(mut self, items: usize) -> Self {
         self.max_items = Some(items);
         self
@@ -77,7 +81,7 @@ where
                         .map(move |n| {
                             let fetch = fetch.clone();
                             async move {
-                                let n = NonZeroU64::new(n).expect("page numbers start at 2 here");
+                                let n = NonZeroU64::MIN.saturating_add(n - 1);
                                 fetch(n).await.map(ResponseValue::into_inner).map_err(Error::from)
                             }
                         })
@@ -100,7 +104,7 @@ where
     Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
     Error: From<progenitor_client::Error<E>>,
 {
-    sequential(move |n| fetch(NonZeroU64::new(n + 1).expect("n + 1 > 0")), limits)
+    sequential(move |n| fetch(NonZeroU64::MIN.saturating_add(n)), limits)
 }
 
 /// Analytics basic edition: rank windows `start_with..=end_with` of `window` rows, while `truncated`.
@@ -113,7 +117,13 @@ where
 {
     let window = window.get();
     let rank = |r: u64| NonZeroU64::new(r).unwrap_or(NonZeroU64::MAX);
-    sequential(move |n| fetch(rank(n * window + 1), rank((n + 1) * window)), limits)
+    sequential(
+        move |n| {
+            let first = n.saturating_mul(window).saturating_add(1);
+            fetch(rank(first), rank(n.saturating_add(1).saturating_mul(window)))
+        },
+        limits,
+    )
 }
 
 /// Analytics cloud edition: `offset`/`limit`, while `truncated`.
@@ -125,7 +135,7 @@ where
     Error: From<progenitor_client::Error<E>>,
 {
     sequential(
-        move |n| fetch(i64::try_from(n * limit.get()).unwrap_or(i64::MAX), limit),
+        move |n| fetch(i64::try_from(n.saturating_mul(limit.get())).unwrap_or(i64::MAX), limit),
         limits,
     )
 }
@@ -142,7 +152,7 @@ where
         let Some(n) = next else { return Ok(None) };
         let page = fetch(n).await.map_err(Error::from)?.into_inner();
         let more = page.truncated() == Some(true) && !page.is_empty();
-        Ok(Some((page, (fetch, more.then_some(n + 1)))))
+        Ok(Some((page, (fetch, more.then(|| n.saturating_add(1))))))
     });
     capped(pages, limits)
 }

@@ -10,33 +10,84 @@
 //! - signed URL: the message followed by `signature=<hex>` and `version=1`.
 //!
 //! Without `aud` the page's simultaneous-viewer limit does not apply.
-//! The document does not show how `aud` is escaped inside the message; this
-//! module signs the URL exactly as it is sent (percent-encoded, RFC 3986
-//! unreserved characters left as they are), which is what a server can verify
-//! without decoding first. That choice is listed in GAPS.md.
+//!
+//! The rules this module adds where the document is silent:
+//!
+//! - **What is signed** is the URL as the server receives it: the page URL is
+//!   parsed and written back in its normal form (a non-ASCII host as punycode,
+//!   a non-ASCII path percent-encoded, the host in lower case). `aud` is
+//!   percent-encoded, RFC 3986 unreserved characters left as they are (the
+//!   escaping the document does not show; listed in GAPS.md).
+//! - **Fragments** never reach a server: [`sign`] signs the URL without its
+//!   fragment and puts the fragment back after the signed query; [`verify`]
+//!   ignores a fragment. A query after `#` is part of the fragment, so such a
+//!   URL is not signed.
+//! - **Expiry**: `expires` is the UNIX time at which the URL expires: at
+//!   `now == expires` it has expired. The simulator verifies with [`verify`],
+//!   so the two cannot disagree.
+//! - **One form**: [`verify`] accepts only what [`sign`] produces: each
+//!   parameter at most once, none empty, `expires` and `aud` just before
+//!   `signature` and `version`, which come last, a decimal `expires` without
+//!   leading zeros, a lowercase 64-digit signature. [`sign`] refuses a page URL
+//!   that already carries `expires`, `aud`, `signature` or `version`, or whose
+//!   own query repeats or leaves empty a parameter.
+//! - **Keys** have the documented 32 characters: [`SigningKey::new`] refuses any other.
 
 use hmac::{Hmac, KeyInit, Mac};
 use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
 use std::fmt;
+use vidplat_core::escape_controls;
 
 type HmacSha256 = Hmac<Sha256>;
 
 /// The `version` the document defines.
 pub const SIGNATURE_VERSION: &str = "1";
 
+/// The documented length of a signing key, in characters.
+pub const SIGNING_KEY_CHARS: usize = 32;
+
+/// The parameters signing adds; a page URL may not carry them already.
+const RESERVED: [&str; 4] = ["expires", "aud", "signature", "version"];
+
 /// A page's signing key. Never printed.
 #[derive(Clone)]
 pub struct SigningKey(SecretString);
 
+/// A signing key that does not have the documented 32 characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidSigningKey {
+    /// How many characters it has (the key itself is never shown).
+    pub chars: usize,
+}
+
+impl fmt::Display for InvalidSigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a signing key has {SIGNING_KEY_CHARS} characters; this one has {}",
+            self.chars
+        )
+    }
+}
+
+impl std::error::Error for InvalidSigningKey {}
+
 impl SigningKey {
-    pub fn new(key: impl Into<String>) -> Self {
-        Self(SecretString::from(key.into()))
+    /// The key a page's `signing_key` gives; refused unless it has 32 characters.
+    pub fn new(key: impl Into<String>) -> Result<Self, InvalidSigningKey> {
+        let key = key.into();
+        let chars = key.chars().count();
+        if chars != SIGNING_KEY_CHARS {
+            return Err(InvalidSigningKey { chars });
+        }
+        Ok(Self(SecretString::from(key)))
     }
 
     fn mac(&self) -> HmacSha256 {
+        // HMAC takes keys of any length: this never fails.
         <HmacSha256 as KeyInit>::new_from_slice(self.0.expose_secret().as_bytes())
-            .expect("HMAC takes keys of any length")
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"))
     }
 }
 
@@ -46,14 +97,16 @@ impl fmt::Debug for SigningKey {
     }
 }
 
-impl From<&str> for SigningKey {
-    fn from(key: &str) -> Self {
+impl TryFrom<&str> for SigningKey {
+    type Error = InvalidSigningKey;
+    fn try_from(key: &str) -> Result<Self, Self::Error> {
         Self::new(key)
     }
 }
 
-impl From<String> for SigningKey {
-    fn from(key: String) -> Self {
+impl TryFrom<String> for SigningKey {
+    type Error = InvalidSigningKey;
+    fn try_from(key: String) -> Result<Self, Self::Error> {
         Self::new(key)
     }
 }
@@ -61,17 +114,45 @@ impl From<String> for SigningKey {
 /// What a signed URL grants.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Grant {
-    /// UNIX time after which the URL is refused.
+    /// UNIX time at which the URL expires (refused from that second on).
     pub expires: Option<u64>,
     /// The user the URL is for.
     pub audience: Option<String>,
 }
 
+/// Why a page URL cannot be signed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SignError {
+    /// Not an absolute URL.
+    InvalidUrl(String),
+    /// The page URL already carries a parameter signing adds.
+    ReservedParameter(String),
+    /// The page URL's own query repeats a parameter or has an empty one.
+    NotCanonical(String),
+}
+
+impl fmt::Display for SignError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SignError::InvalidUrl(why) => write!(f, "not a page URL: {}", escape_controls(why)),
+            SignError::ReservedParameter(name) => write!(
+                f,
+                "the page URL already carries `{}`, which signing adds",
+                escape_controls(name)
+            ),
+            SignError::NotCanonical(why) => write!(f, "the page URL's query {}", escape_controls(why)),
+        }
+    }
+}
+
+impl std::error::Error for SignError {}
+
 /// Why a URL was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum VerifyError {
-    /// Not a URL, or not a page URL with a query.
+    /// Not a signed URL in the form [`sign`] produces.
     Malformed(String),
     /// No `signature` parameter.
     MissingSignature,
@@ -79,16 +160,23 @@ pub enum VerifyError {
     UnsupportedVersion(Option<String>),
     /// The signature does not match the message and key.
     BadSignature,
-    /// `expires` has passed.
-    Expired { expires: u64, now: u64 },
+    /// `expires` has come.
+    Expired {
+        /// The URL's `expires`.
+        expires: u64,
+        /// The time it was checked at.
+        now: u64,
+    },
 }
 
 impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VerifyError::Malformed(why) => write!(f, "malformed signed URL: {why}"),
+            VerifyError::Malformed(why) => write!(f, "malformed signed URL: {}", escape_controls(why)),
             VerifyError::MissingSignature => f.write_str("the URL carries no signature"),
-            VerifyError::UnsupportedVersion(Some(v)) => write!(f, "signature version {v} is not supported (only 1)"),
+            VerifyError::UnsupportedVersion(Some(v)) => {
+                write!(f, "signature version {} is not supported (only 1)", escape_controls(v))
+            }
             VerifyError::UnsupportedVersion(None) => f.write_str("the URL carries no signature version"),
             VerifyError::BadSignature => f.write_str("the signature does not match"),
             VerifyError::Expired { expires, now } => write!(f, "the URL expired at {expires} (now {now})"),
@@ -98,20 +186,41 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-/// Signs a page URL (`https://{domain}/pages/{page_id}`).
-pub fn sign(page_url: &str, key: &SigningKey, grant: &Grant) -> String {
-    let message = message(page_url, grant);
+/// Signs a page URL (`https://{domain}/pages/{page_id}`, a fragment allowed).
+pub fn sign(page_url: &str, key: &SigningKey, grant: &Grant) -> Result<String, SignError> {
+    let (page_url, fragment) = match page_url.split_once('#') {
+        Some((url, fragment)) => (url, Some(fragment)),
+        None => (page_url, None),
+    };
+    let message = message(page_url, grant)?;
     let mut mac = key.mac();
     mac.update(message.as_bytes());
     let signature = hex::encode(mac.finalize().into_bytes());
     let separator = if message.contains('?') { '&' } else { '?' };
-    format!("{message}{separator}signature={signature}&version={SIGNATURE_VERSION}")
+    let mut signed = format!("{message}{separator}signature={signature}&version={SIGNATURE_VERSION}");
+    if let Some(fragment) = fragment {
+        signed.push('#');
+        signed.push_str(fragment);
+    }
+    Ok(signed)
 }
 
-/// The message the signature covers.
-pub fn message(page_url: &str, grant: &Grant) -> String {
-    let mut message = page_url.to_owned();
-    let mut separator = if page_url.contains('?') { '&' } else { '?' };
+/// The message the signature covers: the page URL in the form the server
+/// receives, then `expires` and `aud`.
+pub fn message(page_url: &str, grant: &Grant) -> Result<String, SignError> {
+    let mut url = reqwest::Url::parse(page_url).map_err(|e| SignError::InvalidUrl(e.to_string()))?;
+    url.set_fragment(None);
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    if let Some(query) = url.query() {
+        let names = parameter_names(query).map_err(SignError::NotCanonical)?;
+        if let Some(reserved) = names.iter().find(|name| RESERVED.contains(&name.as_str())) {
+            return Err(SignError::ReservedParameter(reserved.clone()));
+        }
+    }
+    let mut message = String::from(url);
+    let mut separator = if message.contains('?') { '&' } else { '?' };
     if let Some(expires) = grant.expires {
         message.push_str(&format!("{separator}expires={expires}"));
         separator = '&';
@@ -119,51 +228,102 @@ pub fn message(page_url: &str, grant: &Grant) -> String {
     if let Some(audience) = &grant.audience {
         message.push_str(&format!("{separator}aud={}", encode_component(audience)));
     }
-    message
+    Ok(message)
+}
+
+/// The decoded names of a query's parameters, refusing empty and repeated ones.
+fn parameter_names(query: &str) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    for pair in query.split('&') {
+        let (raw_name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if raw_name.is_empty() || value.is_empty() {
+            return Err(format!("has an empty parameter `{pair}`"));
+        }
+        let name = decode_component(raw_name)
+            .ok_or_else(|| format!("has a parameter name that is not UTF-8: `{raw_name}`"))?;
+        if names.contains(&name) {
+            return Err(format!("repeats the parameter `{name}`"));
+        }
+        names.push(name);
+    }
+    Ok(names)
 }
 
 /// Checks a signed URL against the key (in constant time) and the clock.
 pub fn verify(url: &str, key: &SigningKey, now_unix: u64) -> Result<Grant, VerifyError> {
-    let (base, query) = url
-        .split_once('?')
-        .ok_or_else(|| VerifyError::Malformed("no query string".into()))?;
-    let mut kept = Vec::new();
-    let (mut signature, mut version, mut grant) = (None, None, Grant::default());
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        match name {
-            "signature" => signature = Some(value),
-            "version" => version = Some(value),
-            _ => {
-                if name == "expires" {
-                    let expires = value
-                        .parse()
-                        .map_err(|_| VerifyError::Malformed(format!("expires `{value}` is not a UNIX time")))?;
-                    grant.expires = Some(expires);
-                } else if name == "aud" {
-                    let audience = decode_component(value)
-                        .ok_or_else(|| VerifyError::Malformed("aud is not valid percent-encoded UTF-8".into()))?;
-                    grant.audience = Some(audience);
-                }
-                kept.push(pair);
-            }
+    let malformed = |why: &str| VerifyError::Malformed(why.to_owned());
+    // A fragment never reaches the server; a query after `#` is part of it.
+    let url = url.split_once('#').map_or(url, |(url, _)| url);
+    let (base, query) = url.split_once('?').ok_or_else(|| malformed("no query string"))?;
+    let pairs: Vec<(&str, &str)> = query
+        .split('&')
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .collect();
+    for (i, (name, value)) in pairs.iter().enumerate() {
+        if name.is_empty() || value.is_empty() {
+            return Err(malformed("a parameter is empty"));
+        }
+        if pairs[..i].iter().any(|(earlier, _)| earlier == name) {
+            return Err(VerifyError::Malformed(format!("`{name}` appears more than once")));
         }
     }
-    let signature = signature.ok_or(VerifyError::MissingSignature)?;
-    if version != Some(SIGNATURE_VERSION) {
-        return Err(VerifyError::UnsupportedVersion(version.map(str::to_owned)));
+    let position = |wanted: &str| pairs.iter().position(|(name, _)| *name == wanted);
+    let signature_at = position("signature").ok_or(VerifyError::MissingSignature)?;
+    let version_at = position("version").ok_or(VerifyError::UnsupportedVersion(None))?;
+    let version = pairs[version_at].1;
+    if version != SIGNATURE_VERSION {
+        return Err(VerifyError::UnsupportedVersion(Some(version.to_owned())));
     }
-    let message = if kept.is_empty() {
-        base.to_owned()
-    } else {
-        format!("{base}?{}", kept.join("&"))
+    // signature, then version, last; aud and expires (when present) just before, in that order.
+    let last = pairs.len() - 1;
+    let mut expected_at = signature_at;
+    let mut take = |name: &str| match position(name) {
+        Some(at) if at + 1 == expected_at => {
+            expected_at = at;
+            Ok(Some(pairs[at].1))
+        }
+        Some(_) => Err(VerifyError::Malformed(format!("`{name}` is out of place"))),
+        None => Ok(None),
     };
+    if version_at != last || signature_at + 1 != last {
+        return Err(malformed("`signature` and `version` must come last, in that order"));
+    }
+    let audience = take("aud")?;
+    let expires = take("expires")?;
+    let mut grant = Grant::default();
+    if let Some(raw) = expires {
+        let canonical = raw.bytes().all(|b| b.is_ascii_digit()) && (raw == "0" || !raw.starts_with('0'));
+        grant.expires = Some(
+            raw.parse()
+                .ok()
+                .filter(|_| canonical)
+                .ok_or_else(|| VerifyError::Malformed(format!("expires `{raw}` is not a UNIX time")))?,
+        );
+    }
+    if let Some(raw) = audience {
+        let decoded = decode_component(raw).ok_or_else(|| malformed("aud is not valid percent-encoded UTF-8"))?;
+        if encode_component(&decoded) != raw {
+            return Err(malformed("aud is not percent-encoded the way signing encodes it"));
+        }
+        grant.audience = Some(decoded);
+    }
+    let canonical_base = reqwest::Url::parse(base).is_ok_and(|parsed| parsed.as_str() == base);
+    if !canonical_base {
+        return Err(malformed("the page URL is not in the form the server receives"));
+    }
+    let signature = pairs[signature_at].1;
+    if signature.len() != 64 || !signature.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(malformed("the signature is not 64 lowercase hexadecimal digits"));
+    }
     let expected = hex::decode(signature).map_err(|_| VerifyError::BadSignature)?;
+    // The message is everything before `signature` (each earlier pair: a separator, `name=value`).
+    let before: usize = pairs[..signature_at].iter().map(|(n, v)| n.len() + v.len() + 2).sum();
+    let message = &url[..base.len() + before];
     let mut mac = key.mac();
     mac.update(message.as_bytes());
     mac.verify_slice(&expected).map_err(|_| VerifyError::BadSignature)?;
     if let Some(expires) = grant.expires {
-        if now_unix > expires {
+        if now_unix >= expires {
             return Err(VerifyError::Expired { expires, now: now_unix });
         }
     }
@@ -175,7 +335,7 @@ fn encode_component(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for byte in value.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(byte as char);
+            out.push(char::from(byte));
         } else {
             out.push_str(&format!("%{byte:02X}"));
         }
@@ -209,15 +369,19 @@ mod tests {
     const KEY: &str = "0123456789abcdef0123456789abcdef";
     const PAGE: &str = "https://portal.example.jp/pages/0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
 
+    fn key() -> SigningKey {
+        SigningKey::new(KEY).unwrap()
+    }
+
     #[test]
     fn signs_as_openssl_does() {
-        let key = SigningKey::from(KEY);
+        let key = key();
         let grant = Grant {
             expires: Some(1767225600),
             audience: Some("user-42".into()),
         };
         assert_eq!(
-            sign(PAGE, &key, &grant),
+            sign(PAGE, &key, &grant).unwrap(),
             format!("{PAGE}?expires=1767225600&aud=user-42&signature=4714ef20f28388bf42e0d548628375ef5ef07629e37afcc6a7114f6f7eda75ba&version=1")
         );
         let encoded = Grant {
@@ -225,11 +389,11 @@ mod tests {
             audience: Some("山田 taro@example.com".into()),
         };
         assert_eq!(
-            sign(PAGE, &key, &encoded),
+            sign(PAGE, &key, &encoded).unwrap(),
             format!("{PAGE}?expires=1767225600&aud=%E5%B1%B1%E7%94%B0%20taro%40example.com&signature=a8c9cccdba77d888caeb0d7accdd6c22499685865389a5aa3b8bc0ac8b25f1c0&version=1")
         );
         assert_eq!(
-            sign(PAGE, &key, &Grant::default()),
+            sign(PAGE, &key, &Grant::default()).unwrap(),
             format!("{PAGE}?signature=0f9c00bd9f749b63c6a20870123bdb0d946d9be6f7a10f26e14fed566110847f&version=1")
         );
         let audience_only = Grant {
@@ -237,30 +401,22 @@ mod tests {
             audience: Some("a+b&c=d".into()),
         };
         assert_eq!(
-            sign("https://videos.example.com/pages/pg-2", &key, &audience_only),
+            sign("https://videos.example.com/pages/pg-2", &key, &audience_only).unwrap(),
             "https://videos.example.com/pages/pg-2?aud=a%2Bb%26c%3Dd&signature=b336ac713aefc118a7633f807550d527ba15b7bb8f4639953fdd1022de991713&version=1"
         );
     }
 
     #[test]
     fn verify_returns_the_grant_or_says_which_check_failed() {
-        let key = SigningKey::from(KEY);
+        let key = key();
         let grant = Grant {
             expires: Some(2_000),
             audience: Some("山田 taro@example.com".into()),
         };
-        let url = sign(PAGE, &key, &grant);
+        let url = sign(PAGE, &key, &grant).unwrap();
         assert_eq!(verify(&url, &key, 1_999), Ok(grant.clone()));
-        assert_eq!(verify(&url, &key, 2_000), Ok(grant));
         assert_eq!(
-            verify(&url, &key, 2_001),
-            Err(VerifyError::Expired {
-                expires: 2_000,
-                now: 2_001
-            })
-        );
-        assert_eq!(
-            verify(&url, &SigningKey::from("another-key-another-key-another-k"), 0),
+            verify(&url, &SigningKey::new("another-key-another-key-another-").unwrap(), 0),
             Err(VerifyError::BadSignature)
         );
         let tampered = url.replace("expires=2000", "expires=9000");
@@ -286,7 +442,143 @@ mod tests {
     }
 
     #[test]
-    fn the_key_never_prints() {
-        assert_eq!(format!("{:?}", SigningKey::from(KEY)), "SigningKey([redacted])");
+    fn expires_is_the_first_second_the_url_is_refused() {
+        let key = key();
+        let grant = Grant {
+            expires: Some(2_000),
+            audience: None,
+        };
+        let url = sign(PAGE, &key, &grant).unwrap();
+        assert!(verify(&url, &key, 1_999).is_ok());
+        assert_eq!(
+            verify(&url, &key, 2_000),
+            Err(VerifyError::Expired {
+                expires: 2_000,
+                now: 2_000
+            })
+        );
+        assert_eq!(
+            verify(&url, &key, 2_001),
+            Err(VerifyError::Expired {
+                expires: 2_000,
+                now: 2_001
+            })
+        );
+    }
+
+    #[test]
+    fn a_fragment_is_not_signed_and_a_query_after_it_is_no_query() {
+        let key = key();
+        let grant = Grant {
+            expires: Some(2_000),
+            audience: Some("u".into()),
+        };
+        let url = sign(&format!("{PAGE}#chapter-2"), &key, &grant).unwrap();
+        let without = sign(PAGE, &key, &grant).unwrap();
+        assert_eq!(url, format!("{without}#chapter-2"));
+        assert_eq!(verify(&url, &key, 0), Ok(grant.clone()));
+        assert_eq!(verify(&format!("{without}#anything?x=1"), &key, 0), Ok(grant));
+        // The signed query moved behind `#` never reaches a server.
+        let (page, query) = without.split_once('?').unwrap();
+        assert_eq!(
+            verify(&format!("{page}#?{query}"), &key, 0),
+            Err(VerifyError::Malformed("no query string".into()))
+        );
+    }
+
+    #[test]
+    fn only_the_form_sign_produces_verifies() {
+        let key = key();
+        let grant = Grant {
+            expires: Some(2_000),
+            audience: Some("a b".into()),
+        };
+        let url = sign(PAGE, &key, &grant).unwrap();
+        assert!(verify(&url, &key, 0).is_ok());
+        let (head, signature) = url.split_once("signature=").unwrap();
+        let upper = format!(
+            "{head}signature={}",
+            signature.to_uppercase().replace("&VERSION=1", "&version=1")
+        );
+        let cases = [
+            url.replace("expires=2000", "expires=2000&expires=2000"),
+            url.replace("aud=a%20b", "aud=a%20b&aud=a%20b"),
+            url.replace("&aud", "&&aud"),
+            url.replace("version=1", "version=1&"),
+            url.replace("expires=2000", "expires=02000"),
+            url.replace("expires=2000", "expires=+2000"),
+            url.replace("aud=a%20b", "aud=a%20%62"),
+            url.replace("?expires=2000&aud=a%20b", "?aud=a%20b&expires=2000"),
+            url.replace("&version=1", "") + "&version=1&x=1",
+            upper,
+        ];
+        for case in cases {
+            assert!(
+                matches!(verify(&case, &key, 0), Err(VerifyError::Malformed(_))),
+                "{case}"
+            );
+        }
+    }
+
+    #[test]
+    fn sign_refuses_page_urls_that_cannot_verify() {
+        let key = key();
+        for reserved in ["expires=1", "aud=x", "signature=ab", "version=1", "%65xpires=1"] {
+            let error = sign(&format!("{PAGE}?{reserved}"), &key, &Grant::default()).unwrap_err();
+            assert!(matches!(error, SignError::ReservedParameter(_)), "{reserved}: {error}");
+        }
+        for odd in ["a=1&a=2", "a=1&&b=2", "a="] {
+            let error = sign(&format!("{PAGE}?{odd}"), &key, &Grant::default()).unwrap_err();
+            assert!(matches!(error, SignError::NotCanonical(_)), "{odd}: {error}");
+        }
+        assert!(matches!(
+            sign("pages/p-1", &key, &Grant::default()),
+            Err(SignError::InvalidUrl(_))
+        ));
+        // A page's own query is kept and signed.
+        let grant = Grant {
+            expires: Some(9),
+            audience: None,
+        };
+        let url = sign(&format!("{PAGE}?lang=ja"), &key, &grant).unwrap();
+        assert!(
+            url.starts_with(&format!("{PAGE}?lang=ja&expires=9&signature=")),
+            "{url}"
+        );
+        assert!(verify(&url, &key, 0).is_ok());
+    }
+
+    #[test]
+    fn non_ascii_hosts_and_paths_are_signed_as_the_server_receives_them() {
+        let key = key();
+        let url = sign("https://例え.jp/pages/ページ", &key, &Grant::default()).unwrap();
+        assert!(
+            url.starts_with("https://xn--r8jz45g.jp/pages/%E3%83%9A%E3%83%BC%E3%82%B8?signature="),
+            "{url}"
+        );
+        assert!(verify(&url, &key, 0).is_ok());
+        // The unencoded form is not what a server receives: not accepted.
+        let raw = url.replace("xn--r8jz45g.jp", "例え.jp");
+        assert!(matches!(verify(&raw, &key, 0), Err(VerifyError::Malformed(_))));
+    }
+
+    #[test]
+    fn keys_have_32_characters_and_never_print() {
+        assert_eq!(SigningKey::new("short").unwrap_err(), InvalidSigningKey { chars: 5 });
+        assert!(SigningKey::new("x".repeat(33)).is_err());
+        assert!(SigningKey::try_from("秘".repeat(32)).is_ok());
+        assert_eq!(format!("{:?}", key()), "SigningKey([redacted])");
+        assert!(!SigningKey::new("sk-too-short").unwrap_err().to_string().contains("sk-"));
+    }
+
+    #[test]
+    fn errors_escape_what_they_quote() {
+        let key = key();
+        let zeros = "0".repeat(64);
+        let url = format!("{PAGE}?expires=1\n\u{1b}[31m&signature={zeros}&version=1");
+        let error = verify(&url, &key, 0).unwrap_err().to_string();
+        assert!(!error.contains('\u{1b}') && !error.contains('\n'), "{error}");
+        let version = verify(&format!("{PAGE}?signature={zeros}&version=\r\n2"), &key, 0);
+        assert!(!version.unwrap_err().to_string().contains('\r'));
     }
 }

@@ -1,6 +1,7 @@
 //! Configuration of the facade: what the builder accepts and refuses, and what it never prints.
 
-use vidplat::{Client, Error, Method};
+use std::time::Duration;
+use vidplat::{Client, ConfigError, Error, Method, QuotaConfig, RetryPolicy};
 
 #[test]
 fn debug_never_shows_the_api_key() {
@@ -20,7 +21,7 @@ fn a_service_without_base_url_is_a_config_error() {
     assert!(client.encoder().is_ok());
     let error = client.vms().unwrap_err();
     assert!(
-        matches!(error, Error::Config(ref why) if why.contains("VIDPLAT_VMS_URL")),
+        matches!(error, Error::Config(ref why) if why.to_string().contains("VIDPLAT_VMS_URL")),
         "{error}"
     );
     let bad = Client::builder().encoder_url("not a url").build().unwrap_err();
@@ -85,4 +86,72 @@ fn bounds_checked_by_the_generated_types_never_leave() {
         }
         other => panic!("expected InvalidInput, got {other:?}"),
     }
+}
+
+#[test]
+fn an_http_base_url_needs_a_loopback_host_or_explicit_consent() {
+    for insecure in [
+        "http://encoder.example.jp",
+        "http://10.1.2.3:8080",
+        "http://localhost.example.jp",
+    ] {
+        let error = Client::builder().encoder_url(insecure).build().unwrap_err();
+        assert!(
+            matches!(error, Error::Config(ConfigError::InsecureBaseUrl { .. })),
+            "{insecure}: {error}"
+        );
+        assert!(error.to_string().contains("HTTPS"), "{error}");
+        assert!(Client::builder()
+            .encoder_url(insecure)
+            .allow_insecure_http()
+            .build()
+            .is_ok());
+    }
+    for fine in [
+        "https://encoder.example.jp",
+        "http://127.0.0.1:8080",
+        "http://localhost:3000",
+        "http://[::1]:9",
+    ] {
+        assert!(Client::builder().vms_url(fine).build().is_ok(), "{fine}");
+    }
+}
+
+#[test]
+fn the_builder_result_does_not_depend_on_the_order_of_calls() {
+    let quota = QuotaConfig {
+        calls_per_window: 5,
+        ..QuotaConfig::default()
+    };
+    let policy = RetryPolicy {
+        max_attempts: 7,
+        ..RetryPolicy::default()
+    };
+    let one = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .total_timeout(Duration::from_secs(3))
+        .retry(policy.clone())
+        .attempt_timeout(Duration::from_secs(2))
+        .analytics_quota(quota.clone())
+        .analytics_url("http://127.0.0.1:1");
+    let other = Client::builder()
+        .analytics_url("http://127.0.0.1:1")
+        .analytics_quota(quota)
+        .attempt_timeout(Duration::from_secs(2))
+        .retry(policy)
+        .total_timeout(Duration::from_secs(3))
+        .encoder_url("http://127.0.0.1:1");
+    // A retry policy set after the total timeout no longer resets it.
+    assert_eq!(format!("{one:?}"), format!("{other:?}"));
+    assert!(format!("{one:?}").contains("total_timeout: 3s"));
+    // Two overrides of one operation would depend on their order: refused.
+    let twice = Client::builder()
+        .route("update_preset", Method::Patch, "/v1/presets/{preset-id}/a")
+        .route("update_preset", Method::Patch, "/v1/presets/{preset-id}/b")
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(twice, Error::Config(ConfigError::DuplicateRoute { .. })),
+        "{twice}"
+    );
 }

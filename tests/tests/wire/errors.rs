@@ -91,22 +91,18 @@ async fn over_service_limit_is_a_403_and_a_registration_is_sent_once() {
     assert!(!error.is_retryable());
     assert_eq!(wire.requests().await.len(), 1);
 
-    // The typed body of the generated client carries the known code.
-    let typed = wire
+    // Through `send()` too, the error carries the code, which is the service's known variant.
+    let typed: Error = wire
         .encoder()
         .register_task()
         .body(vidplat_tests::task_body())
         .send()
-        .await;
-    match typed {
-        Err(progenitor_error) => match progenitor_error {
-            vidplat::encoder::Error::ErrorResponse(body) => {
-                assert_eq!(body.code, Some(vidplat::encoder::types::ErrorCode::OverServiceLimit))
-            }
-            other => panic!("{other:?}"),
-        },
-        Ok(_) => panic!("a 403 is an error"),
-    }
+        .await
+        .map(|_| ())
+        .expect_err("a 403 is an error")
+        .into();
+    let code: vidplat::encoder::types::ErrorCode = typed.code().unwrap().parse().unwrap();
+    assert_eq!(code, vidplat::encoder::types::ErrorCode::OverServiceLimit);
 }
 
 #[tokio::test]
@@ -183,10 +179,11 @@ async fn analytics_408_is_query_too_slow_and_is_not_retried() {
     let wire = Wire::answering(408, json!({"code": "REQUEST_TIMEOUT", "message": "shorten the period"})).await;
     let error = wire.analytics().cloud_query().call().await.unwrap_err();
     match &error {
-        Error::QueryTooSlow { message } => assert_eq!(message.as_deref(), Some("shorten the period")),
+        Error::QueryTooSlow(api) => assert_eq!(api.message.as_deref(), Some("shorten the period")),
         other => panic!("{other:?}"),
     }
     assert!(error.to_string().contains("shorten"), "{error}");
+    assert_eq!(error.code(), Some("REQUEST_TIMEOUT"), "the server's code, as sent");
     assert_eq!(
         wire.requests().await.len(),
         1,
@@ -199,9 +196,18 @@ async fn analytics_429_carries_retry_after_in_seconds_or_as_a_date() {
     let wire = answering_once(error_body(429, "TOO_MANY_REQUESTS", "limit").insert_header("Retry-After", "42")).await;
     let error = wire.analytics().cloud_by_site().call().await.unwrap_err();
     match error {
-        Error::RateLimited { quota, retry_after } => {
+        Error::RateLimited {
+            quota,
+            retry_after,
+            response: Some(api),
+        } => {
             assert_eq!(quota, Quota::Unspecified, "the server does not say which limit");
             assert_eq!(retry_after, Some(Duration::from_secs(42)));
+            // A server 429 keeps its code and message.
+            assert_eq!(
+                (api.code.as_deref(), api.message.as_deref()),
+                (Some("TOO_MANY_REQUESTS"), Some("limit"))
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -230,10 +236,12 @@ async fn a_500_with_an_html_body_is_an_api_error_quoting_the_page() {
     let wire = answering_once(ResponseTemplate::new(500).set_body_raw(page, "text/html")).await;
     let error = wire.vms().list_labels().call().await.unwrap_err();
     let api = assert_api(&error, 500, None);
+    assert_eq!(api.message, None, "the server sent no message");
     assert!(
-        api.message.as_deref().is_some_and(|m| m.contains("upstream down")),
+        api.excerpt.as_deref().is_some_and(|m| m.contains("upstream down")),
         "{api:?}"
     );
+    assert!(error.to_string().contains("upstream down"), "{error}");
 }
 
 #[tokio::test]
@@ -248,17 +256,17 @@ async fn a_200_with_truncated_json_is_a_decode_error_with_the_body_excerpt() {
         .await
         .unwrap_err();
     match &error {
-        Error::Decode {
-            operation,
-            detail,
-            excerpt,
-        } => {
-            assert_eq!(*operation, Some("get_task"));
-            assert!(detail.contains("EOF"), "{detail}");
-            assert_eq!(excerpt, r#"{"id": 3, "status": "enc"#);
+        Error::Decode(decode) => {
+            assert_eq!(decode.operation, Some("get_task"));
+            assert!(decode.source.to_string().contains("EOF"), "{decode}");
+            assert_eq!(decode.excerpt, r#"{"id": 3, "status": "enc"#);
         }
         other => panic!("{other:?}"),
     }
+    assert!(
+        std::error::Error::source(&error).is_some(),
+        "serde's error is the source"
+    );
 }
 
 #[tokio::test]
@@ -266,9 +274,9 @@ async fn a_200_with_a_wrong_type_names_the_member() {
     let wire = Wire::ok(json!({"data": [{"name": "movie", "title": ["not", "a", "string"]}]})).await;
     let error = wire.vms().list_contents().call().await.unwrap_err();
     match &error {
-        Error::Decode { operation, detail, .. } => {
-            assert_eq!(*operation, Some("list_contents"));
-            assert!(detail.ends_with("at data[0].title"), "{detail}");
+        Error::Decode(decode) => {
+            assert_eq!(decode.operation, Some("list_contents"));
+            assert_eq!(decode.path.as_deref(), Some("data[0].title"), "{decode}");
         }
         other => panic!("{other:?}"),
     }
@@ -280,11 +288,10 @@ async fn an_unknown_error_code_is_kept() {
     let wire = Wire::with(error_body(409, "CODE_FROM_A_NEWER_SERVER", "something new")).await;
     let error = wire.vms().delete_label().label_id(ID).call().await.unwrap_err();
     assert_api(&error, 409, Some("CODE_FROM_A_NEWER_SERVER"));
-    match wire.vms().delete_label().label_id(ID).send().await {
-        Err(vidplat::vms::Error::ErrorResponse(body)) => assert_eq!(
-            body.code,
-            Some(vidplat::vms::types::ErrorCode::Other("CODE_FROM_A_NEWER_SERVER".into()))
-        ),
-        other => panic!("{other:?}"),
-    }
+    let sent: Error = wire.vms().delete_label().label_id(ID).send().await.unwrap_err().into();
+    let code: vidplat::vms::types::ErrorCode = sent.code().unwrap().parse().unwrap();
+    assert_eq!(
+        code,
+        vidplat::vms::types::ErrorCode::Other("CODE_FROM_A_NEWER_SERVER".into())
+    );
 }

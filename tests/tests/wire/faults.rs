@@ -18,7 +18,6 @@ fn quick_retries(max_attempts: u32) -> RetryPolicy {
         max_attempts,
         initial_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(20),
-        total_timeout: Duration::from_secs(10),
     }
 }
 
@@ -88,7 +87,7 @@ async fn a_server_slower_than_the_attempt_timeout_times_out() {
     .await;
     let started = Instant::now();
     let error = wire.encoder().get_task_counts().call().await.unwrap_err();
-    assert!(matches!(error, Error::Timeout), "{error:?}");
+    assert!(matches!(error, Error::Timeout(_)), "{error:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
@@ -98,18 +97,20 @@ async fn a_server_slower_than_the_total_timeout_times_out_whatever_the_retries()
         .set_delay(Duration::from_secs(5))
         .set_body_json(json!({}));
     let wire = Wire::configured(slow, |builder| {
-        builder.retry(RetryPolicy {
-            total_timeout: Duration::from_millis(300),
-            ..quick_retries(5)
-        })
+        builder
+            .retry(quick_retries(5))
+            .total_timeout(Duration::from_millis(300))
     })
     .await;
     let started = Instant::now();
     let error = wire.vms().list_sites().call().await.unwrap_err();
-    assert!(matches!(error, Error::Timeout), "{error:?}");
+    assert!(matches!(error, Error::Timeout(_)), "{error:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
 
+/// The body is read inside the attempt, so a body cut after the head arrived is
+/// a failure after sending: a GET is sent again (every attempt is used), a
+/// POST never (its first attempt may have done the work).
 #[tokio::test]
 async fn a_connection_reset_mid_body_is_a_transport_error() {
     let (uri, requests) = raw_server(Misbehaviour::ResetMidBody).await;
@@ -129,9 +130,28 @@ async fn a_connection_reset_mid_body_is_a_transport_error() {
     );
     assert_eq!(
         requests.load(Ordering::SeqCst),
-        1,
-        "a body cut after the head arrived is not re-fetched"
+        3,
+        "a GET whose body broke is fetched again"
     );
+    assert!(error.is_retryable(), "a GET may be repeated");
+
+    let (uri, requests) = raw_server(Misbehaviour::ResetMidBody).await;
+    let client = local_client(&uri).retry(quick_retries(3)).build().unwrap();
+    let error = client
+        .encoder()
+        .unwrap()
+        .register_task()
+        .body(vidplat_tests::task_body())
+        .call()
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::Transport(_)), "{error:?}");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        1,
+        "a POST whose answer broke is not sent again"
+    );
+    assert!(!error.is_retryable(), "the registration may have happened");
 }
 
 #[tokio::test]
@@ -199,5 +219,6 @@ async fn a_503_on_a_post_is_sent_exactly_once() {
     let error = wire.vms().register_label().body(body).call().await.unwrap_err();
     assert_eq!(wire.requests().await.len(), 1, "a registration is never sent twice");
     assert_eq!((error.status(), error.code()), (Some(503), Some("UNDER_MAINTENANCE")));
-    assert!(error.is_retryable(), "the caller may decide to retry it");
+    // The POST reached the server: sending it again could register the label twice.
+    assert!(!error.is_retryable(), "never advise a retry that could duplicate work");
 }

@@ -141,7 +141,7 @@ macro_rules! against_prism {
             let Some(binary) = prism_binary() else { return };
             let prism = start_prism(&binary, $service).await;
             let inspector = Arc::new(Inspector::default());
-            let runtime = Runtime::builder($krate::operations::SERVICE, $krate::operations::ALL)
+            let runtime = Runtime::builder(&$krate::operations::TABLE)
                 .api_key("prism-test-key".into())
                 .transport(inspector.clone())
                 .retry(vidplat_core::RetryPolicy::never())
@@ -191,7 +191,7 @@ async fn prism_reports_requests_that_break_the_yaml() {
     let Some(binary) = prism_binary() else { return };
     let prism = start_prism(&binary, "encoder").await;
     let inspector = Arc::new(Inspector::default());
-    let runtime = Runtime::builder(vidplat_encoder::operations::SERVICE, vidplat_encoder::operations::ALL)
+    let runtime = Runtime::builder(&vidplat_encoder::operations::TABLE)
         .transport(inspector.clone())
         .route("get_task", vidplat_core::Method::Get, "/v1/nowhere/{task-id}")
         .build()

@@ -353,7 +353,10 @@ pub(super) async fn view(
             None => page_url.clone(),
         };
         let now = u64::try_from(clock::now()).unwrap_or_default();
-        match signing::verify(&url, &SigningKey::from(key.as_str()), now) {
+        let Ok(key) = SigningKey::new(key.as_str()) else {
+            return refusal(StatusCode::FORBIDDEN, "the page's signing key is not 32 characters");
+        };
+        match signing::verify(&url, &key, now) {
             Ok(grant) => {
                 if grant
                     .audience

@@ -1,0 +1,212 @@
+//! Building a [`Runtime`]: every setting is checked here, before any request.
+
+use crate::config::ConfigError;
+use crate::quota::QuotaLimiter;
+use crate::redact::Redactor;
+use crate::retry::RetryPolicy;
+use crate::route::{Route, RouteTemplate};
+use crate::runtime::{Inner, Runtime};
+use crate::table::{Method, ServiceTable};
+use crate::timeout::Timeouts;
+use crate::transport::{Network, Transport};
+use secrecy::{ExposeSecret, SecretString};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// The largest answer body read by default: 64 MiB.
+///
+/// The largest documented answer is a cloud analytics page of 50,000 rows
+/// (`limit` at its maximum), about 19 MiB of JSON for the widest rows (viewing
+/// history). 64 MiB leaves room for rows three times as wide (long multibyte
+/// titles escaped as `\uXXXX`, say) while bounding what a broken or hostile
+/// server can make the client hold; every other answer is far smaller.
+pub const DEFAULT_MAX_RESPONSE_BODY: u64 = 64 * 1024 * 1024;
+
+/// Builds a [`Runtime`]. Each setting is its own field, so the order of the
+/// calls never matters; route overrides are checked in [`RuntimeBuilder::build`].
+pub struct RuntimeBuilder {
+    table: &'static ServiceTable,
+    api_key: Option<SecretString>,
+    routes: Vec<(String, Method, String)>,
+    transport: Arc<dyn Transport>,
+    retry: RetryPolicy,
+    timeouts: Timeouts,
+    max_response_body: u64,
+    quota: Option<QuotaLimiter>,
+    allow_insecure_http: bool,
+    user_agent: Option<String>,
+}
+
+impl std::fmt::Debug for RuntimeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeBuilder")
+            .field("service", &self.table.service)
+            .field("api_key", &self.api_key.as_ref().map(|_| crate::redact::REDACTED))
+            .field("routes", &self.routes)
+            .field("retry", &self.retry)
+            .field("timeouts", &self.timeouts)
+            .field("max_response_body", &self.max_response_body)
+            .field("quota", &self.quota)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A builder for a runtime of the service `table` describes (`<crate>::operations::TABLE`).
+    pub fn builder(table: &'static ServiceTable) -> RuntimeBuilder {
+        RuntimeBuilder {
+            table,
+            api_key: None,
+            routes: Vec::new(),
+            transport: Arc::new(Network),
+            retry: RetryPolicy::default(),
+            timeouts: Timeouts::default(),
+            max_response_body: DEFAULT_MAX_RESPONSE_BODY,
+            quota: None,
+            allow_insecure_http: false,
+            user_agent: None,
+        }
+    }
+}
+
+impl RuntimeBuilder {
+    /// Puts every attempt through a usage limiter (analytics).
+    pub fn quota(mut self, limiter: QuotaLimiter) -> Self {
+        self.quota = Some(limiter);
+        self
+    }
+
+    /// How failed attempts are retried.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Connect, attempt and total timeouts.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The largest answer body read, in bytes (default [`DEFAULT_MAX_RESPONSE_BODY`]).
+    pub fn max_response_body(mut self, bytes: u64) -> Self {
+        self.max_response_body = bytes;
+        self
+    }
+
+    /// The API key, sent as `Authorization: Bearer …` to the base URL's origin only.
+    pub fn api_key(mut self, key: SecretString) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// Allows plain `http` base URLs to hosts other than loopback addresses.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    /// The `User-Agent` of every request.
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = Some(user_agent.into());
+        self
+    }
+
+    /// Replaces the network (for tests and recording).
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// Sends `operation_id` with `method` to `template` instead of the YAML's route.
+    pub fn route(mut self, operation_id: impl Into<String>, method: Method, template: impl Into<String>) -> Self {
+        self.routes.push((operation_id.into(), method, template.into()));
+        self
+    }
+
+    /// Checks every setting and builds the runtime.
+    pub fn build(self) -> Result<Runtime, ConfigError> {
+        let authorization = match &self.api_key {
+            Some(key) => {
+                let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", key.expose_secret()))
+                    .map_err(|_| ConfigError::InvalidApiKey)?;
+                value.set_sensitive(true);
+                Some(value)
+            }
+            None => None,
+        };
+        let routes = routes(self.table, self.routes)?;
+        let mut http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+        // A connect timeout too large for the clock means none.
+        if std::time::Instant::now().checked_add(self.timeouts.connect).is_some() {
+            http = http.connect_timeout(self.timeouts.connect);
+        }
+        if let Some(user_agent) = &self.user_agent {
+            http = http.user_agent(user_agent.as_str());
+        }
+        let http = http.build().map_err(ConfigError::HttpClient)?;
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                table: self.table,
+                index: self.table.operations.iter().map(|op| (op.id, op)).collect(),
+                authorization,
+                redactor: Arc::new(Redactor::new(self.api_key, self.table.secret_members)),
+                routes,
+                transport: self.transport,
+                http,
+                retry: self.retry,
+                timeouts: self.timeouts,
+                max_response_body: self.max_response_body,
+                quota: self.quota,
+                allow_insecure_http: self.allow_insecure_http,
+                base: OnceLock::new(),
+            }),
+        })
+    }
+}
+
+/// Checks route overrides of one service without building anything: a known
+/// operation, a well-formed template with the operation's parameters, and at
+/// most one override per operation.
+pub fn check_routes(table: &'static ServiceTable, overrides: &[(String, Method, String)]) -> Result<(), ConfigError> {
+    routes(table, overrides.to_vec()).map(|_| ())
+}
+
+/// The checked route overrides, by operation.
+fn routes(
+    table: &'static ServiceTable,
+    overrides: Vec<(String, Method, String)>,
+) -> Result<HashMap<&'static str, Route>, ConfigError> {
+    let mut routes = HashMap::new();
+    for (id, method, template) in overrides {
+        let op = table.operation(&id).ok_or_else(|| ConfigError::UnknownOperation {
+            service: Some(table.service),
+            operation: id.clone(),
+        })?;
+        let invalid = |reason: String| ConfigError::InvalidRoute {
+            operation: op.id.to_owned(),
+            reason,
+        };
+        let template = RouteTemplate::parse(&template).map_err(invalid)?;
+        let default = RouteTemplate::parse(op.path).map_err(invalid)?;
+        if !template.same_params(&default) {
+            return Err(invalid(format!(
+                "template `{template}` has parameters {:?}, the operation has {:?}",
+                template.params(),
+                default.params()
+            )));
+        }
+        let route = Route {
+            method,
+            template,
+            default,
+        };
+        if routes.insert(op.id, route).is_some() {
+            return Err(ConfigError::DuplicateRoute {
+                operation: op.id.to_owned(),
+            });
+        }
+    }
+    Ok(routes)
+}

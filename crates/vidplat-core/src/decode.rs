@@ -1,0 +1,71 @@
+//! Decoding a success body into the operation's type: the one place where a
+//! decode failure is described (which operation, where in the body, and a
+//! redacted excerpt). The generated clients call [`decode_response`] where
+//! progenitor would call `ResponseValue::from_response`.
+
+use crate::failure::{CallFailure, DecodeError, FailureKind};
+use crate::redact::Redactor;
+use crate::retry::Delivery;
+use crate::table::{Method, Service};
+use progenitor_client::ResponseValue;
+use serde::de::DeserializeOwned;
+use std::sync::Arc;
+
+/// What the runtime attaches to a success response, for describing a decode failure.
+#[derive(Clone, Debug)]
+pub(crate) struct DecodeContext {
+    pub(crate) service: Service,
+    pub(crate) operation: &'static str,
+    pub(crate) method: Method,
+    pub(crate) attempts: u32,
+    pub(crate) redactor: Arc<Redactor>,
+}
+
+/// Decodes a success response the runtime handed over. A body that does not
+/// decode ends in [`FailureKind::Decode`], with the path of the failing value
+/// (found by decoding again, only on failure, so success costs nothing extra).
+pub async fn decode_response<T: DeserializeOwned, E>(
+    mut response: reqwest::Response,
+) -> Result<ResponseValue<T>, progenitor_client::Error<E>> {
+    let context = response.extensions_mut().remove::<DecodeContext>();
+    let status = response.status();
+    let headers = std::mem::take(response.headers_mut());
+    // The runtime has already read the body into memory; this cannot fail on the network.
+    let body = response
+        .bytes()
+        .await
+        .map_err(progenitor_client::Error::ResponseBodyError)?;
+    match serde_json::from_slice::<T>(&body) {
+        Ok(value) => Ok(ResponseValue::new(value, status, headers)),
+        Err(source) => {
+            let mut deserializer = serde_json::Deserializer::from_slice(&body);
+            let path = serde_path_to_error::deserialize::<_, T>(&mut deserializer)
+                .err()
+                .map(|tracked| tracked.path().to_string())
+                .filter(|path| path != ".");
+            let Some(context) = context else {
+                // Not a response of the runtime (cannot happen with generated
+                // clients): without the key at hand, show no excerpt at all.
+                return Err(progenitor_client::Error::InvalidResponsePayload(
+                    bytes::Bytes::new(),
+                    source,
+                ));
+            };
+            let error = DecodeError {
+                operation: Some(context.operation),
+                path,
+                excerpt: context.redactor.excerpt(&body),
+                source,
+            };
+            Err(CallFailure {
+                service: context.service,
+                operation: context.operation,
+                method: context.method,
+                delivery: Delivery::Answered,
+                attempts: context.attempts,
+                kind: FailureKind::Decode(error),
+            }
+            .into_progenitor())
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! One call, from the `exec` hook to its outcome: prepare the request once,
+//! then attempts (quota turn, send, read the body under the cap), judged
+//! answers, and retries with backoff, all within the call's deadline.
+
+use crate::answer::{Judge, Judged};
+use crate::body::{read_capped, ReadAnswer, ReadError};
+use crate::decode::DecodeContext;
+use crate::failure::{CallFailure, FailureKind};
+use crate::retry::{may_send_again, Delivery};
+use crate::runtime::Runtime;
+use crate::timeout::{Deadline, TimeoutKind};
+use std::time::Duration;
+use tokio::time::Instant;
+use tracing::Instrument as _;
+
+/// Why an attempt brought back no answer to judge.
+enum AttemptError {
+    Send(reqwest::Error),
+    Read(ReadError),
+}
+
+impl Runtime {
+    /// Sends a request of operation `operation_id` the way the documents
+    /// allow, and returns the success response (its body read, in memory), or
+    /// a response carrying the [`CallFailure`] for the `post` hook. One
+    /// `vidplat.call` tracing span covers the call.
+    pub async fn execute(
+        &self,
+        base_url: &str,
+        request: reqwest::Request,
+        operation_id: &'static str,
+    ) -> reqwest::Response {
+        let span = tracing::info_span!(
+            "vidplat.call",
+            service = %self.inner.table.service,
+            operation = operation_id,
+            method = %request.method(),
+            path = request.url().path(),
+            attempts = tracing::field::Empty,
+            status = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+            quota_wait_ms = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let outcome = self
+            .call(base_url, request, operation_id, started)
+            .instrument(span.clone())
+            .await;
+        span.record("latency_ms", millis(started.elapsed()));
+        match outcome {
+            Ok(response) => {
+                span.record("status", response.status().as_u16());
+                response
+            }
+            Err(failure) => {
+                match &failure.kind {
+                    FailureKind::Answer(api) | FailureKind::AlreadyDeleted(api) => span.record("status", api.status),
+                    other => span.record("status", other.label()),
+                };
+                failure.into_carrier()
+            }
+        }
+    }
+
+    async fn call(
+        &self,
+        base_url: &str,
+        mut request: reqwest::Request,
+        operation_id: &'static str,
+        started: Instant,
+    ) -> Result<reqwest::Response, CallFailure> {
+        let inner = &*self.inner;
+        let service = inner.table.service;
+        let Some(op) = self.operation(operation_id) else {
+            return Err(CallFailure {
+                service,
+                operation: operation_id,
+                method: crate::table::Method::Get,
+                delivery: Delivery::NotSent,
+                attempts: 0,
+                kind: FailureKind::Refused(format!("the {service} service has no operation `{operation_id}`")),
+            });
+        };
+        let method = inner.routes.get(op.id).map_or(op.method, |route| route.method);
+        let failure = |delivery, attempts, kind| CallFailure {
+            service,
+            operation: op.id,
+            method,
+            delivery,
+            attempts,
+            kind,
+        };
+        self.prepare(base_url, &mut request, op)
+            .map_err(|kind| failure(Delivery::NotSent, 0, kind))?;
+        let deadline = Deadline::after(started, inner.timeouts.total);
+        let judge = Judge {
+            table: inner.table,
+            operation: op,
+            method,
+            redactor: &inner.redactor,
+        };
+        let mut attempts = 0u32;
+        // Whether an earlier attempt may have done the work (for a DELETE that then finds nothing).
+        let mut earlier_may_have_acted = false;
+        let mut last: Option<CallFailure> = None;
+        let mut quota_wait = Duration::ZERO;
+        loop {
+            attempts = attempts.saturating_add(1);
+            tracing::Span::current().record("attempts", attempts);
+            // A copy for another attempt (a streaming body cannot be copied: one attempt).
+            let spare = if attempts < inner.retry.max_attempts {
+                request.try_clone()
+            } else {
+                None
+            };
+            // A retry that cannot start (quota refused, deadline passed) ends with the previous outcome.
+            let permit = match &inner.quota {
+                None => None,
+                Some(limiter) => match limiter.acquire(op, deadline.instant()).await {
+                    Ok(permit) => {
+                        quota_wait = quota_wait.saturating_add(permit.waited);
+                        tracing::Span::current().record("quota_wait_ms", millis(quota_wait));
+                        Some(permit)
+                    }
+                    Err(refusal) => {
+                        return Err(last.unwrap_or_else(|| failure(Delivery::NotSent, 0, FailureKind::Quota(refusal))))
+                    }
+                },
+            };
+            let now = Instant::now();
+            if deadline.passed(now) {
+                return Err(
+                    last.unwrap_or_else(|| failure(Delivery::NotSent, 0, FailureKind::Timeout(TimeoutKind::Total)))
+                );
+            }
+            let attempt_deadline = Deadline::after(now, inner.timeouts.attempt).min(deadline);
+            let outcome = attempt_deadline.run(self.attempt(request)).await;
+            // The concurrency slot is held exactly while the attempt is in flight, body included.
+            drop(permit);
+            let (kind, delivery, status) = match outcome {
+                None => {
+                    let which = if deadline.passed(Instant::now()) {
+                        TimeoutKind::Total
+                    } else {
+                        TimeoutKind::Attempt
+                    };
+                    (FailureKind::Timeout(which), Delivery::MayHaveArrived, None)
+                }
+                Some(Err(AttemptError::Send(error))) => {
+                    // A connection that never opened carried nothing.
+                    let delivery = if error.is_connect() || error.is_builder() {
+                        Delivery::NotSent
+                    } else {
+                        Delivery::MayHaveArrived
+                    };
+                    let kind = match (error.is_timeout(), error.is_connect()) {
+                        (true, true) => FailureKind::Timeout(TimeoutKind::Connect),
+                        (true, false) => FailureKind::Timeout(TimeoutKind::Attempt),
+                        (false, _) => FailureKind::Transport(error),
+                    };
+                    (kind, delivery, None)
+                }
+                Some(Err(AttemptError::Read(ReadError::TooLarge))) => {
+                    let limit = inner.max_response_body;
+                    return Err(failure(
+                        Delivery::Answered,
+                        attempts,
+                        FailureKind::BodyTooLarge { limit },
+                    ));
+                }
+                // The head arrived, the body broke: the request arrived, its effect is unknown.
+                Some(Err(AttemptError::Read(ReadError::Transport(error)))) => {
+                    (FailureKind::Transport(error), Delivery::MayHaveArrived, None)
+                }
+                Some(Ok(answer)) => {
+                    let decode = DecodeContext {
+                        service,
+                        operation: op.id,
+                        method,
+                        attempts,
+                        redactor: inner.redactor.clone(),
+                    };
+                    match judge.judge(answer, decode) {
+                        Judged::Success(response) => return Ok(response),
+                        Judged::Error(api)
+                            if method == crate::table::Method::Delete
+                                && api.status == 404
+                                && earlier_may_have_acted =>
+                        {
+                            return Err(failure(Delivery::Answered, attempts, FailureKind::AlreadyDeleted(api)));
+                        }
+                        Judged::Error(api) => {
+                            let status = api.status;
+                            (FailureKind::Answer(api), Delivery::Answered, Some(status))
+                        }
+                    }
+                }
+            };
+            earlier_may_have_acted |= match delivery {
+                Delivery::MayHaveArrived => true,
+                // A gateway's failure may come after the service did the work.
+                Delivery::Answered => status.is_some_and(|s| matches!(s, 502..=504)),
+                Delivery::NotSent => false,
+            };
+            let retry_after = match &kind {
+                FailureKind::Answer(api) => api.retry_after,
+                _ => None,
+            };
+            let this = failure(delivery, attempts, kind);
+            let retry = spare.filter(|_| may_send_again(Some(method), delivery, status));
+            let Some(spare) = retry else { return Err(this) };
+            let backoff = inner.retry.backoff(attempts - 1);
+            let wait = retry_after.map_or(backoff, |after| after.max(backoff));
+            if deadline.cut_short(Instant::now(), wait) {
+                return Err(this);
+            }
+            tracing::debug!(
+                attempt = attempts,
+                wait_ms = millis(wait),
+                cause = status.map_or_else(|| this.kind.label().to_owned(), |s| s.to_string()),
+                "retrying {}",
+                op.id
+            );
+            tokio::time::sleep(wait).await;
+            last = Some(this);
+            request = spare;
+        }
+    }
+
+    /// One attempt: send, then read the whole body under the cap.
+    async fn attempt(&self, request: reqwest::Request) -> Result<ReadAnswer, AttemptError> {
+        let inner = &*self.inner;
+        let response = inner
+            .transport
+            .send(&inner.http, request)
+            .await
+            .map_err(AttemptError::Send)?;
+        read_capped(response, inner.max_response_body)
+            .await
+            .map_err(AttemptError::Read)
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,168 @@
+//! What the SDK never prints: the API key, and the values of members the YAML
+//! marks `x-secret: true` (a viewing page's `signing_key`, passwords, client
+//! secrets). Every excerpt of a body, and every server or URL text an error
+//! quotes, goes through here.
+
+use secrecy::{ExposeSecret, SecretString};
+use std::borrow::Cow;
+
+/// What replaces a secret.
+pub const REDACTED: &str = "[redacted]";
+
+/// Characters of a body an excerpt shows.
+const EXCERPT_CHARS: usize = 200;
+/// Bytes of a body scanned for secrets before the excerpt is cut: a secret
+/// member that starts inside the excerpt is redacted up to this far.
+const EXCERPT_SCAN_BYTES: usize = 8 * 1024;
+
+/// Removes the API key and the values of secret members from text a server sent.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    api_key: Option<SecretString>,
+    secret_members: &'static [&'static str],
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("api_key", &self.api_key.as_ref().map(|_| REDACTED))
+            .field("secret_members", &self.secret_members)
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// Redacts `api_key` (when set and not empty) and the string values of `secret_members`.
+    pub fn new(api_key: Option<SecretString>, secret_members: &'static [&'static str]) -> Self {
+        Self {
+            api_key: api_key.filter(|key| !key.expose_secret().is_empty()),
+            secret_members,
+        }
+    }
+
+    /// `text` with every occurrence of the key and every secret member's value replaced.
+    pub fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut text = Cow::Borrowed(text);
+        if let Some(key) = &self.api_key {
+            let key = key.expose_secret();
+            if text.contains(key) {
+                text = Cow::Owned(text.replace(key, REDACTED));
+            }
+        }
+        for member in self.secret_members {
+            if let Some(redacted) = redact_member(&text, member) {
+                text = Cow::Owned(redacted);
+            }
+        }
+        text
+    }
+
+    /// The start of a body for an error message: secrets redacted, control
+    /// characters escaped, at most 200 characters (then `…`).
+    pub fn excerpt(&self, body: &[u8]) -> String {
+        let scanned = String::from_utf8_lossy(&body[..body.len().min(EXCERPT_SCAN_BYTES)]);
+        let redacted = self.text(&scanned);
+        let mut shown: String = redacted.chars().take(EXCERPT_CHARS).collect();
+        if shown.len() < redacted.len() || body.len() > EXCERPT_SCAN_BYTES {
+            shown.push('…');
+        }
+        escape_controls(&shown).into_owned()
+    }
+}
+
+/// `text` with control characters (newlines, escapes, NUL, …) written as
+/// escapes, so that quoted server or URL input cannot forge log lines or
+/// terminal output.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Replaces the value of every `"member": "…"` in JSON-like text (possibly cut
+/// short: an unterminated value is redacted to the end). `None` when nothing matched.
+fn redact_member(text: &str, member: &str) -> Option<String> {
+    let quoted = format!("\"{member}\"");
+    if !text.contains(&quoted) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(&quoted) {
+        let after_name = at + quoted.len();
+        out.push_str(&rest[..after_name]);
+        rest = &rest[after_name..];
+        let value_start = rest.len() - rest.trim_start().len();
+        let Some(after_colon) = rest[value_start..].strip_prefix(':') else {
+            continue;
+        };
+        let spaces = after_colon.len() - after_colon.trim_start().len();
+        let Some(value) = after_colon[spaces..].strip_prefix('"') else {
+            continue;
+        };
+        let end = string_end(value);
+        out.push_str(&rest[..value_start + 1 + spaces + 1]);
+        out.push_str(REDACTED);
+        changed = true;
+        rest = &value[end..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// The byte offset of the closing quote of a JSON string's contents (or the end).
+fn string_end(contents: &str) -> usize {
+    let bytes = contents.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRETS: &[&str] = &["signing_key", "password"];
+
+    #[test]
+    fn excerpts_hide_the_key_and_secret_members_and_escape_controls() {
+        let redactor = Redactor::new(Some("sk-live-123".into()), SECRETS);
+        let body = br#"{"id":"p","signing_key" : "0123\"456789abcdef0123456789abcdef","auth":{"password":"hunter2"},"echo":"Bearer sk-live-123","note":"a
+b"}"#;
+        let excerpt = redactor.excerpt(body);
+        assert_eq!(
+            excerpt,
+            r#"{"id":"p","signing_key" : "[redacted]","auth":{"password":"[redacted]"},"echo":"Bearer [redacted]","note":"a\nb"}"#
+        );
+        // A secret cut by the end of the body is still hidden.
+        assert_eq!(redactor.excerpt(br#"{"password":"hunt"#), r#"{"password":"[redacted]"#);
+        // A value that is not a string is not a secret's value; nothing breaks.
+        assert_eq!(
+            redactor.excerpt(br#"{"password":null,"password""#),
+            r#"{"password":null,"password""#
+        );
+        // Long bodies are cut after 200 characters, secrets beyond the cut never show.
+        let long = format!(r#"{{"pad":"{}","signing_key":"{}"}}"#, "x".repeat(190), "s".repeat(500));
+        let excerpt = redactor.excerpt(long.as_bytes());
+        assert!(!excerpt.contains("sss"), "{excerpt}");
+        assert!(excerpt.ends_with('…'));
+        assert_eq!(escape_controls("a\u{1b}[31mb\r\n"), "a\\u{1b}[31mb\\r\\n");
+        assert!(!format!("{redactor:?}").contains("sk-live"));
+    }
+}

@@ -1,0 +1,563 @@
+//! The runtime's request pipeline against scripted transports (no network,
+//! paused time): credentials, routes, retries, deadlines, the quota slot, and
+//! how answers are judged.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+use vidplat_core::{
+    CallFailure, ConfigError, Delivery, FailureKind, Method, OperationMeta, Quota, QuotaConfig, QuotaLimiter,
+    ResponseFuture, RetryPolicy, Runtime, Service, ServiceTable, TimeoutKind, Timeouts, Transport,
+};
+
+const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
+    OperationMeta {
+        id,
+        summary: id,
+        method,
+        path,
+        route_assumed: false,
+        authenticated: true,
+        permission: None,
+        rate_limited: true,
+        checks: &[],
+        success_members: &["id", "status"],
+    }
+}
+
+const OPS: &[OperationMeta] = &[
+    op("get_task", Method::Get, "/v1/tasks/{task-id}"),
+    op("register_task", Method::Post, "/v1/tasks"),
+    op("update_task", Method::Put, "/v1/tasks/{task-id}"),
+    op("patch_task", Method::Patch, "/v1/tasks/{task-id}"),
+    op("delete_task", Method::Delete, "/v1/tasks/{task-id}"),
+    OperationMeta {
+        authenticated: false,
+        ..op("realtime", Method::Get, "/v1/realtime")
+    },
+];
+
+static TABLE: ServiceTable = ServiceTable {
+    service: Service::Encoder,
+    operations: OPS,
+    error_codes: &["MODEL_NOT_FOUND", "UNKNOWN_ERROR"],
+    secret_members: &["signing_key"],
+};
+
+const BASE: &str = "http://127.0.0.1:9/base";
+const KEY: &str = "k-0123456789-secret";
+
+/// One scripted answer: status, headers, body.
+#[derive(Clone)]
+struct Answer(u16, Vec<(&'static str, String)>, Vec<u8>);
+
+fn answer(status: u16) -> Answer {
+    Answer(status, Vec::new(), br#"{"code":"X","message":null}"#.to_vec())
+}
+
+impl Answer {
+    fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.1.push((name, value.into()));
+        self
+    }
+    fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.2 = body.into();
+        self
+    }
+}
+
+/// Answers from a script (the last answer repeats), recording what it was sent.
+struct Scripted {
+    answers: Mutex<Vec<Answer>>,
+    sent: Mutex<Vec<(reqwest::Method, String, Option<String>)>>,
+    /// How long each answer's body takes to arrive (in paused time).
+    body_delay: Duration,
+}
+
+impl Scripted {
+    fn new(answers: &[Answer]) -> Arc<Self> {
+        Self::slow(answers, Duration::ZERO)
+    }
+    fn slow(answers: &[Answer], body_delay: Duration) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.iter().rev().cloned().collect()),
+            sent: Mutex::default(),
+            body_delay,
+        })
+    }
+    fn sent(&self) -> usize {
+        self.sent.lock().unwrap().len()
+    }
+}
+
+impl Transport for Scripted {
+    fn send<'a>(&'a self, _: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {
+        let authorization = request
+            .headers()
+            .get("authorization")
+            .map(|v| v.to_str().unwrap().to_owned());
+        self.sent
+            .lock()
+            .unwrap()
+            .push((request.method().clone(), request.url().to_string(), authorization));
+        let Answer(status, headers, body) = {
+            let mut answers = self.answers.lock().unwrap();
+            if answers.len() > 1 {
+                answers.pop().unwrap()
+            } else {
+                answers[0].clone()
+            }
+        };
+        let delay = self.body_delay;
+        let stream = futures::stream::once(async move {
+            tokio::time::sleep(delay).await;
+            Ok::<_, std::io::Error>(body)
+        });
+        let mut response = http::Response::builder().status(status);
+        for (name, value) in headers {
+            response = response.header(name, value);
+        }
+        let response = response.body(reqwest::Body::wrap_stream(stream)).unwrap();
+        Box::pin(async move { Ok(reqwest::Response::from(response)) })
+    }
+}
+
+fn request(method: reqwest::Method, url: &str) -> reqwest::Request {
+    let mut request = reqwest::Request::new(method, url.parse().unwrap());
+    request.headers_mut().insert("api-version", "1.0".parse().unwrap());
+    request
+}
+
+fn quick() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 4,
+        initial_backoff: Duration::from_millis(100),
+        max_backoff: Duration::from_secs(1),
+    }
+}
+
+fn runtime(script: &Arc<Scripted>) -> vidplat_core::RuntimeBuilder {
+    Runtime::builder(&TABLE)
+        .api_key(KEY.into())
+        .transport(script.clone())
+        .retry(quick())
+}
+
+/// Runs one call; `Err` is the failure the runtime reported.
+async fn call(
+    rt: &Runtime,
+    method: reqwest::Method,
+    path: &str,
+    id: &'static str,
+) -> Result<reqwest::Response, CallFailure> {
+    let response = rt.execute(BASE, request(method, &format!("{BASE}{path}")), id).await;
+    let result = Ok(response);
+    match CallFailure::surface::<()>(&result) {
+        Ok(()) => Ok(result.unwrap()),
+        Err(error) => {
+            drop(result);
+            Err(CallFailure::from_progenitor(error).ok().unwrap())
+        }
+    }
+}
+
+async fn get(rt: &Runtime) -> Result<reqwest::Response, CallFailure> {
+    call(rt, reqwest::Method::GET, "/v1/tasks/1", "get_task").await
+}
+
+#[tokio::test(start_paused = true)]
+async fn adds_the_key_only_where_documented_and_drops_api_version() {
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script).build().unwrap();
+    get(&rt).await.unwrap();
+    call(&rt, reqwest::Method::GET, "/v1/realtime", "realtime")
+        .await
+        .unwrap();
+    let sent = script.sent.lock().unwrap();
+    assert_eq!(sent[0].2.as_deref(), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(sent[1].2, None, "an unauthenticated operation carries no key");
+    assert!(!format!("{rt:?}").contains(KEY));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_key_never_leaves_the_configured_origin() {
+    // A request built for another origin than the client's base URL (a
+    // hand-made client, a bug) is refused before anything is sent.
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script).build().unwrap();
+    for elsewhere in [
+        "http://127.0.0.2:9/base/v1/tasks/1",
+        "https://127.0.0.1:9/base/v1/tasks/1",
+        "http://127.0.0.1:10/base/v1/tasks/1",
+    ] {
+        let response = rt
+            .execute(BASE, request(reqwest::Method::GET, elsewhere), "get_task")
+            .await;
+        let error = CallFailure::surface::<()>(&Ok(response)).unwrap_err();
+        let failure = CallFailure::from_progenitor(error).ok().unwrap();
+        assert!(
+            matches!(failure.kind, FailureKind::Refused(_)),
+            "{elsewhere}: {failure}"
+        );
+        assert_eq!(failure.delivery, Delivery::NotSent);
+    }
+    // Plain http to a host that is not loopback: refused unless allowed.
+    let response = rt
+        .execute(
+            "http://api.example.jp",
+            request(reqwest::Method::GET, "http://api.example.jp/v1/tasks/1"),
+            "get_task",
+        )
+        .await;
+    assert!(CallFailure::surface::<()>(&Ok(response)).is_err());
+    assert_eq!(script.sent(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn reroutes_with_captured_parameters() {
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script)
+        .route("get_task", Method::Post, "/v2/task/{task-id}/show")
+        .build()
+        .unwrap();
+    call(&rt, reqwest::Method::GET, "/v1/tasks/7?x=1", "get_task")
+        .await
+        .unwrap();
+    let sent = script.sent.lock().unwrap();
+    assert_eq!(sent[0].0, reqwest::Method::POST);
+    assert_eq!(sent[0].1, "http://127.0.0.1:9/base/v2/task/7/show?x=1");
+    assert_eq!(
+        rt.route_of("get_task"),
+        Some((Method::Post, "/v2/task/{task-id}/show".into()))
+    );
+}
+
+#[test]
+fn configuration_mistakes_fail_at_build_time_without_showing_the_key() {
+    let error = Runtime::builder(&TABLE)
+        .api_key("k-123\nsecret".into())
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, ConfigError::InvalidApiKey));
+    assert!(!error.to_string().contains("secret"));
+    let unknown = Runtime::builder(&TABLE)
+        .route("nope", Method::Get, "/x")
+        .build()
+        .unwrap_err();
+    assert_eq!(unknown.to_string(), "the encoder service has no operation `nope`");
+    let params = Runtime::builder(&TABLE)
+        .route("get_task", Method::Get, "/v1/tasks/{id}")
+        .build()
+        .unwrap_err();
+    assert!(matches!(params, ConfigError::InvalidRoute { .. }), "{params}");
+    // Two overrides of one operation would make the result depend on their order.
+    let twice = Runtime::builder(&TABLE)
+        .route("get_task", Method::Get, "/a/{task-id}")
+        .route("get_task", Method::Get, "/b/{task-id}")
+        .build()
+        .unwrap_err();
+    assert!(matches!(twice, ConfigError::DuplicateRoute { .. }), "{twice}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn get_is_retried_and_retry_after_is_honoured() {
+    let script = Scripted::new(&[
+        answer(503).header("retry-after", "7"),
+        answer(429).header("retry-after", "3"),
+        answer(200).body("{}"),
+    ]);
+    let rt = runtime(&script).build().unwrap();
+    let started = Instant::now();
+    let response = get(&rt).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(script.sent(), 3);
+    let waited = started.elapsed();
+    // Retry-After is a floor; the jittered backoff (at most 100 ms, then 200 ms) may add to it.
+    assert!(
+        waited >= Duration::from_secs(10) && waited <= Duration::from_millis(10_300),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn post_put_patch_are_never_sent_twice_after_an_answer() {
+    for (method, id) in [
+        (reqwest::Method::POST, "register_task"),
+        (reqwest::Method::PUT, "update_task"),
+        (reqwest::Method::PATCH, "patch_task"),
+    ] {
+        let script = Scripted::new(&[answer(503), answer(200).body("{}")]);
+        let rt = runtime(&script).build().unwrap();
+        let failure = call(&rt, method.clone(), "/v1/tasks/1", id).await.unwrap_err();
+        assert!(
+            matches!(failure.kind, FailureKind::Answer(ref api) if api.status == 503),
+            "{method}"
+        );
+        assert_eq!(script.sent(), 1, "{method}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn attempts_and_total_time_are_capped() {
+    let script = Scripted::new(&[answer(503)]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = get(&rt).await.unwrap_err();
+    assert_eq!((failure.attempts, script.sent()), (4, 4));
+
+    // A Retry-After beyond the total budget ends the call at once with the answer.
+    let script = Scripted::new(&[answer(503).header("retry-after", "120"), answer(200)]);
+    let rt = runtime(&script)
+        .timeouts(Timeouts {
+            total: Duration::from_secs(60),
+            ..Timeouts::default()
+        })
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let failure = get(&rt).await.unwrap_err();
+    let FailureKind::Answer(api) = failure.kind else {
+        panic!("{failure}")
+    };
+    assert_eq!(
+        (api.status, api.retry_after, script.sent()),
+        (503, Some(Duration::from_secs(120)), 1)
+    );
+    assert!(started.elapsed() < Duration::from_millis(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_retry_after_and_no_timeout_is_too_large() {
+    for retry_after in [
+        "18446744073709551615",
+        "-1",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+    ] {
+        let script = Scripted::new(&[answer(503).header("retry-after", retry_after), answer(200).body("{}")]);
+        let rt = runtime(&script)
+            .timeouts(Timeouts {
+                connect: Duration::MAX,
+                attempt: Duration::MAX,
+                total: Duration::MAX,
+            })
+            .build()
+            .unwrap();
+        let started = Instant::now();
+        let outcome = tokio::time::timeout(Duration::from_secs(3600 * 24 * 365), get(&rt)).await;
+        // Either retried soon (an unreadable or past value), or waited as told: never a panic.
+        assert!(
+            outcome.is_ok() || started.elapsed() >= Duration::from_secs(3600),
+            "{retry_after}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_attempt_that_outlives_its_timeout_is_cut_and_a_get_retried() {
+    let script = Scripted::slow(&[answer(200).body("{}")], Duration::from_secs(40));
+    let rt = runtime(&script)
+        .timeouts(Timeouts {
+            attempt: Duration::from_secs(30),
+            total: Duration::from_secs(50),
+            ..Timeouts::default()
+        })
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let failure = get(&rt).await.unwrap_err();
+    // The first attempt ends at 30 s; the second is cut by the total deadline at 50 s.
+    assert!(
+        matches!(failure.kind, FailureKind::Timeout(TimeoutKind::Total)),
+        "{failure}"
+    );
+    assert_eq!(failure.delivery, Delivery::MayHaveArrived);
+    assert_eq!(script.sent(), 2);
+    assert_eq!(started.elapsed(), Duration::from_secs(50));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_concurrency_slot_is_held_while_the_body_arrives_and_released_during_backoff() {
+    let limiter = QuotaLimiter::new(QuotaConfig {
+        calls_per_window: 100,
+        ..QuotaConfig::default()
+    });
+    // Body: a 200 whose body takes 5 s; a second call must wait for all of it.
+    let script = Scripted::slow(&[answer(200).body("{}")], Duration::from_secs(5));
+    let rt = runtime(&script).quota(limiter.clone()).build().unwrap();
+    let first = tokio::spawn({
+        let rt = rt.clone();
+        async move { get(&rt).await.map(|_| Instant::now()) }
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let second_started = Instant::now();
+    get(&rt).await.unwrap();
+    let first_done = first.await.unwrap().unwrap();
+    assert!(
+        Instant::now() >= first_done + Duration::from_secs(5),
+        "the second call waited for the first body"
+    );
+    assert_eq!(second_started.elapsed(), Duration::from_secs(9));
+
+    // Backoff: a 503 with Retry-After 10 s; meanwhile another call gets the slot.
+    let script = Scripted::new(&[answer(503).header("retry-after", "10"), answer(200).body("{}")]);
+    let other = Scripted::new(&[answer(200).body("{}")]);
+    let limiter = QuotaLimiter::new(QuotaConfig {
+        calls_per_window: 100,
+        ..QuotaConfig::default()
+    });
+    let retrying = runtime(&script).quota(limiter.clone()).build().unwrap();
+    let neighbour = runtime(&other).quota(limiter).build().unwrap();
+    let started = Instant::now();
+    let first = tokio::spawn(async move { get(&retrying).await.map(|_| Instant::now()) });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    get(&neighbour).await.unwrap();
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(1),
+        "the slot was free during the backoff"
+    );
+    assert!(first.await.unwrap().unwrap() >= started + Duration::from_secs(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_quota_wait_ends_with_the_call_deadline() {
+    let limiter = QuotaLimiter::new(QuotaConfig::default());
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script)
+        .quota(limiter)
+        .timeouts(Timeouts {
+            total: Duration::from_secs(3),
+            ..Timeouts::default()
+        })
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        get(&rt).await.unwrap();
+    }
+    let started = Instant::now();
+    let failure = get(&rt).await.unwrap_err();
+    assert!(started.elapsed() <= Duration::from_secs(3));
+    match failure.kind {
+        FailureKind::Quota(refusal) => {
+            assert_eq!(refusal.quota, Quota::PerMinute);
+            assert!(refusal.retry_after.is_some_and(|after| after > Duration::from_secs(55)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!((failure.delivery, script.sent()), (Delivery::NotSent, 3));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_delete_retried_after_it_may_have_arrived_reports_already_deleted() {
+    let script = Scripted::new(&[
+        answer(503),
+        answer(404).body(r#"{"code":"MODEL_NOT_FOUND","message":"no task"}"#),
+    ]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = call(&rt, reqwest::Method::DELETE, "/v1/tasks/1", "delete_task")
+        .await
+        .unwrap_err();
+    match failure.kind {
+        FailureKind::AlreadyDeleted(api) => {
+            assert_eq!((api.status, api.code.as_deref()), (404, Some("MODEL_NOT_FOUND")))
+        }
+        other => panic!("{other:?}"),
+    }
+    // A first-attempt 404 is a plain not-found.
+    let script = Scripted::new(&[answer(404)]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = call(&rt, reqwest::Method::DELETE, "/v1/tasks/1", "delete_task")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failure.kind, FailureKind::Answer(ref api) if api.status == 404),
+        "{failure}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn answers_are_judged_once_with_their_code_location_and_excerpt() {
+    // A redirect is not followed: an error carrying where it pointed.
+    let script = Scripted::new(&[answer(302).header("location", format!("https://evil.example/?k={KEY}\t"))]);
+    let rt = runtime(&script).build().unwrap();
+    let FailureKind::Answer(api) = get(&rt).await.unwrap_err().kind else {
+        panic!()
+    };
+    assert_eq!(api.location.as_deref(), Some("https://evil.example/?k=[redacted]\\t"));
+    assert_eq!(script.sent(), 1);
+
+    // A non-JSON error body: quoted (redacted, escaped), no invented code.
+    let html = format!("<html><h1>Bad gateway</h1>\n{KEY}</html>");
+    let script = Scripted::new(&[answer(500).body(html)]);
+    let rt = runtime(&script).retry(RetryPolicy::never()).build().unwrap();
+    let FailureKind::Answer(api) = get(&rt).await.unwrap_err().kind else {
+        panic!()
+    };
+    assert_eq!((api.code, api.message), (None, None));
+    assert_eq!(
+        api.excerpt.as_deref(),
+        Some("<html><h1>Bad gateway</h1>\\n[redacted]</html>")
+    );
+
+    // Invalid UTF-8 inside a JSON error body keeps the code.
+    let script = Scripted::new(&[answer(404).body(b"{\"code\":\"MODEL_NOT_FOUND\",\"message\":\"caf\xe9\"}".to_vec())]);
+    let rt = runtime(&script).build().unwrap();
+    let FailureKind::Answer(api) = get(&rt).await.unwrap_err().kind else {
+        panic!()
+    };
+    assert_eq!(api.code.as_deref(), Some("MODEL_NOT_FOUND"));
+
+    // An error dressed as a success; a success that merely mentions a code is not one.
+    let script = Scripted::new(&[answer(200).body(r#"{"code":"UNKNOWN_ERROR","message":"boom"}"#)]);
+    let rt = runtime(&script).build().unwrap();
+    let FailureKind::Answer(api) = get(&rt).await.unwrap_err().kind else {
+        panic!()
+    };
+    assert_eq!((api.status, api.code.as_deref()), (200, Some("UNKNOWN_ERROR")));
+    for body in [
+        r#"{"id":1,"code":"UNKNOWN_ERROR","message":"x"}"#,
+        r#"{"code":"NOT_A_DOCUMENTED_CODE","message":"x"}"#,
+        r#"{"code":"UNKNOWN_ERROR"}"#,
+    ] {
+        let script = Scripted::new(&[answer(200).body(body)]);
+        let rt = runtime(&script).build().unwrap();
+        assert!(get(&rt).await.is_ok(), "{body}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_oversized_body_is_refused_and_not_retried() {
+    let script = Scripted::new(&[answer(200).body(vec![b' '; 2048])]);
+    let rt = runtime(&script).max_response_body(1024).build().unwrap();
+    let failure = get(&rt).await.unwrap_err();
+    assert!(
+        matches!(failure.kind, FailureKind::BodyTooLarge { limit: 1024 }),
+        "{failure}"
+    );
+    assert_eq!(script.sent(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_that_never_opened_is_retried_for_every_method() {
+    struct Refusing(AtomicUsize);
+    impl Transport for Refusing {
+        fn send<'a>(&'a self, client: &'a reqwest::Client, mut request: reqwest::Request) -> ResponseFuture<'a> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            // Port 9 on loopback: nothing listens, the connection is refused.
+            *request.url_mut() = "http://127.0.0.1:9/".parse().unwrap();
+            Box::pin(client.execute(request))
+        }
+    }
+    let refusing = Arc::new(Refusing(AtomicUsize::new(0)));
+    let rt = Runtime::builder(&TABLE)
+        .transport(refusing.clone())
+        .retry(quick())
+        .build()
+        .unwrap();
+    let failure = call(&rt, reqwest::Method::POST, "/v1/tasks", "register_task")
+        .await
+        .unwrap_err();
+    assert_eq!(failure.delivery, Delivery::NotSent, "{failure}");
+    assert_eq!(refusing.0.load(Ordering::SeqCst), 4);
+}
