@@ -224,6 +224,7 @@ impl CallFailure {
 
     /// The failure a runtime `exec` result carries, as progenitor's error (the
     /// `post` hook's work). `Ok` for every other result.
+    #[allow(clippy::result_large_err)] // the hook's signature is progenitor's
     pub fn surface<E>(result: &reqwest::Result<reqwest::Response>) -> Result<(), progenitor_client::Error<E>> {
         match result {
             Ok(response) => match response.extensions().get::<Carried>() {

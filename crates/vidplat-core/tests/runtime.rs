@@ -152,13 +152,17 @@ async fn call(
     id: &'static str,
 ) -> Result<reqwest::Response, CallFailure> {
     let response = rt.execute(BASE, request(method, &format!("{BASE}{path}")), id).await;
-    let result = Ok(response);
-    match CallFailure::surface::<()>(&result) {
-        Ok(()) => Ok(result.unwrap()),
-        Err(error) => {
-            drop(result);
-            Err(CallFailure::from_progenitor(error).ok().unwrap())
-        }
+    // What the generated code does: the `post` hook, then progenitor's error back to the failure.
+    let result: reqwest::Result<reqwest::Response> = Ok(response);
+    if let Err(error) = CallFailure::surface::<()>(&result) {
+        return match CallFailure::from_progenitor(error) {
+            Ok(failure) => Err(failure),
+            Err(other) => panic!("not a carried failure: {other:?}"),
+        };
+    }
+    match result {
+        Ok(response) => Ok(response),
+        Err(error) => panic!("exec never fails: {error}"),
     }
 }
 

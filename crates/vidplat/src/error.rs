@@ -17,8 +17,9 @@ pub use vidplat_core::{ApiError, ConfigError, DecodeError, Quota, TimeoutKind};
 pub enum Error {
     /// The service answered with an error: an error status, a redirect (never
     /// followed; [`ApiError::location`] says where it pointed), or its error
-    /// body under a 2xx status.
-    Api(ApiError),
+    /// body under a 2xx status. (Boxed, like every `ApiError` here, to keep
+    /// `Result<_, Error>` small.)
+    Api(Box<ApiError>),
     /// The request was refused before it left: a value breaks a documented bound.
     InvalidInput {
         /// A query parameter, or a body member's path (`tags[1].key`).
@@ -35,16 +36,16 @@ pub enum Error {
         /// When a call may succeed, when known.
         retry_after: Option<Duration>,
         /// The server's answer, when it was the server that refused.
-        response: Option<ApiError>,
+        response: Option<Box<ApiError>>,
     },
     /// Analytics answered 408: the query took too long on the server.
-    QueryTooSlow(ApiError),
+    QueryTooSlow(Box<ApiError>),
     /// A DELETE whose earlier attempt may have reached the server (it timed
     /// out, the connection broke, or a gateway answered 502/503/504) was sent
     /// again, and that retry found nothing to delete (404). The resource is
     /// gone, most likely deleted by the earlier attempt: not a plain
     /// not-found. Treat it as done if all you need is the resource gone.
-    AlreadyDeleted(ApiError),
+    AlreadyDeleted(Box<ApiError>),
     /// A timeout ended the call: connecting, one attempt, or the total deadline.
     Timeout(TimeoutError),
     /// The connection failed or broke.
@@ -122,7 +123,7 @@ impl Error {
     pub fn api(&self) -> Option<&ApiError> {
         match self {
             Error::Api(api) | Error::QueryTooSlow(api) | Error::AlreadyDeleted(api) => Some(api),
-            Error::RateLimited { response, .. } => response.as_ref(),
+            Error::RateLimited { response, .. } => response.as_deref(),
             _ => None,
         }
     }
@@ -248,13 +249,13 @@ impl From<CallFailure> for Error {
                 429 => Error::RateLimited {
                     quota: Quota::Unspecified,
                     retry_after: api.retry_after,
-                    response: Some(api),
+                    response: Some(Box::new(api)),
                 },
                 // Only analytics documents 408 ("the query took too long").
-                408 if failure.service == Service::Analytics => Error::QueryTooSlow(api),
-                _ => Error::Api(api),
+                408 if failure.service == Service::Analytics => Error::QueryTooSlow(Box::new(api)),
+                _ => Error::Api(Box::new(api)),
             },
-            FailureKind::AlreadyDeleted(api) => Error::AlreadyDeleted(api),
+            FailureKind::AlreadyDeleted(api) => Error::AlreadyDeleted(Box::new(api)),
             FailureKind::Decode(error) => Error::Decode(error),
             _ => Error::Config(ConfigError::Refused(failure.to_string())),
         }
@@ -282,8 +283,10 @@ impl<E> From<progenitor_client::Error<E>> for Error {
                     source,
                 })
             }
-            Err(P::ErrorResponse(response)) => Error::Api(ApiError::status_only(response.status().as_u16())),
-            Err(P::UnexpectedResponse(response)) => Error::Api(ApiError::status_only(response.status().as_u16())),
+            Err(P::ErrorResponse(response)) => Error::Api(Box::new(ApiError::status_only(response.status().as_u16()))),
+            Err(P::UnexpectedResponse(response)) => {
+                Error::Api(Box::new(ApiError::status_only(response.status().as_u16())))
+            }
             // Only the runtime decodes bodies; this one was not its (no excerpt: nothing to redact it with).
             Err(P::InvalidResponsePayload(_, source)) => Error::Decode(DecodeError::without_excerpt(source)),
             Err(P::Custom(message)) => Error::Config(ConfigError::Refused(message)),

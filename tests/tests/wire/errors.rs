@@ -25,7 +25,7 @@ fn assert_api(error: &Error, status: u16, code: Option<&str>) -> ApiError {
     match error {
         Error::Api(api) => {
             assert_eq!((api.status, api.code.as_deref()), (status, code), "{error}");
-            api.clone()
+            (**api).clone()
         }
         other => panic!("expected an API error {status} {code:?}, got {other:?}"),
     }

@@ -1,6 +1,7 @@
 //! The wire-level suite: every operation against a local HTTP server on
 //! 127.0.0.1, the documented error paths, bounds refused before sending,
-//! transport faults, and every operation against Prism's spec-driven mock.
+//! transport faults, what no hostile server may achieve, and every operation
+//! against Prism's spec-driven mock.
 //!
 //! One test binary, so the workspace links it once.
 
@@ -10,6 +11,7 @@ mod bounds;
 mod coverage;
 mod errors;
 mod faults;
+mod hostile;
 mod ops_analytics;
 mod ops_encoder;
 mod ops_vms_catalog;
