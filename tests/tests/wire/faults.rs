@@ -135,23 +135,21 @@ async fn a_connection_reset_mid_body_is_a_transport_error() {
     );
     assert!(error.is_retryable(), "a GET may be repeated");
 
-    let (uri, requests) = raw_server(Misbehaviour::ResetMidBody).await;
-    let client = local_client(&uri).retry(quick_retries(3)).build().unwrap();
-    let error = client
-        .encoder()
-        .unwrap()
-        .register_task()
-        .body(vidplat_tests::task_body())
-        .call()
-        .await
-        .unwrap_err();
+    let (error, requests) = register_task_against(Misbehaviour::ResetMidBody).await;
     assert!(matches!(error, Error::Transport(_)), "{error:?}");
-    assert_eq!(
-        requests.load(Ordering::SeqCst),
-        1,
-        "a POST whose answer broke is not sent again"
-    );
+    assert_eq!(requests, 1, "a POST whose answer broke is not sent again");
     assert!(!error.is_retryable(), "the registration may have happened");
+}
+
+/// A task registration (with up to 3 attempts) against a misbehaving server:
+/// the error, and how many requests the server read.
+async fn register_task_against(misbehaviour: Misbehaviour) -> (Error, usize) {
+    let (uri, requests) = raw_server(misbehaviour).await;
+    let client = local_client(&uri).retry(quick_retries(3)).build().unwrap();
+    let encoder = client.encoder().unwrap();
+    let body = vidplat_tests::task_body();
+    let error = encoder.register_task().body(body).call().await.unwrap_err();
+    (error, requests.load(Ordering::SeqCst))
 }
 
 #[tokio::test]
@@ -169,19 +167,10 @@ async fn a_get_whose_server_closes_before_answering_is_retried_then_fails() {
 
 #[tokio::test]
 async fn a_post_whose_server_closes_before_answering_is_not_sent_again() {
-    let (uri, requests) = raw_server(Misbehaviour::CloseBeforeAnswering).await;
-    let client = local_client(&uri).retry(quick_retries(3)).build().unwrap();
-    let error = client
-        .encoder()
-        .unwrap()
-        .register_task()
-        .body(vidplat_tests::task_body())
-        .call()
-        .await
-        .unwrap_err();
+    let (error, requests) = register_task_against(Misbehaviour::CloseBeforeAnswering).await;
     assert!(matches!(error, Error::Transport(_)), "{error:?}");
     // The server may have registered the task before closing: a second POST could duplicate it.
-    assert_eq!(requests.load(Ordering::SeqCst), 1);
+    assert_eq!(requests, 1);
 }
 
 #[tokio::test]

@@ -255,6 +255,17 @@ async fn streaming_server(head: &'static str, chunk: usize, limit: usize) -> (St
     (format!("http://{address}"), written)
 }
 
+/// One `get task` from `uri`, with one attempt and a body cap, expected to fail.
+async fn get_task_capped(uri: &str, cap: u64) -> Error {
+    let client = local_client(uri)
+        .retry(RetryPolicy::never())
+        .max_response_body(cap)
+        .build()
+        .unwrap();
+    let encoder = client.encoder().unwrap();
+    encoder.get_task().task_id(TASK).call().await.unwrap_err()
+}
+
 /// 4. Bounded memory: a body past the cap is refused while it streams (the
 /// server is cut off long before its end); an announced length past the cap
 /// is refused before reading; the default cap holds a 20 MiB page.
@@ -263,19 +274,7 @@ async fn p4_a_body_past_the_cap_is_refused_while_streaming() {
     const MIB: usize = 1024 * 1024;
     let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
     let (uri, written) = streaming_server(head, 64 * 1024, 256 * MIB).await;
-    let client = local_client(&uri)
-        .retry(RetryPolicy::never())
-        .max_response_body(MIB as u64)
-        .build()
-        .unwrap();
-    let error = client
-        .encoder()
-        .unwrap()
-        .get_task()
-        .task_id(TASK)
-        .call()
-        .await
-        .unwrap_err();
+    let error = get_task_capped(&uri, MIB as u64).await;
     assert!(
         matches!(error, Error::BodyTooLarge { limit } if limit == MIB as u64),
         "{error:?}"
@@ -289,19 +288,7 @@ async fn p4_a_body_past_the_cap_is_refused_while_streaming() {
 
     let announced = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1073741824\r\n\r\n";
     let (uri, _) = streaming_server(announced, 1024, 0).await;
-    let client = local_client(&uri)
-        .retry(RetryPolicy::never())
-        .max_response_body(MIB as u64)
-        .build()
-        .unwrap();
-    let error = client
-        .encoder()
-        .unwrap()
-        .get_task()
-        .task_id(TASK)
-        .call()
-        .await
-        .unwrap_err();
+    let error = get_task_capped(&uri, MIB as u64).await;
     assert!(matches!(error, Error::BodyTooLarge { .. }), "{error:?}");
 
     // The default cap (64 MiB) fits the largest documented answer (~19 MiB).
