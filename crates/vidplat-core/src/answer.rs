@@ -29,21 +29,26 @@ pub(crate) struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    pub(crate) fn judge(&self, mut answer: ReadAnswer, decode: DecodeContext) -> Judged {
-        if answer.status.is_success() {
+    /// `decode` describes the call for [`crate::decode_response`]; a success
+    /// carries it, with the body, in its extensions.
+    pub(crate) fn judge(&self, answer: ReadAnswer, decode: impl FnOnce(bytes::Bytes) -> DecodeContext) -> Judged {
+        let status = answer.response.status();
+        if status.is_success() {
             return match self.dressed_as_success(&answer.body) {
                 Some(body) => Judged::Error(self.api_error(&answer, Some(body))),
                 None => {
-                    answer.extensions.insert(decode);
-                    Judged::Success(answer.into_response())
+                    let ReadAnswer { mut response, body } = answer;
+                    response.extensions_mut().insert(decode(body));
+                    Judged::Success(response)
                 }
             };
         }
         let body = error_object(&answer.body);
         let mut error = self.api_error(&answer, body);
-        if answer.status.is_redirection() {
+        if status.is_redirection() {
             error.location = answer
-                .headers
+                .response
+                .headers()
                 .get(reqwest::header::LOCATION)
                 .map(|v| escape_controls(&self.redactor.text(&String::from_utf8_lossy(v.as_bytes()))).into_owned());
         }
@@ -64,11 +69,12 @@ impl Judge<'_> {
             None => (None, None, Some(self.redactor.excerpt(&answer.body))),
         };
         ApiError {
-            status: answer.status.as_u16(),
+            status: answer.response.status().as_u16(),
             code,
             message,
             retry_after: answer
-                .headers
+                .response
+                .headers()
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| parse_retry_after(v, std::time::SystemTime::now())),

@@ -2,13 +2,12 @@
 
 use bytes::Bytes;
 
-/// An answer read whole: its head and its body.
+/// An answer whose body has been read whole: the response keeps its head
+/// (status, headers, extensions) and the body is held apart, so nothing is
+/// rebuilt on the way to the generated code.
 #[derive(Debug)]
 pub(crate) struct ReadAnswer {
-    pub(crate) status: reqwest::StatusCode,
-    pub(crate) version: reqwest::Version,
-    pub(crate) headers: reqwest::header::HeaderMap,
-    pub(crate) extensions: http::Extensions,
+    pub(crate) response: reqwest::Response,
     pub(crate) body: Bytes,
 }
 
@@ -21,9 +20,9 @@ pub(crate) enum ReadError {
     Transport(reqwest::Error),
 }
 
-/// Reads `response` whole, refusing a body larger than `cap` bytes as soon as
-/// it announces it (`Content-Length`) or grows past it: never more than `cap`
-/// bytes (plus one network chunk) are held.
+/// Reads `response`'s body whole, refusing a body larger than `cap` bytes as
+/// soon as it announces it (`Content-Length`) or grows past it: never more
+/// than `cap` bytes (plus one network chunk) are held.
 pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Result<ReadAnswer, ReadError> {
     let announced = response
         .headers()
@@ -33,10 +32,6 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Re
     if announced.is_some_and(|length| length > cap) {
         return Err(ReadError::TooLarge);
     }
-    let status = response.status();
-    let version = response.version();
-    let headers = std::mem::take(response.headers_mut());
-    let extensions = std::mem::take(response.extensions_mut());
     // Most bodies arrive in one chunk: keep it as it is, copy only when there are more.
     let mut first: Option<Bytes> = None;
     let mut joined: Vec<u8> = Vec::new();
@@ -59,25 +54,7 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Re
         }
     }
     let body = first.unwrap_or_else(|| Bytes::from(joined));
-    Ok(ReadAnswer {
-        status,
-        version,
-        headers,
-        extensions,
-        body,
-    })
-}
-
-impl ReadAnswer {
-    /// Back into a response, for progenitor to decode (the body is in memory now).
-    pub(crate) fn into_response(self) -> reqwest::Response {
-        let mut response = http::Response::new(self.body);
-        *response.status_mut() = self.status;
-        *response.version_mut() = self.version;
-        *response.headers_mut() = self.headers;
-        *response.extensions_mut() = self.extensions;
-        reqwest::Response::from(response)
-    }
+    Ok(ReadAnswer { response, body })
 }
 
 #[cfg(test)]
@@ -98,6 +75,7 @@ mod tests {
     async fn the_cap_holds_while_streaming_and_on_announced_length() {
         let read = read_capped(streamed(4, 10, None), 40).await.unwrap();
         assert_eq!(read.body.len(), 40);
+        assert_eq!(read.response.status(), 200);
         assert!(matches!(
             read_capped(streamed(5, 10, None), 40).await,
             Err(ReadError::TooLarge)
@@ -112,7 +90,7 @@ mod tests {
             read_capped(streamed(usize::MAX, 1024, None), 1 << 20).await,
             Err(ReadError::TooLarge)
         ));
-        let one = read_capped(streamed(1, 7, Some(7)), 40).await.unwrap().into_response();
-        assert_eq!(one.bytes().await.unwrap().len(), 7);
+        let one = read_capped(streamed(1, 7, Some(7)), 40).await.unwrap();
+        assert_eq!(one.body.len(), 7);
     }
 }

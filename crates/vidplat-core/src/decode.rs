@@ -11,9 +11,11 @@ use progenitor_client::ResponseValue;
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 
-/// What the runtime attaches to a success response, for describing a decode failure.
+/// What the runtime attaches to a success response: its body, read already
+/// (under the cap, within the deadline), and what a decode failure must say.
 #[derive(Clone, Debug)]
 pub(crate) struct DecodeContext {
+    pub(crate) body: bytes::Bytes,
     pub(crate) service: Service,
     pub(crate) operation: &'static str,
     pub(crate) method: Method,
@@ -30,11 +32,14 @@ pub async fn decode_response<T: DeserializeOwned, E>(
     let context = response.extensions_mut().remove::<DecodeContext>();
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    // The runtime has already read the body into memory; this cannot fail on the network.
-    let body = response
-        .bytes()
-        .await
-        .map_err(progenitor_client::Error::ResponseBodyError)?;
+    let body = match &context {
+        Some(context) => context.body.clone(),
+        // Not a response of the runtime (cannot happen with generated clients).
+        None => response
+            .bytes()
+            .await
+            .map_err(progenitor_client::Error::ResponseBodyError)?,
+    };
     match serde_json::from_slice::<T>(&body) {
         Ok(value) => Ok(ResponseValue::new(value, status, headers)),
         Err(source) => {

@@ -173,7 +173,8 @@ impl Runtime {
                     (FailureKind::Transport(error), Delivery::MayHaveArrived, None)
                 }
                 Some(Ok(answer)) => {
-                    let decode = DecodeContext {
+                    let decode = |body| DecodeContext {
+                        body,
                         service,
                         operation: op.id,
                         method,
