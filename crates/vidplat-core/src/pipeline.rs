@@ -21,9 +21,10 @@ enum AttemptError {
 
 impl Runtime {
     /// Sends a request of operation `operation_id` the way the documents
-    /// allow, and returns the success response (its body read, in memory), or
-    /// a response carrying the [`CallFailure`] for the `post` hook. One
-    /// `vidplat.call` tracing span covers the call.
+    /// allow, and returns the success response (its body already read, held
+    /// in its extensions for [`crate::decode_response`]), or a response
+    /// carrying the [`CallFailure`] for the `post` hook. One `vidplat.call`
+    /// tracing span covers the call.
     pub async fn execute(
         &self,
         base_url: &str,
