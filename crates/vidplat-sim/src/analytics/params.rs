@@ -58,7 +58,7 @@ pub(super) struct Period {
 }
 
 impl Period {
-    pub fn bounds(&self) -> (Local, Local) {
+    pub(super) fn bounds(&self) -> (Local, Local) {
         (self.from, self.to)
     }
 
@@ -105,7 +105,7 @@ impl BasicParams {
     /// `start_interval` (default -30) to `end_interval` (default -1), days
     /// relative to today (-731..0); today's data reaches now. The second
     /// value is `golden`: the period is over, its data final.
-    pub fn period(&self, now: Local) -> Result<(Period, bool), SimError> {
+    pub(super) fn period(&self, now: Local) -> Result<(Period, bool), SimError> {
         let start = within("start_interval", self.start_interval.unwrap_or(-30), -731, 0)?;
         let end = within("end_interval", self.end_interval.unwrap_or(-1), -731, 0)?;
         if start > end {
@@ -120,7 +120,7 @@ impl BasicParams {
     }
 
     /// Ranks `start_with` (default 1) to `end_with` (default 100).
-    pub fn ranks(&self) -> Result<Window, SimError> {
+    pub(super) fn ranks(&self) -> Result<Window, SimError> {
         let first = self.start_with.unwrap_or(1);
         let last = self.end_with.unwrap_or(100);
         if first < 1 || last < 1 {
@@ -135,16 +135,16 @@ impl BasicParams {
         })
     }
 
-    pub fn sort(&self, default_key: &str) -> Result<Sort, SimError> {
+    pub(super) fn sort(&self, default_key: &str) -> Result<Sort, SimError> {
         basic_sort(self.sort_key.as_deref(), self.sort_order.as_deref(), default_key)
     }
 
-    pub fn filters(&self) -> Result<Filters, SimError> {
+    pub(super) fn filters(&self) -> Result<Filters, SimError> {
         Filters::basic(self.filters.as_deref())
     }
 
     /// `granularity`: `hourly` (documented, the default) or `daily`.
-    pub fn bucket(&self) -> Result<Bucket, SimError> {
+    pub(super) fn bucket(&self) -> Result<Bucket, SimError> {
         bucket(self.granularity.as_deref(), Edition::Basic)
     }
 }
@@ -168,7 +168,7 @@ pub(super) enum MaxSpan {
 
 impl CloudParams {
     /// `start` (default `default_start`) to `end` (default now), in the simulator's zone (Japan time by default).
-    pub fn period(&self, now: Local, default_start: Local, max: MaxSpan) -> Result<Period, SimError> {
+    pub(super) fn period(&self, now: Local, default_start: Local, max: MaxSpan) -> Result<Period, SimError> {
         let parse = |name: &str, value: &Option<String>, default: Local| match value {
             None => Ok(default),
             Some(text) => super::clock::parse_timestamp(text)
@@ -190,12 +190,12 @@ impl CloudParams {
     }
 
     /// 00:00:00 thirty days before today: the documented default start.
-    pub fn default_start(now: Local) -> Local {
+    pub(super) fn default_start(now: Local) -> Local {
         (day_of(now) - 30) * DAY
     }
 
     /// `limit` (1..50000, default 100) rows from `offset` (default 0).
-    pub fn page(&self) -> Result<Window, SimError> {
+    pub(super) fn page(&self) -> Result<Window, SimError> {
         let limit = within("limit", self.limit.unwrap_or(100), 1, 50_000)?;
         let offset = within("offset", self.offset.unwrap_or(0), 0, i64::MAX)?;
         Ok(Window::Page {
@@ -205,7 +205,7 @@ impl CloudParams {
     }
 
     /// `sort`: a key and `asc` or `desc` joined by a vertical bar.
-    pub fn sort(&self, default: Sort) -> Result<Sort, SimError> {
+    pub(super) fn sort(&self, default: Sort) -> Result<Sort, SimError> {
         let Some(text) = self.sort.as_deref() else {
             return Ok(default);
         };
@@ -219,17 +219,17 @@ impl CloudParams {
         Ok(Sort::new(key, descending))
     }
 
-    pub fn filters(&self) -> Result<Filters, SimError> {
+    pub(super) fn filters(&self) -> Result<Filters, SimError> {
         Filters::cloud(self.filters.as_deref())
     }
 
     /// `granularity` of the reports: `hourly` (documented, the default) or `daily`.
-    pub fn bucket(&self) -> Result<Bucket, SimError> {
+    pub(super) fn bucket(&self) -> Result<Bucket, SimError> {
         bucket(self.granularity.as_deref(), Edition::Cloud)
     }
 
     /// `granularity` of the positional operations: a number of positions, 1..100.
-    pub fn positions(&self, default: i64) -> Result<usize, SimError> {
+    pub(super) fn positions(&self, default: i64) -> Result<usize, SimError> {
         let value = match self.granularity.as_deref() {
             None => default,
             Some(text) => text
@@ -240,19 +240,19 @@ impl CloudParams {
     }
 
     /// `complete_play_percent_threshold`: 1..100, default 90.
-    pub fn complete_threshold(&self) -> Result<u32, SimError> {
+    pub(super) fn complete_threshold(&self) -> Result<u32, SimError> {
         let value = self.complete_play_percent_threshold.unwrap_or(90);
         Ok(within("complete_play_percent_threshold", value, 1, 100)? as u32)
     }
 
     /// `engagement_bitmap_granularity`: 1..100, default 20.
-    pub fn bitmap_positions(&self) -> Result<usize, SimError> {
+    pub(super) fn bitmap_positions(&self) -> Result<usize, SimError> {
         let value = self.engagement_bitmap_granularity.unwrap_or(20);
         Ok(within("engagement_bitmap_granularity", value, 1, 100)? as usize)
     }
 
     /// `group_per`: none (the default) or `content_name`; others are not shown.
-    pub fn per_content(&self) -> Result<bool, SimError> {
+    pub(super) fn per_content(&self) -> Result<bool, SimError> {
         match self.group_per.as_deref() {
             None => Ok(false),
             Some("content_name") => Ok(true),
@@ -416,7 +416,7 @@ impl Filters {
     }
 
     /// The sessions every filter keeps.
-    pub fn apply(&self, facts: Vec<Fact>) -> Vec<Fact> {
+    pub(super) fn apply(&self, facts: Vec<Fact>) -> Vec<Fact> {
         match self.edition {
             None => facts,
             Some(edition) => facts

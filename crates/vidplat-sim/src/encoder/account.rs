@@ -40,7 +40,7 @@ pub(super) struct Account {
 }
 
 impl Account {
-    pub fn new(seed: u64, created: Option<Timestamp>) -> Self {
+    pub(super) fn new(seed: u64, created: Option<Timestamp>) -> Self {
         let input_files = DEMO_INPUT_FILES
             .iter()
             .map(|(name, size)| {

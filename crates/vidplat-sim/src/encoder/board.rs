@@ -42,7 +42,7 @@ enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 7] = [
+    pub(crate) const ALL: [Status; 7] = [
         Status::Waiting,
         Status::Encoding,
         Status::Uploading,
@@ -52,7 +52,7 @@ impl Status {
         Status::Failed,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Waiting => "waiting",
             Status::Encoding => "encoding",
@@ -65,7 +65,7 @@ impl Status {
     }
 
     /// Ready, canceled and failed: the task no longer counts against the registration limit.
-    pub fn is_finished(self) -> bool {
+    pub(crate) fn is_finished(self) -> bool {
         matches!(self, Status::Ready | Status::Canceled | Status::Failed)
     }
 }
@@ -107,7 +107,7 @@ pub(super) struct TaskBoard {
 }
 
 impl TaskBoard {
-    pub fn new(step: Duration, clock: Clock) -> Self {
+    pub(super) fn new(step: Duration, clock: Clock) -> Self {
         Self {
             step,
             clock,
@@ -229,12 +229,12 @@ impl TaskBoard {
     }
 
     /// Tasks counting against the registration limit (not ready, canceled or failed).
-    pub fn registrable_count(&self) -> usize {
+    pub(super) fn registrable_count(&self) -> usize {
         self.tasks.values().filter(|entry| !entry.status.is_finished()).count()
     }
 
     /// Registers tasks created together (one transaction), all `waiting`.
-    pub fn register(&mut self, new_tasks: Vec<NewTask>, now: Instant) -> (i64, Vec<Task>) {
+    pub(super) fn register(&mut self, new_tasks: Vec<NewTask>, now: Instant) -> (i64, Vec<Task>) {
         let transaction = self.next_transaction;
         self.next_transaction += 1;
         let stamp = self.clock.timestamp(now);
@@ -269,7 +269,7 @@ impl TaskBoard {
         (transaction, registered)
     }
 
-    pub fn get(&self, id: i64) -> Option<&Task> {
+    pub(super) fn get(&self, id: i64) -> Option<&Task> {
         self.tasks.get(&id).map(|entry| &entry.detail)
     }
 
@@ -277,13 +277,13 @@ impl TaskBoard {
         self.tasks.get(&id).map(|entry| entry.status)
     }
 
-    pub fn all(&self) -> impl Iterator<Item = &Task> {
+    pub(super) fn all(&self) -> impl Iterator<Item = &Task> {
         self.tasks.values().map(|entry| &entry.detail)
     }
 
     /// The document's cancel/delete table: waiting or encoding → canceling;
     /// ready, canceled or failed → removed; uploading or canceling → 403, unchanged.
-    pub fn cancel_or_delete(&mut self, id: i64, now: Instant) -> Result<(), SimError> {
+    pub(super) fn cancel_or_delete(&mut self, id: i64, now: Instant) -> Result<(), SimError> {
         let status = self
             .status(id)
             .ok_or_else(|| SimError::not_found(format!("task {id}")))?;
@@ -316,12 +316,12 @@ impl TaskBoard {
     }
 
     /// Delete all tasks: removes only the ready, canceled and failed ones.
-    pub fn delete_finished(&mut self) {
+    pub(super) fn delete_finished(&mut self) {
         self.tasks.retain(|_, entry| !entry.status.is_finished());
     }
 
     /// Tasks per status, over `ids` (or every task).
-    pub fn counts(&self, ids: Option<&[i64]>) -> TaskCounts {
+    pub(super) fn counts(&self, ids: Option<&[i64]>) -> TaskCounts {
         let mut counts = [0_i64; 7];
         let statuses: Vec<Status> = match ids {
             Some(ids) => ids.iter().filter_map(|id| self.status(*id)).collect(),
