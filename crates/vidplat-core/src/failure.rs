@@ -179,6 +179,9 @@ impl fmt::Display for CallFailure {
         match &self.kind {
             FailureKind::InvalidInput { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
             FailureKind::Refused(why) => write!(f, "not sent: {why}"),
+            FailureKind::Quota(refusal) if refusal.quota == crate::quota::Quota::StoreUnavailable => {
+                f.write_str("the shared quota store (Redis) is unavailable: the call was not sent")
+            }
             FailureKind::Quota(refusal) => write!(f, "client-side {:?} quota reached", refusal.quota),
             FailureKind::Timeout(kind) => write!(f, "{kind}"),
             FailureKind::Transport(error) => write!(f, "transport error: {error}"),

@@ -27,6 +27,8 @@ mod paged;
 mod pipeline;
 mod query;
 mod quota;
+#[cfg(feature = "redis")]
+mod quota_redis;
 mod redact;
 mod retry;
 mod route;
@@ -44,7 +46,9 @@ pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
 pub use operation::Operation;
 pub use paged::Paged;
 pub use query::CommaSeparated;
-pub use quota::{Quota, QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal};
+pub use quota::{Quota, QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal, QuotaStore};
+#[cfg(feature = "redis")]
+pub use quota_redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use redact::{escape_controls, Redactor, REDACTED};
 pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery, RetryPolicy};
 pub use route::RouteTemplate;

@@ -8,6 +8,10 @@
 //! is refused at once. The month counter cannot be waited out and always
 //! refuses once spent. Each attempt of a call takes a turn (the server counts
 //! every request), and holds its concurrency slot only while it is in flight.
+//!
+//! Where the counts live is the [`QuotaStore`]: in this process's memory (the
+//! default), or, with the `redis` feature, in Redis, shared by every process
+//! and machine of the account (`quota_redis`).
 
 use crate::table::OperationMeta;
 use std::collections::VecDeque;
@@ -28,6 +32,28 @@ pub enum Quota {
     Month,
     /// The server's 429 does not say which limit.
     Unspecified,
+    /// The shared quota store (Redis) could not be reached, so the client could
+    /// not take a turn; the call was not sent.
+    StoreUnavailable,
+}
+
+/// Where the limiter keeps its counts.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub enum QuotaStore {
+    /// In this process's memory: the default. Other processes of the account are not seen.
+    #[default]
+    Memory,
+    /// In Redis, shared by every process and machine that names the same account.
+    #[cfg(feature = "redis")]
+    Redis(crate::quota_redis::RedisQuota),
+}
+
+#[cfg(feature = "redis")]
+impl From<crate::quota_redis::RedisQuota> for QuotaStore {
+    fn from(store: crate::quota_redis::RedisQuota) -> Self {
+        QuotaStore::Redis(store)
+    }
 }
 
 /// What to do when a limit is reached.
@@ -82,15 +108,25 @@ pub struct QuotaRefusal {
 /// Held while one attempt is in flight; releases its concurrency slot when dropped.
 #[derive(Debug)]
 pub struct QuotaPermit {
-    _slot: Option<OwnedSemaphorePermit>,
+    _slot: Slot,
     /// Time spent waiting for the permit.
     pub waited: Duration,
+}
+
+/// The concurrency slot a permit holds, if any.
+#[derive(Debug)]
+enum Slot {
+    None,
+    Local(#[allow(dead_code)] OwnedSemaphorePermit),
+    #[cfg(feature = "redis")]
+    Redis(#[allow(dead_code)] crate::quota_redis::RedisLease),
 }
 
 /// The limiter; clones share their counters.
 #[derive(Clone)]
 pub struct QuotaLimiter {
     config: QuotaConfig,
+    store: QuotaStore,
     slots: Arc<Semaphore>,
     state: Arc<Mutex<State>>,
 }
@@ -105,6 +141,7 @@ impl std::fmt::Debug for QuotaLimiter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QuotaLimiter")
             .field("config", &self.config)
+            .field("store", &self.store)
             .field("month_remaining", &self.remaining())
             .finish()
     }
@@ -116,8 +153,14 @@ const MONTH_SPENT: QuotaRefusal = QuotaRefusal {
 };
 
 impl QuotaLimiter {
-    /// A limiter with fresh counters.
+    /// A limiter with fresh counters in this process's memory.
     pub fn new(config: QuotaConfig) -> Self {
+        Self::with_store(config, QuotaStore::Memory)
+    }
+
+    /// A limiter keeping its counts in `store` (see [`QuotaStore`]).
+    pub fn with_store(config: QuotaConfig, store: impl Into<QuotaStore>) -> Self {
+        let store = store.into();
         let slots = usize::try_from(config.concurrency.max(1))
             .unwrap_or(1)
             .min(Semaphore::MAX_PERMITS);
@@ -128,7 +171,13 @@ impl QuotaLimiter {
                 month_used: 0,
             })),
             config,
+            store,
         }
+    }
+
+    /// Where the counts live.
+    pub fn store(&self) -> &QuotaStore {
+        &self.store
     }
 
     /// The limits it enforces.
@@ -142,7 +191,8 @@ impl QuotaLimiter {
     }
 
     /// Calls left this month, as this client counts them (calls made by other
-    /// clients of the account are not seen).
+    /// clients of the account are not seen; with the Redis store, only calls
+    /// that fell back to the local count are counted here).
     pub fn remaining(&self) -> u64 {
         self.config.per_month.saturating_sub(self.state().month_used)
     }
@@ -159,11 +209,47 @@ impl QuotaLimiter {
         operation: &OperationMeta,
         deadline: Option<Instant>,
     ) -> Result<QuotaPermit, QuotaRefusal> {
+        #[cfg(feature = "redis")]
+        if let QuotaStore::Redis(store) = &self.store {
+            let started = Instant::now();
+            let wait = self.config.mode == QuotaMode::Wait;
+            match store
+                .acquire(&self.config, operation.rate_limited, wait, deadline)
+                .await
+            {
+                Ok(decision) => {
+                    return decision.map(|lease| QuotaPermit {
+                        _slot: Slot::Redis(lease),
+                        waited: started.elapsed(),
+                    })
+                }
+                Err(message) => match store.unavailable_behaviour() {
+                    crate::quota_redis::RedisUnavailable::Fail => {
+                        tracing::warn!("analytics quota: {message}; the call is refused (not sent)");
+                        return Err(QuotaRefusal {
+                            quota: Quota::StoreUnavailable,
+                            retry_after: None,
+                        });
+                    }
+                    crate::quota_redis::RedisUnavailable::LocalFallback => {
+                        tracing::warn!("analytics quota: {message}; counting in this process only");
+                    }
+                },
+            }
+        }
+        self.acquire_local(operation, deadline).await
+    }
+
+    async fn acquire_local(
+        &self,
+        operation: &OperationMeta,
+        deadline: Option<Instant>,
+    ) -> Result<QuotaPermit, QuotaRefusal> {
         let started = Instant::now();
         if !operation.rate_limited {
             self.count_month()?;
             return Ok(QuotaPermit {
-                _slot: None,
+                _slot: Slot::None,
                 waited: Duration::ZERO,
             });
         }
@@ -210,7 +296,7 @@ impl QuotaLimiter {
                         state.month_used += 1;
                         state.recent.push_back(now);
                         return Ok(QuotaPermit {
-                            _slot: Some(slot),
+                            _slot: Slot::Local(slot),
                             waited: started.elapsed(),
                         });
                     }

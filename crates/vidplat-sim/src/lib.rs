@@ -31,6 +31,7 @@ mod error;
 mod operations;
 mod vms;
 
+pub use analytics::AnalyticsStats;
 pub use auth::Permission;
 pub use error::SimError;
 pub(crate) use error::{JsonBody, QueryParams};
@@ -66,6 +67,8 @@ pub struct SimConfig {
     /// 10,000 rows through and times out 13 months of 50,000 rows; 0 makes
     /// every query time out.
     pub analytics_slow_cost: u64,
+    /// The analytics per-minute window (documented: 60 s; tests shorten it).
+    pub analytics_window: Duration,
     /// How long an analytics query takes, so that the one-at-a-time limit can
     /// be met (also with [`SimConfig::fast`]).
     pub analytics_latency: Duration,
@@ -96,6 +99,7 @@ impl Default for SimConfig {
             analytics_concurrent: 1,
             analytics_monthly: 50_000,
             analytics_slow_cost: 5_000_000,
+            analytics_window: Duration::from_secs(60),
             analytics_latency: Duration::from_millis(50),
             viewing_session: Duration::from_secs(60),
             time_zone: calendar::japan(),
@@ -122,6 +126,7 @@ impl SimConfig {
 pub(crate) struct Shared {
     pub config: Arc<SimConfig>,
     pub keys: Arc<auth::Keys>,
+    pub analytics_stats: Arc<AnalyticsStats>,
 }
 
 /// A running simulator. Dropping it stops the server.
@@ -141,6 +146,7 @@ pub struct Simulator {
     keys: Arc<auth::Keys>,
     encoder: Arc<encoder::Service>,
     time_zone: chrono::FixedOffset,
+    analytics_stats: Arc<AnalyticsStats>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -178,9 +184,11 @@ impl Simulator {
         let time_zone = config.time_zone;
         let address = listener.local_addr()?;
         let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
+        let analytics_stats = Arc::new(AnalyticsStats::default());
         let shared = Shared {
             config: Arc::new(config),
             keys: keys.clone(),
+            analytics_stats: analytics_stats.clone(),
         };
         let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -203,8 +211,15 @@ impl Simulator {
             keys,
             encoder,
             time_zone,
+            analytics_stats,
             shutdown: Some(shutdown),
         })
+    }
+
+    /// What the analytics service saw across all connections: the largest
+    /// number of rate-limited requests in flight at once, 429s, admissions.
+    pub fn analytics_stats(&self) -> &AnalyticsStats {
+        &self.analytics_stats
     }
 
     /// A new key holding only `permissions` (a key with none gets 403 everywhere).

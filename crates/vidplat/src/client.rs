@@ -7,8 +7,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 use vidplat_core::{
-    check_base_url, check_routes, ConfigError, Method, QuotaConfig, QuotaLimiter, RetryPolicy, Runtime, Service,
-    ServiceTable, Timeouts, Transport, DEFAULT_MAX_RESPONSE_BODY,
+    check_base_url, check_routes, ConfigError, Method, QuotaConfig, QuotaLimiter, QuotaStore, RetryPolicy, Runtime,
+    Service, ServiceTable, Timeouts, Transport, DEFAULT_MAX_RESPONSE_BODY,
 };
 
 /// The SDK's entry point: configured once, cheap to clone, shared by every task.
@@ -115,6 +115,7 @@ pub struct ClientBuilder {
     user_agent: String,
     retry: RetryPolicy,
     analytics_quota: Option<QuotaConfig>,
+    quota_store: QuotaStore,
     routes: Vec<(String, Method, String)>,
     max_response_body: u64,
     allow_insecure_http: bool,
@@ -138,6 +139,7 @@ impl Default for ClientBuilder {
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
             retry: RetryPolicy::default(),
             analytics_quota: Some(QuotaConfig::default()),
+            quota_store: QuotaStore::Memory,
             routes: Vec::new(),
             max_response_body: DEFAULT_MAX_RESPONSE_BODY,
             allow_insecure_http: false,
@@ -161,6 +163,7 @@ impl fmt::Debug for ClientBuilder {
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
             .field("analytics_quota", &self.analytics_quota)
+            .field("quota_store", &self.quota_store)
             .field("routes", &self.routes)
             .field("max_response_body", &self.max_response_body)
             .field("allow_insecure_http", &self.allow_insecure_http)
@@ -252,6 +255,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Where the analytics quota is counted (default: [`QuotaStore::Memory`],
+    /// this client and its clones only). With the `redis` feature,
+    /// `.quota_store(RedisQuota::new(url, account)?)` shares one account's
+    /// quota among every process and machine that uses the same Redis.
+    pub fn quota_store(mut self, store: impl Into<QuotaStore>) -> Self {
+        self.quota_store = store.into();
+        self
+    }
+
     /// The analytics usage limits enforced on the client side, or `None` for
     /// no client-side limiter (the server's 429s still map to
     /// [`Error::RateLimited`]). Default: the documented 3 calls a minute, 1 at
@@ -317,7 +329,10 @@ impl ClientBuilder {
         for table in &tables {
             check_routes(table, &self.routes_of(table))?;
         }
-        let analytics_quota = self.analytics_quota.clone().map(QuotaLimiter::new);
+        let analytics_quota = self
+            .analytics_quota
+            .clone()
+            .map(|config| QuotaLimiter::with_store(config, self.quota_store.clone()));
         Ok(Client {
             #[cfg(feature = "encoder")]
             encoder: self

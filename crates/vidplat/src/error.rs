@@ -164,6 +164,10 @@ impl fmt::Display for Error {
             } => {
                 match response {
                     Some(api) => write!(f, "rate limited by the service ({api})")?,
+                    None if *quota == Quota::StoreUnavailable => write!(
+                        f,
+                        "the shared analytics quota store (Redis) is unavailable; not sent"
+                    )?,
                     None => write!(f, "rate limited by the client-side {quota:?} quota; not sent")?,
                 }
                 if let Some(after) = retry_after {

@@ -213,8 +213,10 @@ pub use call::Call;
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, ConfigError, DecodeError, Error, Quota, TimeoutError, TimeoutKind, TransportError};
 pub use vidplat_core::{
-    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, RetryPolicy, Timestamp, Transport,
+    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, RetryPolicy, Timestamp, Transport,
 };
+#[cfg(feature = "redis")]
+pub use vidplat_core::{RedisQuota, RedisQuotaError, RedisUnavailable};
 
 #[cfg(feature = "analytics")]
 pub use vidplat_analytics as analytics;

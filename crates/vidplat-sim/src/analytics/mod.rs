@@ -26,6 +26,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 use axum::{Json, Router};
 use params::{BasicParams, BasicRealtimeParams, CloudParams};
+pub use quota::AnalyticsStats;
 use quota::{Limits, Quota, Scope};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -39,6 +40,7 @@ pub(crate) fn router(shared: Shared) -> Router {
         per_minute: config.analytics_per_minute,
         concurrent: config.analytics_concurrent,
         monthly: config.analytics_monthly,
+        window: config.analytics_window,
         latency: config.analytics_latency,
     });
     let api = Api(Arc::new(Inner { shared, quota }));
@@ -201,7 +203,12 @@ impl Api {
             Ok(answer) => answer,
             Err(error) => return error.into_response(),
         };
-        let _execution = match self.0.quota.admit(scope, context.now) {
+        let _in_flight = (scope == Scope::AllLimits).then(|| shared.analytics_stats.enter());
+        let admitted = self.0.quota.admit(scope, context.now);
+        if scope == Scope::AllLimits {
+            shared.analytics_stats.record(admitted.is_ok());
+        }
+        let _execution = match admitted {
             Ok(execution) => execution,
             Err(refusal) => return refusal.into_response(),
         };

@@ -7,11 +7,61 @@ use crate::SimError;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The per-minute limit counts the executions of the last sixty seconds (a sliding window).
-pub(super) const WINDOW: Duration = Duration::from_secs(60);
+// The per-minute limit counts the executions of the last window (documented:
+// sixty seconds, a sliding window; `SimConfig::analytics_window` shortens it for tests).
+
+/// What the analytics service saw, across every connection: for tests that
+/// check several clients (or processes) together keep to the account's limits.
+#[derive(Debug, Default)]
+pub struct AnalyticsStats {
+    in_flight: AtomicU32,
+    max_in_flight: AtomicU32,
+    refused: AtomicU64,
+    admitted: AtomicU64,
+}
+
+impl AnalyticsStats {
+    /// The largest number of rate-limited analytics requests in flight at
+    /// once (from admission check to answer, refused ones included).
+    pub fn max_in_flight(&self) -> u32 {
+        self.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Rate-limited analytics requests answered 429.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    /// Rate-limited analytics requests admitted (run).
+    pub fn admitted(&self) -> u64 {
+        self.admitted.load(Ordering::SeqCst)
+    }
+
+    /// Counts one request in flight until the guard is dropped.
+    pub(super) fn enter(self: &Arc<Self>) -> InFlight {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst).saturating_add(1);
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(self.clone())
+    }
+
+    pub(super) fn record(&self, admitted: bool) {
+        let counter = if admitted { &self.admitted } else { &self.refused };
+        counter.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// One request in flight (see [`AnalyticsStats::enter`]).
+pub(super) struct InFlight(Arc<AnalyticsStats>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Which limits an operation is subject to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +76,8 @@ pub(super) struct Limits {
     pub per_minute: u32,
     pub concurrent: u32,
     pub monthly: u32,
+    /// The per-minute window (documented: a minute).
+    pub window: Duration,
     /// How long an execution holds its slot: what a refused caller should wait.
     pub latency: Duration,
 }
@@ -118,7 +170,7 @@ impl Quota {
         while state
             .recent
             .front()
-            .is_some_and(|start| instant.duration_since(*start) >= WINDOW)
+            .is_some_and(|start| instant.duration_since(*start) >= self.limits.window)
         {
             state.recent.pop_front();
         }
@@ -126,7 +178,8 @@ impl Quota {
             let oldest = state.recent.front().copied().unwrap_or(instant);
             return Err(Refusal {
                 limit: "per-minute",
-                retry_after_secs: whole_seconds(WINDOW.saturating_sub(instant.duration_since(oldest))).max(1),
+                retry_after_secs: whole_seconds(self.limits.window.saturating_sub(instant.duration_since(oldest)))
+                    .max(1),
             });
         }
         if state.running >= self.limits.concurrent {

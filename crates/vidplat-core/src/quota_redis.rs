@@ -1,0 +1,666 @@
+//! The Redis quota store: one account's analytics quota shared by every
+//! process and machine that uses the same Redis.
+//!
+//! Every decision is one Lua script run on the server, reading the server's
+//! clock (`TIME`), so no two processes can both take the last call of a window
+//! or the last concurrency slot, whatever their own clocks say.
+//!
+//! - The concurrency slots are leases: a sorted set of owner tokens scored by
+//!   their expiry. A holder renews its lease while its attempt runs; one killed
+//!   with `kill -9` blocks the others only until its lease expires. Releasing
+//!   removes the holder's own token only (compare-and-delete) and publishes a
+//!   wake-up on the account's channel.
+//! - Waiters queue in a sorted set of tickets (first come, first served) and
+//!   only the head of the queue may take a turn, so with N processes waiting
+//!   every one gets calls. A ticket lives only while its waiter refreshes it.
+//! - A waiter never polls: it sleeps until the time the script names (the
+//!   window), or until a wake-up or the holder's lease expiry (the slot),
+//!   whichever is first, and at the latest until its ticket needs refreshing.
+//! - The month is counted per calendar month at a fixed UTC offset the user
+//!   sets (default UTC). The documents do not say when the month turns (GAPS.md).
+//!
+//! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
+//! store also works on Redis Cluster.
+
+use crate::quota::{Quota, QuotaConfig, QuotaRefusal};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::sync::{Notify, OnceCell};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// What a call does when Redis cannot be reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedisUnavailable {
+    /// Refuse the call (not sent) with [`Quota::StoreUnavailable`]. The default:
+    /// a local count would not see the other processes and could earn 429s.
+    Fail,
+    /// Log a warning and count with this process's own in-memory limiter, as
+    /// if it were the only process of the account.
+    LocalFallback,
+}
+
+/// Why a Redis quota store could not be set up.
+#[derive(Debug)]
+pub struct RedisQuotaError {
+    message: String,
+}
+
+impl fmt::Display for RedisQuotaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Redis quota store: {}", self.message)
+    }
+}
+
+impl std::error::Error for RedisQuotaError {}
+
+/// The Redis quota store of one account. Cheap to clone: clones share the connection.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = vidplat_core::RedisQuota::new("redis://127.0.0.1:6379/", "my-account")?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisQuota {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: redis::Client,
+    redacted_url: String,
+    account: String,
+    keys: Keys,
+    settings: Settings,
+    connection: OnceCell<redis::aio::ConnectionManager>,
+    woken: Arc<Notify>,
+    listener: Mutex<Option<JoinHandle<()>>>,
+    round_trips: AtomicU64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Settings {
+    lease: Duration,
+    ticket: Duration,
+    op_timeout: Duration,
+    utc_offset_minutes: i32,
+    on_unavailable: RedisUnavailable,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            lease: Duration::from_secs(30),
+            ticket: Duration::from_secs(10),
+            op_timeout: Duration::from_secs(2),
+            utc_offset_minutes: 0,
+            on_unavailable: RedisUnavailable::Fail,
+        }
+    }
+}
+
+struct Keys {
+    leases: String,
+    window: String,
+    queue: String,
+    alive: String,
+    seq: String,
+    month: String,
+    channel: String,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(task) = self.listener.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            task.abort();
+        }
+    }
+}
+
+impl fmt::Debug for RedisQuota {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisQuota")
+            .field("url", &self.inner.redacted_url)
+            .field("account", &self.inner.account)
+            .field("settings", &self.inner.settings)
+            .finish()
+    }
+}
+
+/// The URL with any password replaced by `***` (the URL is shown in Debug output and logs).
+fn redact_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            if parsed.password().is_some() {
+                let _ = parsed.set_password(Some("***"));
+            }
+            parsed.to_string()
+        }
+        Err(_) => "<unparsable URL>".to_owned(),
+    }
+}
+
+impl RedisQuota {
+    /// A store on the Redis at `url` (`redis://[user:password@]host:port/[db]`)
+    /// for the account `account` (any name all the account's processes share,
+    /// e.g. the login ID). Connects on first use.
+    pub fn new(url: &str, account: &str) -> Result<Self, RedisQuotaError> {
+        if account.is_empty() || account.contains(['{', '}']) {
+            return Err(RedisQuotaError {
+                message: "the account key must be non-empty and hold no braces".to_owned(),
+            });
+        }
+        let client = redis::Client::open(url).map_err(|e| RedisQuotaError {
+            message: format!("invalid URL {}: {:?}", redact_url(url), e.kind()),
+        })?;
+        Ok(Self::build(
+            client,
+            redact_url(url),
+            account.to_owned(),
+            Settings::default(),
+        ))
+    }
+
+    fn build(client: redis::Client, redacted_url: String, account: String, settings: Settings) -> Self {
+        let tag = format!("{{vidplat:{account}}}");
+        Self {
+            inner: Arc::new(Inner {
+                client,
+                redacted_url,
+                keys: Keys {
+                    leases: format!("{tag}:leases"),
+                    window: format!("{tag}:window"),
+                    queue: format!("{tag}:queue"),
+                    alive: format!("{tag}:alive"),
+                    seq: format!("{tag}:seq"),
+                    month: format!("{tag}:month"),
+                    channel: format!("{tag}:released"),
+                },
+                account,
+                settings,
+                connection: OnceCell::new(),
+                woken: Arc::new(Notify::new()),
+                listener: Mutex::new(None),
+                round_trips: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// A store with changed settings (and its own connection, made on first use).
+    fn with_settings(self, change: impl FnOnce(&mut Settings)) -> Self {
+        let mut settings = self.inner.settings;
+        change(&mut settings);
+        let inner = &self.inner;
+        Self::build(
+            inner.client.clone(),
+            inner.redacted_url.clone(),
+            inner.account.clone(),
+            settings,
+        )
+    }
+
+    /// How long a concurrency slot stays taken if its holder vanishes (default
+    /// 30 s). A live holder renews its lease every third of it, so an attempt
+    /// may run longer than the lease; a process killed while holding the slot
+    /// blocks the others at most this long. Set before first use.
+    pub fn lease(self, lease: Duration) -> Self {
+        self.with_settings(|s| s.lease = lease.max(Duration::from_millis(30)))
+    }
+
+    /// The month's time zone, as a fixed offset from UTC in minutes (default 0:
+    /// UTC). The documents do not say when the platform's month turns.
+    pub fn month_utc_offset_minutes(self, minutes: i32) -> Self {
+        self.with_settings(|s| s.utc_offset_minutes = minutes.clamp(-24 * 60, 24 * 60))
+    }
+
+    /// What a call does when Redis cannot be reached (default: [`RedisUnavailable::Fail`]).
+    pub fn on_unavailable(self, behaviour: RedisUnavailable) -> Self {
+        self.with_settings(|s| s.on_unavailable = behaviour)
+    }
+
+    /// How long one Redis command may take before Redis counts as unavailable (default 2 s).
+    pub fn command_timeout(self, timeout: Duration) -> Self {
+        self.with_settings(|s| s.op_timeout = timeout.max(Duration::from_millis(1)))
+    }
+
+    /// The behaviour when Redis cannot be reached.
+    pub fn unavailable_behaviour(&self) -> RedisUnavailable {
+        self.inner.settings.on_unavailable
+    }
+
+    /// Redis commands (each one round trip) this store has sent so far.
+    pub fn round_trips(&self) -> u64 {
+        self.inner.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// The key prefix of this account: every key starts with it (one hash slot).
+    pub fn key_prefix(&self) -> String {
+        format!("{{vidplat:{}}}", self.inner.account)
+    }
+
+    async fn connection(&self) -> Result<redis::aio::ConnectionManager, String> {
+        let inner = &self.inner;
+        let timeout = inner.settings.op_timeout;
+        let manager = inner
+            .connection
+            .get_or_try_init(|| async {
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(timeout))
+                    .set_response_timeout(Some(timeout))
+                    .set_number_of_retries(1);
+                let connect = redis::aio::ConnectionManager::new_with_config(inner.client.clone(), config);
+                match tokio::time::timeout(timeout, connect).await {
+                    Ok(Ok(manager)) => Ok(manager),
+                    Ok(Err(e)) => Err(format!("cannot connect to Redis at {}: {e}", inner.redacted_url)),
+                    Err(_) => Err(format!(
+                        "no answer from Redis at {} within {timeout:?}",
+                        inner.redacted_url
+                    )),
+                }
+            })
+            .await?
+            .clone();
+        self.listen();
+        Ok(manager)
+    }
+
+    /// Starts (once) the task that turns release messages into local wake-ups.
+    fn listen(&self) {
+        let mut listener = self.inner.listener.lock().unwrap_or_else(PoisonError::into_inner);
+        if listener.is_some() {
+            return;
+        }
+        let client = self.inner.client.clone();
+        let channel = self.inner.keys.channel.clone();
+        let woken = self.inner.woken.clone();
+        *listener = Some(tokio::spawn(async move {
+            use futures::StreamExt;
+            // Lives as long as the store; reconnects after a pause if Redis goes away.
+            loop {
+                if let Ok(mut pubsub) = client.get_async_pubsub().await {
+                    if pubsub.subscribe(&channel).await.is_ok() {
+                        let mut messages = pubsub.on_message();
+                        while messages.next().await.is_some() {
+                            woken.notify_waiters();
+                        }
+                    }
+                }
+                // Waiters still wake at their own timeouts meanwhile.
+                woken.notify_waiters();
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }));
+    }
+
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        script: &redis::Script,
+        keys: &[&str],
+        args: &[String],
+    ) -> Result<T, String> {
+        let mut connection = self.connection().await?;
+        let mut invocation = script.prepare_invoke();
+        for key in keys {
+            invocation.key(*key);
+        }
+        for arg in args {
+            invocation.arg(arg.as_str());
+        }
+        self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+        let timeout = self.inner.settings.op_timeout;
+        match tokio::time::timeout(timeout, invocation.invoke_async(&mut connection)).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(format!("Redis at {} failed: {e}", self.inner.redacted_url)),
+            Err(_) => Err(format!(
+                "no answer from Redis at {} within {timeout:?}",
+                self.inner.redacted_url
+            )),
+        }
+    }
+
+    /// Waits for (or refuses) one turn. `Err(Err(message))`: Redis could not be used.
+    pub(crate) async fn acquire(
+        &self,
+        config: &QuotaConfig,
+        limited: bool,
+        wait: bool,
+        deadline: Option<Instant>,
+    ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+        let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+        let settings = self.inner.settings;
+        let window = config.window.saturating_add(config.safety_margin);
+        let args = [
+            token.clone(),
+            millis(window).to_string(),
+            config.calls_per_window.max(1).to_string(),
+            config.concurrency.max(1).to_string(),
+            millis(settings.lease).to_string(),
+            config.per_month.to_string(),
+            settings.utc_offset_minutes.to_string(),
+            millis(settings.ticket).to_string(),
+            if wait { "1" } else { "0" }.to_owned(),
+            if limited { "1" } else { "0" }.to_owned(),
+        ];
+        let k = &self.inner.keys;
+        let keys = [
+            k.leases.as_str(),
+            k.window.as_str(),
+            k.queue.as_str(),
+            k.alive.as_str(),
+            k.seq.as_str(),
+            k.month.as_str(),
+        ];
+        let refresh = settings.ticket / 3;
+        loop {
+            // Registered before the script runs, so a release in between is not missed.
+            let woken = self.inner.woken.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args).await {
+                Ok(answer) => answer,
+                Err(e) => {
+                    if wait {
+                        self.leave(&token).await;
+                    }
+                    return Err(e);
+                }
+            };
+            let code = answer.first().copied().unwrap_or(-1);
+            let hint = Duration::from_millis(u64::try_from(answer.get(1).copied().unwrap_or(0)).unwrap_or(0));
+            let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
+            match code {
+                GRANTED => {
+                    return Ok(Ok(if limited {
+                        RedisLease::start(self.clone(), token)
+                    } else {
+                        RedisLease::none()
+                    }))
+                }
+                MONTH_SPENT => return refusal(Quota::Month, None),
+                WINDOW_FULL => {
+                    let past = deadline.is_some_and(|at| Instant::now().checked_add(hint).is_none_or(|end| end > at));
+                    if !wait || past {
+                        if wait {
+                            self.leave(&token).await;
+                        }
+                        return refusal(Quota::PerMinute, Some(hint));
+                    }
+                    // The head of the queue sleeps exactly until the window frees a call
+                    // (refreshing its ticket on the way if the wait is long).
+                    tokio::time::sleep(hint.min(refresh).max(Duration::from_millis(1))).await;
+                }
+                SLOT_TAKEN | QUEUED => {
+                    if !wait {
+                        return refusal(Quota::Concurrency, None);
+                    }
+                    let mut nap = refresh;
+                    if code == SLOT_TAKEN {
+                        // The holder's lease expiry bounds the wait if no release comes.
+                        nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
+                    }
+                    let until = Instant::now().checked_add(nap);
+                    let until = match (until, deadline) {
+                        (Some(u), Some(d)) => Some(u.min(d)),
+                        (u, d) => u.or(d),
+                    };
+                    if let Some(until) = until {
+                        let _ = tokio::time::timeout_at(until, woken).await;
+                    }
+                    if deadline.is_some_and(|at| Instant::now() >= at) {
+                        self.leave(&token).await;
+                        return refusal(Quota::Concurrency, None);
+                    }
+                }
+                _ => return Err(format!("unexpected answer from the quota script: {answer:?}")),
+            }
+        }
+    }
+
+    async fn leave(&self, token: &str) {
+        let k = &self.inner.keys;
+        let _: Result<i64, String> = self
+            .run(
+                &LEAVE,
+                &[k.queue.as_str(), k.alive.as_str()],
+                &[token.to_owned(), k.channel.clone()],
+            )
+            .await;
+    }
+
+    /// Gives the slot of `token` back if it still holds it (compare-and-delete); 1 if it did.
+    pub(crate) async fn release(&self, token: &str) -> Result<i64, String> {
+        let k = &self.inner.keys;
+        self.run(&RELEASE, &[k.leases.as_str()], &[token.to_owned(), k.channel.clone()])
+            .await
+    }
+
+    /// Extends the lease of `token` if it still holds one; 1 if it did.
+    pub(crate) async fn renew(&self, token: &str) -> Result<i64, String> {
+        let k = &self.inner.keys;
+        self.run(
+            &RENEW,
+            &[k.leases.as_str()],
+            &[token.to_owned(), millis(self.inner.settings.lease).to_string()],
+        )
+        .await
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// A slot lease held in Redis while one attempt is in flight: renewed in the
+/// background, released (compare-and-delete) when dropped.
+pub(crate) struct RedisLease {
+    held: Option<(RedisQuota, String, JoinHandle<()>)>,
+}
+
+impl fmt::Debug for RedisLease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisLease")
+            .field("held", &self.held.is_some())
+            .finish()
+    }
+}
+
+impl RedisLease {
+    fn none() -> Self {
+        Self { held: None }
+    }
+
+    fn start(store: RedisQuota, token: String) -> Self {
+        let every = (store.inner.settings.lease / 3).max(Duration::from_millis(10));
+        let renewer = {
+            let store = store.clone();
+            let token = token.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    // Lost (expired, or Redis gone): nothing left to renew.
+                    if !matches!(store.renew(&token).await, Ok(1)) {
+                        break;
+                    }
+                }
+            })
+        };
+        Self {
+            held: Some((store, token, renewer)),
+        }
+    }
+
+    /// The owner token (tests).
+    #[cfg(test)]
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.held.as_ref().map(|(_, t, _)| t.as_str())
+    }
+}
+
+impl Drop for RedisLease {
+    fn drop(&mut self) {
+        if let Some((store, token, renewer)) = self.held.take() {
+            renewer.abort();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    if let Err(e) = store.release(&token).await {
+                        tracing::warn!("could not release the analytics slot in Redis ({e}); it frees itself when its lease expires");
+                    }
+                });
+            }
+        }
+    }
+}
+
+const GRANTED: i64 = 0;
+const QUEUED: i64 = 1;
+const SLOT_TAKEN: i64 = 2;
+const MONTH_SPENT: i64 = 3;
+const WINDOW_FULL: i64 = 4;
+
+/// KEYS: leases, window, queue, alive, seq, month.
+/// ARGV: token, window ms, calls per window, concurrency, lease ms, month limit,
+/// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0).
+/// Returns {code, wait ms}.
+static ACQUIRE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local token = ARGV[1]
+local window = tonumber(ARGV[2])
+local calls = tonumber(ARGV[3])
+local concurrency = tonumber(ARGV[4])
+local lease = tonumber(ARGV[5])
+local month_limit = tonumber(ARGV[6])
+local offset = tonumber(ARGV[7])
+local ticket = tonumber(ARGV[8])
+local queue = ARGV[9] == '1'
+local limited = ARGV[10] == '1'
+
+-- The calendar month at the configured offset (days to civil date, H. Hinnant).
+local z = math.floor((now + offset * 60000) / 86400000) + 719468
+local era = math.floor(z / 146097)
+local doe = z - era * 146097
+local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+local mp = math.floor((5 * doy + 2) / 153)
+local m = mp < 10 and mp + 3 or mp - 9
+local y = yoe + era * 400
+if m <= 2 then y = y + 1 end
+local month = string.format('%04d-%02d', y, m)
+
+local used = tonumber(redis.call('HGET', KEYS[6], month) or '0')
+if used >= month_limit then
+  return {3, 0}
+end
+if not limited then
+  redis.call('HINCRBY', KEYS[6], month, 1)
+  return {0, 0}
+end
+
+if queue then
+  -- Forget waiters that stopped refreshing their ticket (gave up or died).
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if not redis.call('ZSCORE', KEYS[4], member) then
+      redis.call('ZREM', KEYS[3], member)
+    end
+  end
+  if not redis.call('ZSCORE', KEYS[3], token) then
+    redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[5]), token)
+  end
+  redis.call('ZADD', KEYS[4], now + ticket, token)
+  redis.call('PEXPIRE', KEYS[3], ticket * 3)
+  redis.call('PEXPIRE', KEYS[4], ticket * 3)
+  if redis.call('ZRANGE', KEYS[3], 0, 0)[1] ~= token then
+    return {1, ticket}
+  end
+end
+
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= concurrency then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {2, tonumber(first[2]) - now}
+end
+
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+if redis.call('ZCARD', KEYS[2]) >= calls then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {4, tonumber(oldest[2]) + window - now}
+end
+
+redis.call('ZADD', KEYS[1], now + lease, token)
+redis.call('PEXPIRE', KEYS[1], lease * 2)
+redis.call('ZADD', KEYS[2], now, token)
+redis.call('PEXPIRE', KEYS[2], window * 2)
+redis.call('HINCRBY', KEYS[6], month, 1)
+redis.call('EXPIRE', KEYS[6], 100 * 86400)
+if queue then
+  redis.call('ZREM', KEYS[3], token)
+  redis.call('ZREM', KEYS[4], token)
+end
+return {0, 0}
+"#,
+    )
+});
+
+/// KEYS: leases. ARGV: token, channel. Compare-and-delete, then wake the waiters.
+static RELEASE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+if removed == 1 then
+  redis.call('PUBLISH', ARGV[2], 'released')
+end
+return removed
+"#,
+    )
+});
+
+/// KEYS: leases. ARGV: token, lease ms. Extends only a lease the token still holds.
+static RENEW: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expiry or tonumber(expiry) <= now then
+  return 0
+end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
+return 1
+"#,
+    )
+});
+
+/// KEYS: queue, alive. ARGV: token, channel. A waiter that gives up leaves the queue.
+static LEAVE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        r#"
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if removed == 1 then
+  redis.call('PUBLISH', ARGV[2], 'left')
+end
+return removed
+"#,
+    )
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_and_errors_never_show_the_password() {
+        let store = RedisQuota::new("redis://user:hunter2@127.0.0.1:1/", "acct").unwrap();
+        let shown = format!("{store:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+        assert_eq!(store.key_prefix(), "{vidplat:acct}");
+        assert!(RedisQuota::new("redis://127.0.0.1/", "a{b").is_err());
+    }
+}
