@@ -3,6 +3,7 @@
 pub mod bounds;
 pub mod driver;
 pub mod generated;
+pub mod redis_server;
 pub mod samples;
 pub mod surface;
 

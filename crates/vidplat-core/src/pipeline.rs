@@ -137,7 +137,9 @@ impl Runtime {
             let attempt_deadline = Deadline::after(now, inner.timeouts.attempt).min(deadline);
             let outcome = attempt_deadline.run(self.attempt(request)).await;
             // The concurrency slot is held exactly while the attempt is in flight, body included.
-            drop(permit);
+            if let Some(permit) = permit {
+                permit.release().await;
+            }
             let (kind, delivery, status) = match outcome {
                 None => {
                     let which = if deadline.passed(Instant::now()) {

@@ -122,6 +122,19 @@ enum Slot {
     Redis(#[allow(dead_code)] crate::quota_redis::RedisLease),
 }
 
+impl QuotaPermit {
+    /// Gives the concurrency slot back. With the Redis store this waits for
+    /// Redis to confirm, so the slot is free when it returns (even if the
+    /// process ends next); dropping the permit releases it in the background.
+    pub async fn release(self) {
+        match self._slot {
+            #[cfg(feature = "redis")]
+            Slot::Redis(lease) => lease.release().await,
+            other => drop(other),
+        }
+    }
+}
+
 /// The limiter; clones share their counters.
 #[derive(Clone)]
 pub struct QuotaLimiter {

@@ -491,10 +491,18 @@ impl RedisLease {
         }
     }
 
-    /// The owner token (tests).
-    #[cfg(test)]
-    pub(crate) fn token(&self) -> Option<&str> {
-        self.held.as_ref().map(|(_, t, _)| t.as_str())
+    /// Gives the slot back now and waits for Redis to confirm (bounded by the
+    /// command timeout), so a process that ends right after its call leaves
+    /// the slot free. Dropping a lease releases it in the background instead.
+    pub(crate) async fn release(mut self) {
+        if let Some((store, token, renewer)) = self.held.take() {
+            renewer.abort();
+            if let Err(e) = store.release(&token).await {
+                tracing::warn!(
+                    "could not release the analytics slot in Redis ({e}); it frees itself when its lease expires"
+                );
+            }
+        }
     }
 }
 

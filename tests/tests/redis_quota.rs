@@ -1,0 +1,484 @@
+//! The Redis quota store against a real `redis-server` (started here on a free
+//! loopback port, stopped at the end) and the simulator (which enforces the
+//! documented limits across connections, with a non-zero analytics latency).
+//! The windows are shortened (hundreds of ms, or 1 s instead of a minute).
+//!
+//! The multi-process runs start `quota_worker` OS processes (tests/src/bin).
+//! Figures are printed (`--nocapture`) and copied into BENCHMARKS.md.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use vidplat::{Error, Quota, QuotaConfig, QuotaLimiter, QuotaMode, RedisQuota, RedisUnavailable, RetryPolicy};
+use vidplat_core::OperationMeta;
+use vidplat_sim::{SimConfig, Simulator};
+use vidplat_tests::redis_server::RedisServer;
+
+fn cloud_by_os() -> &'static OperationMeta {
+    vidplat::analytics::operations::TABLE.operation("cloud_by_os").unwrap()
+}
+
+fn epoch_ms() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis()
+}
+
+fn config(window: Duration, mode: QuotaMode) -> QuotaConfig {
+    QuotaConfig {
+        window,
+        safety_margin: Duration::ZERO,
+        mode,
+        ..QuotaConfig::default()
+    }
+}
+
+fn store(redis: &RedisServer, account: &str, lease: Duration) -> RedisQuota {
+    RedisQuota::new(&redis.url(), account).unwrap().lease(lease)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_acquirers_on_separate_connections_never_break_the_limits() {
+    let Some(redis) = RedisServer::start() else { return };
+    let window = Duration::from_millis(400);
+    let in_flight = Arc::new(AtomicU32::new(0));
+    let most = Arc::new(AtomicU32::new(0));
+    let starts = Arc::new(Mutex::new(Vec::new()));
+    let mut tasks = Vec::new();
+    // Six "processes" (own stores, own connections), two acquirers each, two turns each.
+    for _ in 0..6 {
+        let limiter = QuotaLimiter::with_store(
+            config(window, QuotaMode::Wait),
+            store(&redis, "atomic", Duration::from_secs(5)),
+        );
+        for _ in 0..2 {
+            let (limiter, in_flight, most, starts) = (limiter.clone(), in_flight.clone(), most.clone(), starts.clone());
+            tasks.push(tokio::spawn(async move {
+                for _ in 0..2 {
+                    let permit = limiter.acquire(cloud_by_os(), None).await.unwrap();
+                    starts.lock().unwrap().push(Instant::now());
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                    drop(permit);
+                }
+            }));
+        }
+    }
+    for task in tasks {
+        tokio::time::timeout(Duration::from_secs(60), task)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    assert_eq!(most.load(Ordering::SeqCst), 1, "two turns overlapped");
+    let mut starts = starts.lock().unwrap().clone();
+    starts.sort();
+    assert_eq!(starts.len(), 24);
+    // Any 4 consecutive turns span at least a window (less the local timing noise).
+    for four in starts.windows(4) {
+        let span = four[3] - four[0];
+        assert!(span >= window - Duration::from_millis(100), "4 turns in {span:?}");
+    }
+}
+
+/// Runs `f` on a current-thread runtime that is then never driven again: tasks it
+/// spawned (the lease renewer) stop, as in a process that froze or vanished.
+fn frozen<T>(f: impl std::future::Future<Output = T>) -> (tokio::runtime::Runtime, T) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = runtime.block_on(f);
+    (runtime, out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_holder_blocks_the_others_only_until_its_lease_expires() {
+    let Some(redis) = RedisServer::start() else { return };
+    let lease = Duration::from_millis(800);
+    let window = Duration::from_millis(100);
+    let (url, lease2) = (redis.url(), lease);
+    let (runtime, held) = tokio::task::spawn_blocking(move || {
+        frozen(async move {
+            let store = RedisQuota::new(&url, "vanish").unwrap().lease(lease2);
+            let limiter = QuotaLimiter::with_store(config(window, QuotaMode::Wait), store);
+            limiter.acquire(cloud_by_os(), None).await.unwrap()
+        })
+    })
+    .await
+    .unwrap();
+    let taken = Instant::now();
+    let other = QuotaLimiter::with_store(config(window, QuotaMode::Wait), store(&redis, "vanish", lease));
+    let permit = other.acquire(cloud_by_os(), None).await.unwrap();
+    let gap = taken.elapsed();
+    assert!(
+        gap <= lease + Duration::from_millis(300),
+        "waited {gap:?} for a lease of {lease:?}"
+    );
+    assert!(
+        gap >= lease - Duration::from_millis(300),
+        "the slot was free too early: {gap:?}"
+    );
+    drop(permit);
+    std::mem::forget(held);
+    tokio::task::spawn_blocking(move || drop(runtime)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_release_never_frees_another_holders_slot() {
+    let Some(redis) = RedisServer::start() else { return };
+    let lease = Duration::from_millis(300);
+    let window = Duration::from_millis(50);
+    let url = redis.url();
+    // A takes the slot, then freezes past its lease.
+    let (runtime, late) = tokio::task::spawn_blocking(move || {
+        frozen(async move {
+            let limiter = QuotaLimiter::with_store(
+                config(window, QuotaMode::Wait),
+                RedisQuota::new(&url, "cad").unwrap().lease(lease),
+            );
+            limiter.acquire(cloud_by_os(), None).await.unwrap()
+        })
+    })
+    .await
+    .unwrap();
+    tokio::time::sleep(lease + Duration::from_millis(100)).await;
+    // B takes the expired slot.
+    let b = QuotaLimiter::with_store(
+        config(window, QuotaMode::Wait),
+        store(&redis, "cad", Duration::from_secs(5)),
+    );
+    let b_permit = b.acquire(cloud_by_os(), None).await.unwrap();
+    // A wakes up and releases: its compare-and-delete must leave B's lease alone.
+    tokio::task::spawn_blocking(move || {
+        runtime.block_on(async move {
+            drop(late);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        });
+        drop(runtime);
+    })
+    .await
+    .unwrap();
+    let c = QuotaLimiter::with_store(
+        config(window, QuotaMode::FailFast),
+        store(&redis, "cad", Duration::from_secs(5)),
+    );
+    let refusal = c.acquire(cloud_by_os(), None).await.unwrap_err();
+    assert_eq!(refusal.quota, Quota::Concurrency, "A's late release freed B's slot");
+    drop(b_permit);
+    // B's own release frees it (released in the background: a few tries, bounded).
+    let mut freed = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if c.acquire(cloud_by_os(), None).await.is_ok() {
+            freed = true;
+            break;
+        }
+    }
+    assert!(freed, "B's release did not free the slot");
+}
+
+async fn sim_client(sim: &Simulator, store: RedisQuota) -> vidplat::Client {
+    sim.client()
+        .retry(RetryPolicy::never())
+        .quota_store(store)
+        .analytics_quota(config(Duration::from_millis(200), QuotaMode::Wait))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_stopped_mid_run_refuses_the_call_naming_redis_or_falls_back_when_asked() {
+    let Some(mut redis) = RedisServer::start() else { return };
+    let sim = Simulator::start_with(SimConfig {
+        analytics_window: Duration::from_millis(200),
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let failing = sim_client(&sim, store(&redis, "down", Duration::from_secs(5))).await;
+    let falling_back = sim_client(
+        &sim,
+        store(&redis, "down", Duration::from_secs(5)).on_unavailable(RedisUnavailable::LocalFallback),
+    )
+    .await;
+    failing.analytics().unwrap().cloud_by_os().send().await.unwrap();
+    falling_back.analytics().unwrap().cloud_by_os().send().await.unwrap();
+
+    redis.stop();
+    let started = Instant::now();
+    let error: Error = failing
+        .analytics()
+        .unwrap()
+        .cloud_by_os()
+        .send()
+        .await
+        .unwrap_err()
+        .into();
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    match &error {
+        Error::RateLimited {
+            quota: Quota::StoreUnavailable,
+            response: None,
+            ..
+        } => {}
+        other => panic!("expected the store to be unavailable, got {other:?}"),
+    }
+    assert!(error.to_string().contains("Redis"), "{error}");
+    assert!(error.is_retryable());
+    // The default is to refuse; the fallback counts locally and sends.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    falling_back.analytics().unwrap().cloud_by_os().send().await.unwrap();
+    assert_eq!(sim.analytics_stats().refused(), 0);
+}
+
+/// One OS process of the runs below.
+struct Worker {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Worker {
+    fn spawn(args: &[String]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_quota_worker"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Self { child, lines }
+    }
+
+    fn wait_for_line(&self, wanted: &str, within: Duration) {
+        let until = Instant::now() + within;
+        while Instant::now() < until {
+            if self.lines.lock().unwrap().iter().any(|l| l == wanted) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("no `{wanted}` line within {within:?}");
+    }
+
+    /// Waits (bounded) for the exit, then returns the calls (kind, start, end) and round trips.
+    fn finish(mut self, within: Duration) -> (Vec<(String, u128, u128)>, u64) {
+        let until = Instant::now() + within;
+        loop {
+            if self.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if Instant::now() > until {
+                let _ = self.child.kill();
+                panic!("a worker did not finish within {within:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        let lines = self.lines.lock().unwrap().clone();
+        let mut calls = Vec::new();
+        let mut round_trips = 0;
+        for line in lines {
+            let parts: Vec<&str> = line.split(' ').collect();
+            match parts.as_slice() {
+                ["call", kind, start, end] => {
+                    calls.push((kind.to_string(), start.parse().unwrap(), end.parse().unwrap()))
+                }
+                ["round_trips", n] => round_trips = n.parse().unwrap(),
+                _ => {}
+            }
+        }
+        (calls, round_trips)
+    }
+}
+
+const WINDOW: Duration = Duration::from_secs(1);
+const MARGIN: Duration = Duration::from_millis(30);
+const LATENCY: Duration = Duration::from_millis(50);
+
+async fn windowed_sim() -> Simulator {
+    Simulator::start_with(SimConfig {
+        analytics_window: WINDOW,
+        analytics_latency: LATENCY,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+fn worker_args(
+    sim: &Simulator,
+    store: &str,
+    account: &str,
+    calls: u32,
+    start_at: u128,
+    lease: Duration,
+) -> Vec<String> {
+    [
+        "--analytics",
+        &sim.analytics_url,
+        "--key",
+        &sim.api_key,
+        "--store",
+        store,
+        "--account",
+        account,
+        "--calls",
+        &calls.to_string(),
+        "--window-ms",
+        &WINDOW.as_millis().to_string(),
+        "--margin-ms",
+        &MARGIN.as_millis().to_string(),
+        "--lease-ms",
+        &lease.as_millis().to_string(),
+        "--start-at",
+        &start_at.to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// 4 processes x 10 calls; returns (calls, round trips, seconds from the start to the last answer).
+async fn run_four(sim: &Simulator, store: String, account: &str) -> (Vec<(String, u128, u128)>, u64, f64) {
+    let start_at = epoch_ms() + 1500;
+    let args = worker_args(sim, &store, account, 10, start_at, Duration::from_secs(5));
+    tokio::task::spawn_blocking(move || {
+        let workers: Vec<Worker> = (0..4).map(|_| Worker::spawn(&args)).collect();
+        let mut calls = Vec::new();
+        let mut round_trips = 0;
+        for worker in workers {
+            let (c, r) = worker.finish(Duration::from_secs(90));
+            calls.extend(c);
+            round_trips += r;
+        }
+        let last = calls.iter().map(|c| c.2).max().unwrap_or(start_at);
+        (calls, round_trips, (last - start_at) as f64 / 1000.0)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_share_one_account_quota_through_redis() {
+    let Some(redis) = RedisServer::start() else { return };
+    let sim = windowed_sim().await;
+    let (calls, round_trips, total) = run_four(&sim, redis.url(), "four").await;
+    let ok = calls.iter().filter(|c| c.0 == "ok").count();
+    let refused = calls.iter().filter(|c| c.0 == "429").count();
+    // 40 calls at 3 a window: the 40th starts 13 windows after the first.
+    let ideal = 13.0 * WINDOW.as_secs_f64() + LATENCY.as_secs_f64();
+    println!(
+        "redis store: {ok} ok, {refused} x 429, max in flight at the server {}, {total:.2} s (ideal {ideal:.2} s, +{:.1}%), {:.2} Redis round trips per call",
+        sim.analytics_stats().max_in_flight(),
+        (total / ideal - 1.0) * 100.0,
+        round_trips as f64 / 40.0
+    );
+    if std::env::var_os("VIDPLAT_QUOTA_TIMELINE").is_some() {
+        let mut ends: Vec<u128> = calls.iter().map(|c| c.2).collect();
+        ends.sort();
+        println!("{:?}", ends.iter().map(|e| e - ends[0]).collect::<Vec<_>>());
+    }
+    assert_eq!((ok, refused), (40, 0));
+    assert_eq!(sim.analytics_stats().refused(), 0);
+    assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+    assert!(total <= ideal * 1.1, "{total:.2} s against an ideal of {ideal:.2} s");
+
+    // The control: each process with its own in-memory limiter.
+    let sim = windowed_sim().await;
+    let (calls, _, total) = run_four(&sim, "memory".into(), "four").await;
+    let refused = calls.iter().filter(|c| c.0 == "429").count();
+    println!(
+        "memory store (control): {} ok, {refused} x 429, max in flight at the server {}, {total:.2} s",
+        calls.iter().filter(|c| c.0 == "ok").count(),
+        sim.analytics_stats().max_in_flight(),
+    );
+    assert!(refused > 0, "the control drew no 429");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_holding_the_slot_delays_the_others_at_most_a_lease() {
+    let Some(redis) = RedisServer::start() else { return };
+    let sim = windowed_sim().await;
+    let lease = Duration::from_millis(1500);
+    let mut victim_args = worker_args(&sim, &redis.url(), "kill", 1, 0, lease);
+    victim_args.push("--hold".into());
+    let start_at = epoch_ms() + 1000;
+    let args = worker_args(&sim, &redis.url(), "kill", 10, start_at, lease);
+    let (calls, killed_at) = tokio::task::spawn_blocking(move || {
+        let mut victim = Worker::spawn(&victim_args);
+        victim.wait_for_line("holding", Duration::from_secs(20));
+        let workers: Vec<Worker> = (0..3).map(|_| Worker::spawn(&args)).collect();
+        // The others queue behind the held slot; then the holder dies without a word.
+        std::thread::sleep(Duration::from_millis(1300));
+        victim.child.kill().unwrap(); // SIGKILL
+        let killed_at = epoch_ms();
+        let _ = victim.child.wait();
+        let mut calls = Vec::new();
+        for worker in workers {
+            calls.extend(worker.finish(Duration::from_secs(90)).0);
+        }
+        (calls, killed_at)
+    })
+    .await
+    .unwrap();
+    let ok = calls.iter().filter(|c| c.0 == "ok").count();
+    // A call's start line is written before its quota wait: its answer (after the
+    // simulator's latency) says when it really went.
+    let first_answer = calls.iter().map(|c| c.2).min().unwrap();
+    let gap = first_answer.saturating_sub(killed_at);
+    println!(
+        "killed holder: {ok} of 30 ok, first answer {gap} ms after the kill (lease {} ms, latency {} ms), {} x 429",
+        lease.as_millis(),
+        LATENCY.as_millis(),
+        sim.analytics_stats().refused()
+    );
+    assert_eq!(ok, 30, "{calls:?}");
+    assert!(first_answer >= killed_at, "a call went while the slot was held");
+    assert!(gap <= (lease + LATENCY).as_millis() + 200, "gap {gap} ms > lease");
+    assert_eq!(sim.analytics_stats().refused(), 0);
+    assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_trips_and_added_latency_per_call() {
+    let Some(redis) = RedisServer::start() else { return };
+    let roomy = QuotaConfig {
+        calls_per_window: 1_000_000,
+        ..config(Duration::from_secs(60), QuotaMode::Wait)
+    };
+    let n = 200u32;
+    let memory = QuotaLimiter::new(roomy.clone());
+    let started = Instant::now();
+    for _ in 0..n {
+        memory.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    let memory_each = started.elapsed() / n;
+    let redis_store = store(&redis, "latency", Duration::from_secs(30));
+    let limiter = QuotaLimiter::with_store(roomy, redis_store.clone());
+    drop(limiter.acquire(cloud_by_os(), None).await.unwrap()); // connects, loads the scripts
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let before = redis_store.round_trips();
+    let started = Instant::now();
+    for _ in 0..n {
+        // As the pipeline does: the release is confirmed before the call returns.
+        limiter.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    let redis_each = started.elapsed() / n;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let per_call = (redis_store.round_trips() - before) as f64 / f64::from(n);
+    println!(
+        "per call, one process back to back: memory {memory_each:?}, redis {redis_each:?} (added {:?}), {per_call:.2} Redis round trips",
+        redis_each.saturating_sub(memory_each)
+    );
+    assert!(per_call <= 2.1, "{per_call} round trips per call");
+}
