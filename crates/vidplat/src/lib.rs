@@ -130,6 +130,11 @@
 //! # Ok::<(), vidplat::Error>(())
 //! ```
 //!
+//! The limiter counts in this process by default. With the `redis` feature,
+//! `.quota_store(RedisQuota::new(url, account)?)` makes every process and
+//! machine of the account share one count (README, "Several processes or
+//! machines").
+//!
 //! ## Pagination
 //!
 //! [`pagination`] turns any list operation into a stream of pages or items:
