@@ -222,6 +222,39 @@ async fn the_month_is_a_calendar_month_in_japan_time_unless_set_and_all_keys_sha
     assert!(keys.contains("{vidplat:month}:month"), "{keys}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiter_that_gives_up_does_not_hold_up_the_queue() {
+    let Some(redis) = RedisServer::start() else { return };
+    let limiter = |_| {
+        QuotaLimiter::with_store(
+            config(Duration::from_millis(50), QuotaMode::Wait),
+            store(&redis, "cancel", Duration::from_secs(5)),
+        )
+    };
+    let (a, b, c) = (limiter(1), limiter(2), limiter(3));
+    let held = a.acquire(cloud_by_os(), None).await.unwrap();
+    // B queues first, C behind it; then B's caller drops its wait.
+    let b_wait = tokio::spawn(async move { b.acquire(cloud_by_os(), None).await.map(drop) });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let c_wait = tokio::spawn(async move {
+        let permit = c.acquire(cloud_by_os(), None).await.unwrap();
+        let got = Instant::now();
+        permit.release().await;
+        got
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    b_wait.abort();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let released = Instant::now();
+    held.release().await;
+    let got = tokio::time::timeout(Duration::from_secs(20), c_wait)
+        .await
+        .unwrap()
+        .unwrap();
+    // Without leaving, B's ticket would stand at the head until it expired (10 s).
+    assert!(got - released < Duration::from_secs(1), "C waited {:?}", got - released);
+}
+
 async fn sim_client(sim: &Simulator, store: RedisQuota) -> vidplat::Client {
     sim.client()
         .retry(RetryPolicy::never())

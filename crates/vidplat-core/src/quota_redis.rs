@@ -355,6 +355,12 @@ impl RedisQuota {
             k.month.as_str(),
         ];
         let refresh = settings.ticket / 3;
+        // A waiter dropped mid-wait (its future cancelled) leaves the queue in the
+        // background, so its ticket does not hold up the others until it expires.
+        let mut ticket = Ticket {
+            store: wait.then(|| self.clone()),
+            token: token.clone(),
+        };
         loop {
             // Registered before the script runs, so a release in between is not missed.
             let woken = self.inner.woken.notified();
@@ -363,9 +369,8 @@ impl RedisQuota {
             let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args).await {
                 Ok(answer) => answer,
                 Err(e) => {
-                    if wait {
-                        self.leave(&token).await;
-                    }
+                    // Redis is not answering: the ticket expires on its own.
+                    ticket.store = None;
                     return Err(e);
                 }
             };
@@ -374,19 +379,21 @@ impl RedisQuota {
             let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
             match code {
                 GRANTED => {
+                    ticket.store = None;
                     return Ok(Ok(if limited {
                         RedisLease::start(self.clone(), token)
                     } else {
                         RedisLease::none()
-                    }))
+                    }));
                 }
-                MONTH_SPENT => return refusal(Quota::Month, None),
+                MONTH_SPENT => {
+                    ticket.leave().await;
+                    return refusal(Quota::Month, None);
+                }
                 WINDOW_FULL => {
                     let past = deadline.is_some_and(|at| Instant::now().checked_add(hint).is_none_or(|end| end > at));
                     if !wait || past {
-                        if wait {
-                            self.leave(&token).await;
-                        }
+                        ticket.leave().await;
                         return refusal(Quota::PerMinute, Some(hint));
                     }
                     // The head of the queue sleeps exactly until the window frees a call
@@ -411,7 +418,7 @@ impl RedisQuota {
                         let _ = tokio::time::timeout_at(until, woken).await;
                     }
                     if deadline.is_some_and(|at| Instant::now() >= at) {
-                        self.leave(&token).await;
+                        ticket.leave().await;
                         return refusal(Quota::Concurrency, None);
                     }
                 }
@@ -447,6 +454,31 @@ impl RedisQuota {
             &[token.to_owned(), millis(self.inner.settings.lease).to_string()],
         )
         .await
+    }
+}
+
+/// A waiter's place in the queue (`store` is `None` once it has left or never queued).
+struct Ticket {
+    store: Option<RedisQuota>,
+    token: String,
+}
+
+impl Ticket {
+    async fn leave(&mut self) {
+        if let Some(store) = self.store.take() {
+            store.leave(&self.token).await;
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if let Some(store) = self.store.take() {
+            let token = std::mem::take(&mut self.token);
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { store.leave(&token).await });
+            }
+        }
     }
 }
 
