@@ -60,6 +60,23 @@ impl Wire {
         self.client.encoder().expect("encoder configured")
     }
 
+    /// The errors of a `get task` (GET, idempotent) and a `register task` (POST, never
+    /// re-sent) against this server's answer: the pair the retry rules tell apart.
+    pub async fn failed_get_and_post(&self) -> (vidplat::Error, vidplat::Error) {
+        use vidplat::Call;
+        let get = self.encoder().get_task().task_id(1_u64).call().await;
+        let post = self
+            .encoder()
+            .register_task()
+            .body(vidplat_tests::task_body())
+            .call()
+            .await;
+        (
+            get.expect_err("the GET fails against this answer"),
+            post.expect_err("the POST fails against this answer"),
+        )
+    }
+
     pub fn vms(&self) -> &vidplat::vms::Client {
         self.client.vms().expect("vms configured")
     }

@@ -45,14 +45,7 @@ async fn p1_no_redirect_is_followed_and_the_key_goes_nowhere_else() {
                 |builder| builder.retry(RetryPolicy::never()),
             )
             .await;
-            let get = wire.encoder().get_task().task_id(TASK).call().await.unwrap_err();
-            let post = wire
-                .encoder()
-                .register_task()
-                .body(vidplat_tests::task_body())
-                .call()
-                .await
-                .unwrap_err();
+            let (get, post) = wire.failed_get_and_post().await;
             for error in [&get, &post] {
                 let Error::Api(api) = error else {
                     panic!("{status}: {error:?}")
@@ -454,14 +447,7 @@ async fn p9_is_retryable_never_advises_duplicating_work() {
             .attempt_timeout(Duration::from_millis(200))
     })
     .await;
-    let get = wire.encoder().get_task().task_id(TASK).call().await.unwrap_err();
-    let post = wire
-        .encoder()
-        .register_task()
-        .body(vidplat_tests::task_body())
-        .call()
-        .await
-        .unwrap_err();
+    let (get, post) = wire.failed_get_and_post().await;
     for (error, method, retryable) in [(&get, Method::Get, true), (&post, Method::Post, false)] {
         let Error::Timeout(timeout) = error else {
             panic!("{error:?}")
