@@ -5,8 +5,10 @@ mod codegen;
 mod conformance;
 mod crosscheck;
 mod gaps;
+mod index;
 mod lint;
 mod services;
+mod setters;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
