@@ -137,8 +137,12 @@ pub fn facade_listing(files: &[(String, String)]) -> String {
     let mut out = String::new();
     for (name, source) in files {
         let file = syn::parse_file(source).expect("the facade parses");
-        writeln!(out, "
-# {name}").ok();
+        writeln!(
+            out,
+            "
+# {name}"
+        )
+        .ok();
         list_items(&file.items, &mut out);
     }
     out
