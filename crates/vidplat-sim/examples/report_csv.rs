@@ -33,7 +33,9 @@ async fn main() -> Result<()> {
         tokio::spawn(async move {
             while waits.changed().await.is_ok() {
                 if let Some(wait) = *waits.borrow_and_update() {
-                    let left = wait.until.map(|until| until.saturating_duration_since(tokio::time::Instant::now()));
+                    let left = wait
+                        .until
+                        .map(|until| until.saturating_duration_since(tokio::time::Instant::now()));
                     eprintln!("waiting for the analytics quota ({:?}) for {left:?}", wait.quota);
                 }
             }
