@@ -149,7 +149,8 @@ where
         self
     }
 
-    /// Stops after this many rows (no page is fetched past the one that holds the last).
+    /// Stops after this many rows: no page is asked for after the one that
+    /// holds the last (pages already in flight through prefetch are dropped).
     pub fn max_items(mut self, items: usize) -> Self {
         self.max_items = Some(items);
         self
