@@ -161,7 +161,8 @@ fn first_generic(ty: &syn::Type) -> Option<syn::Type> {
 }
 
 /// What each generated type accepts: a constrained string (one with
-/// `TryFrom<&str>`) from `&str` and `String`; a body from its builder.
+/// `TryFrom<&str>`) is `FromText`, so text and a response's `Option<String>`
+/// pass to it; a body takes its builder.
 fn conversions(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
     let mut out = Vec::new();
     for item in types {
@@ -179,10 +180,11 @@ fn conversions(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         }
         let ty = &block.self_ty;
         out.push(syn::parse2(quote! {
-            ::vidplat_core::into_value!(#ty:
-                &str => |value| <#ty>::try_from(value).map_err(|e| e.to_string()),
-                ::std::string::String => |value| <#ty>::try_from(value).map_err(|e| e.to_string()),
-            );
+            impl ::vidplat_core::FromText for #ty {
+                fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+                    <#ty>::try_from(text).map_err(|e| e.to_string())
+                }
+            }
         })?);
     }
     // Body builders: `impl TryFrom<builder::X> for X` lives in the `builder` module.
@@ -203,9 +205,7 @@ fn conversions(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
             continue;
         };
         out.push(syn::parse2(quote! {
-            ::vidplat_core::into_value!(#name:
-                builder::#name => |value| #name::try_from(value).map_err(|e| e.to_string()),
-            );
+            ::vidplat_core::into_value!(@builder #name: builder::#name);
         })?);
     }
     Ok(out)

@@ -14194,397 +14194,263 @@ pub mod types {
             self.data.len()
         }
     }
+    impl ::vidplat_core::FromText for BasicRealtimeUserCountsLoginId {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <BasicRealtimeUserCountsLoginId>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudActiveUsersSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudActiveUsersSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByBrowserSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByBrowserSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByContentCategorySort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByContentCategorySort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByContentNameAndUserSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByContentNameAndUserSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByContentNameSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByContentNameSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByContentTitleAndUserSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByContentTitleAndUserSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByContentTitleSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByContentTitleSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByOsSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByOsSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByRegionSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByRegionSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudBySiteSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudBySiteSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByTimePeriodSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByTimePeriodSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudByUserSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudByUserSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudQuerySort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudQuerySort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudRealtimeUserCountsSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudRealtimeUserCountsSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CloudUserCountsLegacySort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CloudUserCountsLegacySort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    ::vidplat_core::into_value!(@ builder BasicAudience : builder::BasicAudience);
     ::vidplat_core::into_value!(
-        BasicRealtimeUserCountsLoginId : & str => | value | <
-        BasicRealtimeUserCountsLoginId > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < BasicRealtimeUserCountsLoginId >
-        ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicAudienceRatingPage : builder::BasicAudienceRatingPage
     );
     ::vidplat_core::into_value!(
-        CloudActiveUsersSort : & str => | value | < CloudActiveUsersSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudActiveUsersSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicAudienceRatingRow : builder::BasicAudienceRatingRow
     );
     ::vidplat_core::into_value!(
-        CloudByBrowserSort : & str => | value | < CloudByBrowserSort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CloudByBrowserSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentCategoryPage : builder::BasicContentCategoryPage
     );
     ::vidplat_core::into_value!(
-        CloudByContentCategorySort : & str => | value | < CloudByContentCategorySort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudByContentCategorySort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentCategoryRow : builder::BasicContentCategoryRow
     );
     ::vidplat_core::into_value!(
-        CloudByContentNameAndUserSort : & str => | value | <
-        CloudByContentNameAndUserSort > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < CloudByContentNameAndUserSort >
-        ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentTitlePage : builder::BasicContentTitlePage
     );
     ::vidplat_core::into_value!(
-        CloudByContentNameSort : & str => | value | < CloudByContentNameSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudByContentNameSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentTitleRow : builder::BasicContentTitleRow
     );
     ::vidplat_core::into_value!(
-        CloudByContentTitleAndUserSort : & str => | value | <
-        CloudByContentTitleAndUserSort > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < CloudByContentTitleAndUserSort >
-        ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentTitleUserPage : builder::BasicContentTitleUserPage
     );
     ::vidplat_core::into_value!(
-        CloudByContentTitleSort : & str => | value | < CloudByContentTitleSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudByContentTitleSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicContentTitleUserRow : builder::BasicContentTitleUserRow
     );
     ::vidplat_core::into_value!(
-        CloudByOsSort : & str => | value | < CloudByOsSort > ::try_from(value).map_err(|
-        e | e.to_string()), ::std::string::String => | value | < CloudByOsSort >
-        ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicEnvironmentPage : builder::BasicEnvironmentPage
     );
     ::vidplat_core::into_value!(
-        CloudByRegionSort : & str => | value | < CloudByRegionSort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CloudByRegionSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicEnvironmentRow : builder::BasicEnvironmentRow
     );
+    ::vidplat_core::into_value!(@ builder BasicOsPage : builder::BasicOsPage);
+    ::vidplat_core::into_value!(@ builder BasicOsRow : builder::BasicOsRow);
     ::vidplat_core::into_value!(
-        CloudBySiteSort : & str => | value | < CloudBySiteSort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CloudBySiteSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicPlaybackPointSegment : builder::BasicPlaybackPointSegment
     );
+    ::vidplat_core::into_value!(@ builder BasicQueryPage : builder::BasicQueryPage);
+    ::vidplat_core::into_value!(@ builder BasicQueryRow : builder::BasicQueryRow);
     ::vidplat_core::into_value!(
-        CloudByTimePeriodSort : & str => | value | < CloudByTimePeriodSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudByTimePeriodSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicReactionButton : builder::BasicReactionButton
     );
     ::vidplat_core::into_value!(
-        CloudByUserSort : & str => | value | < CloudByUserSort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CloudByUserSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicReactionPage : builder::BasicReactionPage
     );
+    ::vidplat_core::into_value!(@ builder BasicReactionRow : builder::BasicReactionRow);
     ::vidplat_core::into_value!(
-        CloudQuerySort : & str => | value | < CloudQuerySort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CloudQuerySort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicReactionSegment : builder::BasicReactionSegment
     );
     ::vidplat_core::into_value!(
-        CloudRealtimeUserCountsSort : & str => | value | < CloudRealtimeUserCountsSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudRealtimeUserCountsSort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicRealtimeTitleCount : builder::BasicRealtimeTitleCount
     );
     ::vidplat_core::into_value!(
-        CloudUserCountsLegacySort : & str => | value | < CloudUserCountsLegacySort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < CloudUserCountsLegacySort > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicRealtimeUserCountRow : builder::BasicRealtimeUserCountRow
     );
     ::vidplat_core::into_value!(
-        BasicAudience : builder::BasicAudience => | value |
-        BasicAudience::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicRealtimeUserCountsPage : builder::BasicRealtimeUserCountsPage
     );
+    ::vidplat_core::into_value!(@ builder BasicRegionPage : builder::BasicRegionPage);
+    ::vidplat_core::into_value!(@ builder BasicRegionRow : builder::BasicRegionRow);
+    ::vidplat_core::into_value!(@ builder BasicSitePage : builder::BasicSitePage);
+    ::vidplat_core::into_value!(@ builder BasicSiteRow : builder::BasicSiteRow);
+    ::vidplat_core::into_value!(@ builder BasicSituation : builder::BasicSituation);
     ::vidplat_core::into_value!(
-        BasicAudienceRatingPage : builder::BasicAudienceRatingPage => | value |
-        BasicAudienceRatingPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicTimePeriodPage : builder::BasicTimePeriodPage
     );
     ::vidplat_core::into_value!(
-        BasicAudienceRatingRow : builder::BasicAudienceRatingRow => | value |
-        BasicAudienceRatingRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicTimePeriodRow : builder::BasicTimePeriodRow
     );
+    ::vidplat_core::into_value!(@ builder BasicUserPage : builder::BasicUserPage);
+    ::vidplat_core::into_value!(@ builder BasicUserRow : builder::BasicUserRow);
     ::vidplat_core::into_value!(
-        BasicContentCategoryPage : builder::BasicContentCategoryPage => | value |
-        BasicContentCategoryPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicViewingHistoryPage : builder::BasicViewingHistoryPage
     );
     ::vidplat_core::into_value!(
-        BasicContentCategoryRow : builder::BasicContentCategoryRow => | value |
-        BasicContentCategoryRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicViewingHistoryRow : builder::BasicViewingHistoryRow
     );
     ::vidplat_core::into_value!(
-        BasicContentTitlePage : builder::BasicContentTitlePage => | value |
-        BasicContentTitlePage::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicViewingSituationPage : builder::BasicViewingSituationPage
     );
     ::vidplat_core::into_value!(
-        BasicContentTitleRow : builder::BasicContentTitleRow => | value |
-        BasicContentTitleRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder BasicViewingSituationRow : builder::BasicViewingSituationRow
     );
     ::vidplat_core::into_value!(
-        BasicContentTitleUserPage : builder::BasicContentTitleUserPage => | value |
-        BasicContentTitleUserPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudActiveUserRow : builder::CloudActiveUserRow
     );
     ::vidplat_core::into_value!(
-        BasicContentTitleUserRow : builder::BasicContentTitleUserRow => | value |
-        BasicContentTitleUserRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudActiveUsersPage : builder::CloudActiveUsersPage
     );
+    ::vidplat_core::into_value!(@ builder CloudBrowserPage : builder::CloudBrowserPage);
+    ::vidplat_core::into_value!(@ builder CloudBrowserRow : builder::CloudBrowserRow);
     ::vidplat_core::into_value!(
-        BasicEnvironmentPage : builder::BasicEnvironmentPage => | value |
-        BasicEnvironmentPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentCategoryPage : builder::CloudContentCategoryPage
     );
     ::vidplat_core::into_value!(
-        BasicEnvironmentRow : builder::BasicEnvironmentRow => | value |
-        BasicEnvironmentRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentCategoryRow : builder::CloudContentCategoryRow
     );
     ::vidplat_core::into_value!(
-        BasicOsPage : builder::BasicOsPage => | value | BasicOsPage::try_from(value)
-        .map_err(| e | e.to_string()),
+        @ builder CloudContentNamePage : builder::CloudContentNamePage
     );
     ::vidplat_core::into_value!(
-        BasicOsRow : builder::BasicOsRow => | value | BasicOsRow::try_from(value)
-        .map_err(| e | e.to_string()),
+        @ builder CloudContentNameRow : builder::CloudContentNameRow
     );
     ::vidplat_core::into_value!(
-        BasicPlaybackPointSegment : builder::BasicPlaybackPointSegment => | value |
-        BasicPlaybackPointSegment::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentNameUserPage : builder::CloudContentNameUserPage
     );
     ::vidplat_core::into_value!(
-        BasicQueryPage : builder::BasicQueryPage => | value |
-        BasicQueryPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentNameUserRow : builder::CloudContentNameUserRow
     );
     ::vidplat_core::into_value!(
-        BasicQueryRow : builder::BasicQueryRow => | value |
-        BasicQueryRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentTitlePage : builder::CloudContentTitlePage
     );
     ::vidplat_core::into_value!(
-        BasicReactionButton : builder::BasicReactionButton => | value |
-        BasicReactionButton::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentTitleRow : builder::CloudContentTitleRow
     );
     ::vidplat_core::into_value!(
-        BasicReactionPage : builder::BasicReactionPage => | value |
-        BasicReactionPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentTitleUserPage : builder::CloudContentTitleUserPage
     );
     ::vidplat_core::into_value!(
-        BasicReactionRow : builder::BasicReactionRow => | value |
-        BasicReactionRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudContentTitleUserRow : builder::CloudContentTitleUserRow
     );
     ::vidplat_core::into_value!(
-        BasicReactionSegment : builder::BasicReactionSegment => | value |
-        BasicReactionSegment::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudEngagementPage : builder::CloudEngagementPage
     );
     ::vidplat_core::into_value!(
-        BasicRealtimeTitleCount : builder::BasicRealtimeTitleCount => | value |
-        BasicRealtimeTitleCount::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudEngagementPoint : builder::CloudEngagementPoint
     );
+    ::vidplat_core::into_value!(@ builder CloudOsPage : builder::CloudOsPage);
+    ::vidplat_core::into_value!(@ builder CloudOsRow : builder::CloudOsRow);
+    ::vidplat_core::into_value!(@ builder CloudQueryPage : builder::CloudQueryPage);
+    ::vidplat_core::into_value!(@ builder CloudQueryRow : builder::CloudQueryRow);
     ::vidplat_core::into_value!(
-        BasicRealtimeUserCountRow : builder::BasicRealtimeUserCountRow => | value |
-        BasicRealtimeUserCountRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudReactionButton : builder::CloudReactionButton
     );
     ::vidplat_core::into_value!(
-        BasicRealtimeUserCountsPage : builder::BasicRealtimeUserCountsPage => | value |
-        BasicRealtimeUserCountsPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudReactionPage : builder::CloudReactionPage
     );
     ::vidplat_core::into_value!(
-        BasicRegionPage : builder::BasicRegionPage => | value |
-        BasicRegionPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudReactionSegment : builder::CloudReactionSegment
     );
     ::vidplat_core::into_value!(
-        BasicRegionRow : builder::BasicRegionRow => | value |
-        BasicRegionRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudRealtimeUserCountRow : builder::CloudRealtimeUserCountRow
     );
     ::vidplat_core::into_value!(
-        BasicSitePage : builder::BasicSitePage => | value |
-        BasicSitePage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudRealtimeUserCountsPage : builder::CloudRealtimeUserCountsPage
     );
+    ::vidplat_core::into_value!(@ builder CloudRegionPage : builder::CloudRegionPage);
+    ::vidplat_core::into_value!(@ builder CloudRegionRow : builder::CloudRegionRow);
+    ::vidplat_core::into_value!(@ builder CloudSitePage : builder::CloudSitePage);
+    ::vidplat_core::into_value!(@ builder CloudSiteRow : builder::CloudSiteRow);
+    ::vidplat_core::into_value!(@ builder CloudSituation : builder::CloudSituation);
     ::vidplat_core::into_value!(
-        BasicSiteRow : builder::BasicSiteRow => | value | BasicSiteRow::try_from(value)
-        .map_err(| e | e.to_string()),
+        @ builder CloudSituationSegment : builder::CloudSituationSegment
     );
     ::vidplat_core::into_value!(
-        BasicSituation : builder::BasicSituation => | value |
-        BasicSituation::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudTimePeriodPage : builder::CloudTimePeriodPage
     );
     ::vidplat_core::into_value!(
-        BasicTimePeriodPage : builder::BasicTimePeriodPage => | value |
-        BasicTimePeriodPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudTimePeriodRow : builder::CloudTimePeriodRow
     );
     ::vidplat_core::into_value!(
-        BasicTimePeriodRow : builder::BasicTimePeriodRow => | value |
-        BasicTimePeriodRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudUserCountLegacyRow : builder::CloudUserCountLegacyRow
     );
     ::vidplat_core::into_value!(
-        BasicUserPage : builder::BasicUserPage => | value |
-        BasicUserPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudUserCountsLegacyPage : builder::CloudUserCountsLegacyPage
     );
+    ::vidplat_core::into_value!(@ builder CloudUserPage : builder::CloudUserPage);
+    ::vidplat_core::into_value!(@ builder CloudUserRow : builder::CloudUserRow);
     ::vidplat_core::into_value!(
-        BasicUserRow : builder::BasicUserRow => | value | BasicUserRow::try_from(value)
-        .map_err(| e | e.to_string()),
+        @ builder CloudViewingHistoryPage : builder::CloudViewingHistoryPage
     );
     ::vidplat_core::into_value!(
-        BasicViewingHistoryPage : builder::BasicViewingHistoryPage => | value |
-        BasicViewingHistoryPage::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudViewingHistoryRow : builder::CloudViewingHistoryRow
     );
     ::vidplat_core::into_value!(
-        BasicViewingHistoryRow : builder::BasicViewingHistoryRow => | value |
-        BasicViewingHistoryRow::try_from(value).map_err(| e | e.to_string()),
+        @ builder CloudViewingSituationPage : builder::CloudViewingSituationPage
     );
-    ::vidplat_core::into_value!(
-        BasicViewingSituationPage : builder::BasicViewingSituationPage => | value |
-        BasicViewingSituationPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        BasicViewingSituationRow : builder::BasicViewingSituationRow => | value |
-        BasicViewingSituationRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudActiveUserRow : builder::CloudActiveUserRow => | value |
-        CloudActiveUserRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudActiveUsersPage : builder::CloudActiveUsersPage => | value |
-        CloudActiveUsersPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudBrowserPage : builder::CloudBrowserPage => | value |
-        CloudBrowserPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudBrowserRow : builder::CloudBrowserRow => | value |
-        CloudBrowserRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentCategoryPage : builder::CloudContentCategoryPage => | value |
-        CloudContentCategoryPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentCategoryRow : builder::CloudContentCategoryRow => | value |
-        CloudContentCategoryRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentNamePage : builder::CloudContentNamePage => | value |
-        CloudContentNamePage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentNameRow : builder::CloudContentNameRow => | value |
-        CloudContentNameRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentNameUserPage : builder::CloudContentNameUserPage => | value |
-        CloudContentNameUserPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentNameUserRow : builder::CloudContentNameUserRow => | value |
-        CloudContentNameUserRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentTitlePage : builder::CloudContentTitlePage => | value |
-        CloudContentTitlePage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentTitleRow : builder::CloudContentTitleRow => | value |
-        CloudContentTitleRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentTitleUserPage : builder::CloudContentTitleUserPage => | value |
-        CloudContentTitleUserPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudContentTitleUserRow : builder::CloudContentTitleUserRow => | value |
-        CloudContentTitleUserRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudEngagementPage : builder::CloudEngagementPage => | value |
-        CloudEngagementPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudEngagementPoint : builder::CloudEngagementPoint => | value |
-        CloudEngagementPoint::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudOsPage : builder::CloudOsPage => | value | CloudOsPage::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudOsRow : builder::CloudOsRow => | value | CloudOsRow::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudQueryPage : builder::CloudQueryPage => | value |
-        CloudQueryPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudQueryRow : builder::CloudQueryRow => | value |
-        CloudQueryRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudReactionButton : builder::CloudReactionButton => | value |
-        CloudReactionButton::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudReactionPage : builder::CloudReactionPage => | value |
-        CloudReactionPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudReactionSegment : builder::CloudReactionSegment => | value |
-        CloudReactionSegment::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudRealtimeUserCountRow : builder::CloudRealtimeUserCountRow => | value |
-        CloudRealtimeUserCountRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudRealtimeUserCountsPage : builder::CloudRealtimeUserCountsPage => | value |
-        CloudRealtimeUserCountsPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudRegionPage : builder::CloudRegionPage => | value |
-        CloudRegionPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudRegionRow : builder::CloudRegionRow => | value |
-        CloudRegionRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudSitePage : builder::CloudSitePage => | value |
-        CloudSitePage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudSiteRow : builder::CloudSiteRow => | value | CloudSiteRow::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudSituation : builder::CloudSituation => | value |
-        CloudSituation::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudSituationSegment : builder::CloudSituationSegment => | value |
-        CloudSituationSegment::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudTimePeriodPage : builder::CloudTimePeriodPage => | value |
-        CloudTimePeriodPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudTimePeriodRow : builder::CloudTimePeriodRow => | value |
-        CloudTimePeriodRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudUserCountLegacyRow : builder::CloudUserCountLegacyRow => | value |
-        CloudUserCountLegacyRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudUserCountsLegacyPage : builder::CloudUserCountsLegacyPage => | value |
-        CloudUserCountsLegacyPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudUserPage : builder::CloudUserPage => | value |
-        CloudUserPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudUserRow : builder::CloudUserRow => | value | CloudUserRow::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudViewingHistoryPage : builder::CloudViewingHistoryPage => | value |
-        CloudViewingHistoryPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudViewingHistoryRow : builder::CloudViewingHistoryRow => | value |
-        CloudViewingHistoryRow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CloudViewingSituationPage : builder::CloudViewingSituationPage => | value |
-        CloudViewingSituationPage::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
-        .to_string()),
-    );
+    ::vidplat_core::into_value!(@ builder Error : builder::Error);
 }
 #[derive(Clone, Debug)]
 /**Client for Viewing Analytics API (basic and cloud editions)

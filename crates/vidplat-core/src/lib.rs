@@ -55,7 +55,7 @@ pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery
 pub use route::RouteTemplate;
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
-pub use setter::{array_of, member_error, IntoOptional, IntoValue, MISSING};
+pub use setter::{array_of, member_error, FromText, IntoOptional, IntoValue, MISSING};
 pub use table::{Method, OperationMeta, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};

@@ -74,10 +74,11 @@ macro_rules! open_enum {
             }
         }
 
-        $crate::into_value!($name:
-            &str => |value| ::std::result::Result::Ok($name::from(value)),
-            ::std::string::String => |value| ::std::result::Result::Ok($name::from(value)),
-        );
+        impl $crate::FromText for $name {
+            fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+                ::std::result::Result::Ok($name::from(text))
+            }
+        }
 
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {

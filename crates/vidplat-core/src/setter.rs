@@ -40,6 +40,75 @@ impl<T> IntoOptional<T> for Option<T> {
     }
 }
 
+/// A type a setter builds from text: a constrained string, an enumeration, a
+/// timestamp. One small impl per type (generated for the generated types);
+/// the conversions from `&str`, `String` and a response's `Option<String>`
+/// follow for all of them from the impls below.
+pub trait FromText: Sized {
+    /// The value `text` stands for, or why it breaks the type's rules.
+    fn from_text(text: &str) -> Result<Self, String>;
+}
+
+impl<T: FromText> IntoValue<T> for &str {
+    fn into_value(self) -> Result<T, String> {
+        T::from_text(self)
+    }
+}
+
+impl<T: FromText> IntoValue<T> for String {
+    fn into_value(self) -> Result<T, String> {
+        T::from_text(&self)
+    }
+}
+
+impl<T: FromText> IntoValue<T> for &String {
+    fn into_value(self) -> Result<T, String> {
+        T::from_text(self)
+    }
+}
+
+impl<T: FromText> IntoValue<T> for Option<String> {
+    fn into_value(self) -> Result<T, String> {
+        T::from_text(self.as_deref().ok_or(MISSING)?)
+    }
+}
+
+impl<T: FromText> IntoValue<T> for &Option<String> {
+    fn into_value(self) -> Result<T, String> {
+        T::from_text(self.as_deref().ok_or(MISSING)?)
+    }
+}
+
+impl<T: FromText> IntoOptional<T> for &str {
+    fn into_optional(self) -> Result<Option<T>, String> {
+        T::from_text(self).map(Some)
+    }
+}
+
+impl<T: FromText> IntoOptional<T> for String {
+    fn into_optional(self) -> Result<Option<T>, String> {
+        T::from_text(&self).map(Some)
+    }
+}
+
+impl<T: FromText> IntoOptional<T> for &String {
+    fn into_optional(self) -> Result<Option<T>, String> {
+        T::from_text(self).map(Some)
+    }
+}
+
+impl<T: FromText> IntoOptional<T> for Option<String> {
+    fn into_optional(self) -> Result<Option<T>, String> {
+        self.as_deref().map(T::from_text).transpose()
+    }
+}
+
+impl<T: FromText> IntoOptional<T> for &Option<String> {
+    fn into_optional(self) -> Result<Option<T>, String> {
+        self.as_deref().map(T::from_text).transpose()
+    }
+}
+
 /// A missing value where one is required (a response's `None` id passed on).
 pub const MISSING: &str = "is required, and the value given is None";
 
@@ -66,6 +135,20 @@ macro_rules! into_value {
             }
             $crate::into_value!(@option $to, $from);
         )*
+    };
+    // A body's builder: the two conversions a setter needs, nothing more
+    // (one pair per body type keeps the generated crates quick to compile).
+    (@builder $to:ty: $from:ty) => {
+        impl $crate::IntoValue<$to> for $from {
+            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
+                <$to>::try_from(self).map_err(|e| e.to_string())
+            }
+        }
+        impl $crate::IntoOptional<$to> for $from {
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+                <$to>::try_from(self).map(::std::option::Option::Some).map_err(|e| e.to_string())
+            }
+        }
     };
     (@same $to:ty) => {
         impl $crate::IntoValue<$to> for &$to {

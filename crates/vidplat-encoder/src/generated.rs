@@ -6149,229 +6149,145 @@ vms_config.config_overrides.category_id is required.*/
             self.last_page
         }
     }
+    impl ::vidplat_core::FromText for ListTasksSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListTasksSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetCreateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetCreateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetCreateDestination {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetCreateDestination>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetCreateOutputFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetCreateOutputFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetUpdateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetUpdateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetUpdateDestination {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetUpdateDestination>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetUpdateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetUpdateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PresetUpdateOutputFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PresetUpdateOutputFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ProfileCreateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ProfileCreateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ProfileCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ProfileCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ProfileUpdateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ProfileUpdateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ProfileUpdateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ProfileUpdateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateEpisodeName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateEpisodeName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateInputFilepath {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateInputFilepath>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateMultiAngleLabelsItem {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateMultiAngleLabelsItem>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateOutputFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateOutputFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreatePosterFilenamePrefix {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreatePosterFilenamePrefix>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateSeekPreviewFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateSeekPreviewFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for TaskCreateSegmentFilenamePrefix {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <TaskCreateSegmentFilenamePrefix>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    ::vidplat_core::into_value!(@ builder CreatedId : builder::CreatedId);
     ::vidplat_core::into_value!(
-        ListTasksSort : & str => | value | < ListTasksSort > ::try_from(value).map_err(|
-        e | e.to_string()), ::std::string::String => | value | < ListTasksSort >
-        ::try_from(value).map_err(| e | e.to_string()),
+        @ builder DestinationSettings : builder::DestinationSettings
+    );
+    ::vidplat_core::into_value!(@ builder Error : builder::Error);
+    ::vidplat_core::into_value!(@ builder ExternalId : builder::ExternalId);
+    ::vidplat_core::into_value!(@ builder HlsConfig : builder::HlsConfig);
+    ::vidplat_core::into_value!(@ builder InputFile : builder::InputFile);
+    ::vidplat_core::into_value!(
+        @ builder NotificationSettings : builder::NotificationSettings
     );
     ::vidplat_core::into_value!(
-        PresetCreateDescription : & str => | value | < PresetCreateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder NotificationSettingsUpdate : builder::NotificationSettingsUpdate
     );
+    ::vidplat_core::into_value!(@ builder ObjstoreSettings : builder::ObjstoreSettings);
+    ::vidplat_core::into_value!(@ builder Preset : builder::Preset);
+    ::vidplat_core::into_value!(@ builder PresetCreate : builder::PresetCreate);
+    ::vidplat_core::into_value!(@ builder PresetList : builder::PresetList);
+    ::vidplat_core::into_value!(@ builder PresetPoster : builder::PresetPoster);
+    ::vidplat_core::into_value!(@ builder PresetStream : builder::PresetStream);
     ::vidplat_core::into_value!(
-        PresetCreateDestination : & str => | value | < PresetCreateDestination >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetCreateDestination > ::try_from(value).map_err(| e | e.to_string()),
+        @ builder PresetStreamVideo : builder::PresetStreamVideo
     );
+    ::vidplat_core::into_value!(@ builder PresetUpdate : builder::PresetUpdate);
+    ::vidplat_core::into_value!(@ builder Profile : builder::Profile);
+    ::vidplat_core::into_value!(@ builder ProfileCreate : builder::ProfileCreate);
+    ::vidplat_core::into_value!(@ builder ProfileList : builder::ProfileList);
+    ::vidplat_core::into_value!(@ builder ProfileUpdate : builder::ProfileUpdate);
+    ::vidplat_core::into_value!(@ builder ProfileVmsConfig : builder::ProfileVmsConfig);
+    ::vidplat_core::into_value!(@ builder Task : builder::Task);
+    ::vidplat_core::into_value!(@ builder TaskCounts : builder::TaskCounts);
+    ::vidplat_core::into_value!(@ builder TaskCreate : builder::TaskCreate);
+    ::vidplat_core::into_value!(@ builder TaskImport : builder::TaskImport);
+    ::vidplat_core::into_value!(@ builder TaskImportList : builder::TaskImportList);
+    ::vidplat_core::into_value!(@ builder TaskList : builder::TaskList);
+    ::vidplat_core::into_value!(@ builder TaskRegistration : builder::TaskRegistration);
+    ::vidplat_core::into_value!(@ builder TaskVmsConfig : builder::TaskVmsConfig);
     ::vidplat_core::into_value!(
-        PresetCreateName : & str => | value | < PresetCreateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        PresetCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetCreateOutputFilename : & str => | value | < PresetCreateOutputFilename >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetCreateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetUpdateDescription : & str => | value | < PresetUpdateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetUpdateDestination : & str => | value | < PresetUpdateDestination >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetUpdateDestination > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetUpdateName : & str => | value | < PresetUpdateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        PresetUpdateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetUpdateOutputFilename : & str => | value | < PresetUpdateOutputFilename >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PresetUpdateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileCreateDescription : & str => | value | < ProfileCreateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ProfileCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileCreateName : & str => | value | < ProfileCreateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ProfileCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileUpdateDescription : & str => | value | < ProfileUpdateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ProfileUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileUpdateName : & str => | value | < ProfileUpdateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ProfileUpdateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateEpisodeName : & str => | value | < TaskCreateEpisodeName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < TaskCreateEpisodeName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateInputFilepath : & str => | value | < TaskCreateInputFilepath >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < TaskCreateInputFilepath > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateMultiAngleLabelsItem : & str => | value | <
-        TaskCreateMultiAngleLabelsItem > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < TaskCreateMultiAngleLabelsItem >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateOutputFilename : & str => | value | < TaskCreateOutputFilename >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < TaskCreateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreatePosterFilenamePrefix : & str => | value | <
-        TaskCreatePosterFilenamePrefix > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < TaskCreatePosterFilenamePrefix >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateSeekPreviewFilename : & str => | value | <
-        TaskCreateSeekPreviewFilename > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < TaskCreateSeekPreviewFilename >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreateSegmentFilenamePrefix : & str => | value | <
-        TaskCreateSegmentFilenamePrefix > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < TaskCreateSegmentFilenamePrefix >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CreatedId : builder::CreatedId => | value | CreatedId::try_from(value).map_err(|
-        e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DestinationSettings : builder::DestinationSettings => | value |
-        DestinationSettings::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ExternalId : builder::ExternalId => | value | ExternalId::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        HlsConfig : builder::HlsConfig => | value | HlsConfig::try_from(value).map_err(|
-        e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        InputFile : builder::InputFile => | value | InputFile::try_from(value).map_err(|
-        e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        NotificationSettings : builder::NotificationSettings => | value |
-        NotificationSettings::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        NotificationSettingsUpdate : builder::NotificationSettingsUpdate => | value |
-        NotificationSettingsUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ObjstoreSettings : builder::ObjstoreSettings => | value |
-        ObjstoreSettings::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Preset : builder::Preset => | value | Preset::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetCreate : builder::PresetCreate => | value | PresetCreate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetList : builder::PresetList => | value | PresetList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetPoster : builder::PresetPoster => | value | PresetPoster::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetStream : builder::PresetStream => | value | PresetStream::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetStreamVideo : builder::PresetStreamVideo => | value |
-        PresetStreamVideo::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PresetUpdate : builder::PresetUpdate => | value | PresetUpdate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Profile : builder::Profile => | value | Profile::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileCreate : builder::ProfileCreate => | value |
-        ProfileCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileList : builder::ProfileList => | value | ProfileList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileUpdate : builder::ProfileUpdate => | value |
-        ProfileUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ProfileVmsConfig : builder::ProfileVmsConfig => | value |
-        ProfileVmsConfig::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Task : builder::Task => | value | Task::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCounts : builder::TaskCounts => | value | TaskCounts::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskCreate : builder::TaskCreate => | value | TaskCreate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskImport : builder::TaskImport => | value | TaskImport::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskImportList : builder::TaskImportList => | value |
-        TaskImportList::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskList : builder::TaskList => | value | TaskList::try_from(value).map_err(| e |
-        e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskRegistration : builder::TaskRegistration => | value |
-        TaskRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskVmsConfig : builder::TaskVmsConfig => | value |
-        TaskVmsConfig::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        TaskVmsConfigOverrides : builder::TaskVmsConfigOverrides => | value |
-        TaskVmsConfigOverrides::try_from(value).map_err(| e | e.to_string()),
+        @ builder TaskVmsConfigOverrides : builder::TaskVmsConfigOverrides
     );
 }
 #[derive(Clone, Debug)]

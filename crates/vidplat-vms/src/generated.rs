@@ -23773,998 +23773,737 @@ pub mod types {
                 .finish()
         }
     }
-    ::vidplat_core::into_value!(
-        CategoryCreateName : & str => | value | < CategoryCreateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CategoryCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryUpdateName : & str => | value | < CategoryUpdateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        CategoryUpdateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreateDescription : & str => | value | < ContentCreateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreateName : & str => | value | < ContentCreateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ContentCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreatePresentationDocumentName : & str => | value | <
-        ContentCreatePresentationDocumentName > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        ContentCreatePresentationDocumentName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreatePrimaryPosterName : & str => | value | <
-        ContentCreatePrimaryPosterName > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentCreatePrimaryPosterName >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreateSeekPreviewContent : & str => | value | <
-        ContentCreateSeekPreviewContent > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentCreateSeekPreviewContent >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreateSeekPreviewUrl : & str => | value | < ContentCreateSeekPreviewUrl >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentCreateSeekPreviewUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreateTitle : & str => | value | < ContentCreateTitle > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ContentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreateContent : & str => | value | < ContentDocumentCreateContent
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < ContentDocumentCreateContent > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreateFilename : & str => | value | <
-        ContentDocumentCreateFilename > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentDocumentCreateFilename >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreateTitle : & str => | value | < ContentDocumentCreateTitle >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentDocumentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreateType : & str => | value | < ContentDocumentCreateType >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentDocumentCreateType > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreateUrl : & str => | value | < ContentDocumentCreateUrl >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentDocumentCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentPosterCreateContent : & str => | value | < ContentPosterCreateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentPosterCreateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentPosterCreateUrl : & str => | value | < ContentPosterCreateUrl >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentPosterCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamCreateAudioLabel : & str => | value | <
-        ContentStreamCreateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentStreamCreateAudioLabel >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamCreateAudioLanguage : & str => | value | <
-        ContentStreamCreateAudioLanguage > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        ContentStreamCreateAudioLanguage > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamCreateOriginDomainName : & str => | value | <
-        ContentStreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        ContentStreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamCreatePath : & str => | value | < ContentStreamCreatePath >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentStreamCreatePath > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamSetCreateName : & str => | value | < ContentStreamSetCreateName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentStreamSetCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSubtitleCreateContent : & str => | value | < ContentSubtitleCreateContent
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < ContentSubtitleCreateContent > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSubtitleCreateLabel : & str => | value | < ContentSubtitleCreateLabel >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentSubtitleCreateLabel > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSubtitleCreateLanguage : & str => | value | <
-        ContentSubtitleCreateLanguage > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentSubtitleCreateLanguage >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSubtitleCreateUrl : & str => | value | < ContentSubtitleCreateUrl >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentSubtitleCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentUpdateDescription : & str => | value | < ContentUpdateDescription >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentUpdateSeekPreviewContent : & str => | value | <
-        ContentUpdateSeekPreviewContent > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < ContentUpdateSeekPreviewContent >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentUpdateSeekPreviewUrl : & str => | value | < ContentUpdateSeekPreviewUrl >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ContentUpdateSeekPreviewUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentUpdateTitle : & str => | value | < ContentUpdateTitle > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ContentUpdateTitle > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteContentContentName : & str => | value | < DeleteContentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteContentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteDocumentContentName : & str => | value | < DeleteDocumentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeletePosterContentName : & str => | value | < DeletePosterContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeletePosterContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteStreamContentName : & str => | value | < DeleteStreamContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteStreamSetContentName : & str => | value | < DeleteStreamSetContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteStreamSetSetName : & str => | value | < DeleteStreamSetSetName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeleteSubtitleContentName : & str => | value | < DeleteSubtitleContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DeleteSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreateContent : & str => | value | < DocumentCreateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentCreateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreateFilename : & str => | value | < DocumentCreateFilename >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentCreateFilename > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreateTitle : & str => | value | < DocumentCreateTitle >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreateType : & str => | value | < DocumentCreateType > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        DocumentCreateType > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreateUrl : & str => | value | < DocumentCreateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        DocumentCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdateContent : & str => | value | < DocumentUpdateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdateFilename : & str => | value | < DocumentUpdateFilename >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentUpdateFilename > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdateTitle : & str => | value | < DocumentUpdateTitle >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < DocumentUpdateTitle > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdateType : & str => | value | < DocumentUpdateType > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        DocumentUpdateType > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdateUrl : & str => | value | < DocumentUpdateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        DocumentUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetCategoryStatistics : & str => | value | < GetCategoryStatistics >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetCategoryStatistics > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetContentContentName : & str => | value | < GetContentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetContentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetContentStatisticsContentName : & str => | value | <
-        GetContentStatisticsContentName > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < GetContentStatisticsContentName >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetDocumentContentName : & str => | value | < GetDocumentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlayInformationContentName : & str => | value | <
-        GetPlayInformationContentName > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < GetPlayInformationContentName >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlayInformationSs : & str => | value | < GetPlayInformationSs >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetPlayInformationSs > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlayInformationXVmsClientCountry : & str => | value | <
-        GetPlayInformationXVmsClientCountry > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        GetPlayInformationXVmsClientCountry > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlayInformationXVmsClientReferer : & str => | value | <
-        GetPlayInformationXVmsClientReferer > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        GetPlayInformationXVmsClientReferer > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlayInformationXVmsUserAgent : & str => | value | <
-        GetPlayInformationXVmsUserAgent > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < GetPlayInformationXVmsUserAgent >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPlaylistItemsPlaylistName : & str => | value | < GetPlaylistItemsPlaylistName
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < GetPlaylistItemsPlaylistName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetPosterContentName : & str => | value | < GetPosterContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetPosterContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetStreamContentName : & str => | value | < GetStreamContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetStreamSetContentName : & str => | value | < GetStreamSetContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetStreamSetSetName : & str => | value | < GetStreamSetSetName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        GetSubtitleContentName : & str => | value | < GetSubtitleContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < GetSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        LabelCreateName : & str => | value | < LabelCreateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        LabelCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        LabelUpdateName : & str => | value | < LabelUpdateName > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        LabelUpdateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListCategoriesStatistics : & str => | value | < ListCategoriesStatistics >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListCategoriesStatistics > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListContentsQuery : & str => | value | < ListContentsQuery > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ListContentsQuery > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListContentsSort : & str => | value | < ListContentsSort > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        ListContentsSort > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListDocumentsContentName : & str => | value | < ListDocumentsContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListDocumentsContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListPostersContentName : & str => | value | < ListPostersContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListPostersContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListStreamSetsContentName : & str => | value | < ListStreamSetsContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListStreamSetsContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListStreamsContentName : & str => | value | < ListStreamsContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListStreamsContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListSubtitlesContentName : & str => | value | < ListSubtitlesContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListSubtitlesContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListViewingPagesContent : & str => | value | < ListViewingPagesContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListViewingPagesContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListViewingPagesPlaylist : & str => | value | < ListViewingPagesPlaylist >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListViewingPagesPlaylist > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListViewingPagesQuery : & str => | value | < ListViewingPagesQuery >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListViewingPagesQuery > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ListViewingPagesSort : & str => | value | < ListViewingPagesSort >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ListViewingPagesSort > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterCreateContent : & str => | value | < PosterCreateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PosterCreateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterCreateUrl : & str => | value | < PosterCreateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        PosterCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterUpdateContent : & str => | value | < PosterUpdateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < PosterUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterUpdateUrl : & str => | value | < PosterUpdateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        PosterUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterDocumentContentName : & str => | value | < RegisterDocumentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < RegisterDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterDocumentsBulkContentName : & str => | value | <
-        RegisterDocumentsBulkContentName > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        RegisterDocumentsBulkContentName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterPosterContentName : & str => | value | < RegisterPosterContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < RegisterPosterContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterPostersBulkContentName : & str => | value | <
-        RegisterPostersBulkContentName > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < RegisterPostersBulkContentName >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterStreamContentName : & str => | value | < RegisterStreamContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < RegisterStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterStreamSetContentName : & str => | value | < RegisterStreamSetContentName
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < RegisterStreamSetContentName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterStreamsBulkContentName : & str => | value | <
-        RegisterStreamsBulkContentName > ::try_from(value).map_err(| e | e.to_string()),
-        ::std::string::String => | value | < RegisterStreamsBulkContentName >
-        ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterSubtitleContentName : & str => | value | < RegisterSubtitleContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < RegisterSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisterSubtitlesBulkContentName : & str => | value | <
-        RegisterSubtitlesBulkContentName > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        RegisterSubtitlesBulkContentName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ReorderPostersContentName : & str => | value | < ReorderPostersContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < ReorderPostersContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RevokedAudienceAddRevokedAudience : & str => | value | <
-        RevokedAudienceAddRevokedAudience > ::try_from(value).map_err(| e | e
-        .to_string()), ::std::string::String => | value | <
-        RevokedAudienceAddRevokedAudience > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamCreateAudioLabel : & str => | value | < StreamCreateAudioLabel >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < StreamCreateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamCreateAudioLanguage : & str => | value | < StreamCreateAudioLanguage >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < StreamCreateAudioLanguage > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamCreateOriginDomainName : & str => | value | < StreamCreateOriginDomainName
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < StreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamCreatePath : & str => | value | < StreamCreatePath > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        StreamCreatePath > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSetCreateName : & str => | value | < StreamSetCreateName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < StreamSetCreateName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamUpdateAudioLabel : & str => | value | < StreamUpdateAudioLabel >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < StreamUpdateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamUpdateAudioLanguage : & str => | value | < StreamUpdateAudioLanguage >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < StreamUpdateAudioLanguage > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamUpdateOriginDomainName : & str => | value | < StreamUpdateOriginDomainName
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < StreamUpdateOriginDomainName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamUpdatePath : & str => | value | < StreamUpdatePath > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        StreamUpdatePath > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleCreateContent : & str => | value | < SubtitleCreateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleCreateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleCreateLabel : & str => | value | < SubtitleCreateLabel >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleCreateLabel > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleCreateLanguage : & str => | value | < SubtitleCreateLanguage >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleCreateLanguage > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleCreateUrl : & str => | value | < SubtitleCreateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        SubtitleCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleUpdateContent : & str => | value | < SubtitleUpdateContent >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleUpdateLabel : & str => | value | < SubtitleUpdateLabel >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleUpdateLabel > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleUpdateLanguage : & str => | value | < SubtitleUpdateLanguage >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < SubtitleUpdateLanguage > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleUpdateUrl : & str => | value | < SubtitleUpdateUrl > ::try_from(value)
-        .map_err(| e | e.to_string()), ::std::string::String => | value | <
-        SubtitleUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateContentContentName : & str => | value | < UpdateContentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateContentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateDocumentContentName : & str => | value | < UpdateDocumentContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdatePosterContentName : & str => | value | < UpdatePosterContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdatePosterContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateStreamContentName : & str => | value | < UpdateStreamContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateStreamSetContentName : & str => | value | < UpdateStreamSetContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateStreamSetSetName : & str => | value | < UpdateStreamSetSetName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UpdateSubtitleContentName : & str => | value | < UpdateSubtitleContentName >
-        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
-        | < UpdateSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPageCreateContentName : & str => | value | < ViewingPageCreateContentName
-        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
-        value | < ViewingPageCreateContentName > ::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        BulkRegistration : builder::BulkRegistration => | value |
-        BulkRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Category : builder::Category => | value | Category::try_from(value).map_err(| e |
-        e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryCreate : builder::CategoryCreate => | value |
-        CategoryCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryList : builder::CategoryList => | value | CategoryList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryParent : builder::CategoryParent => | value |
-        CategoryParent::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryRegistration : builder::CategoryRegistration => | value |
-        CategoryRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryStatistics : builder::CategoryStatistics => | value |
-        CategoryStatistics::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CategoryUpdate : builder::CategoryUpdate => | value |
-        CategoryUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Chapter : builder::Chapter => | value | Chapter::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ChapterCreate : builder::ChapterCreate => | value |
-        ChapterCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ChapterUpdate : builder::ChapterUpdate => | value |
-        ChapterUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Content : builder::Content => | value | Content::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentCreate : builder::ContentCreate => | value |
-        ContentCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentDocumentCreate : builder::ContentDocumentCreate => | value |
-        ContentDocumentCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentList : builder::ContentList => | value | ContentList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentPosterCreate : builder::ContentPosterCreate => | value |
-        ContentPosterCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentRegistration : builder::ContentRegistration => | value |
-        ContentRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentScope : builder::ContentScope => | value | ContentScope::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStatistics : builder::ContentStatistics => | value |
-        ContentStatistics::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamCreate : builder::ContentStreamCreate => | value |
-        ContentStreamCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentStreamSetCreate : builder::ContentStreamSetCreate => | value |
-        ContentStreamSetCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSubtitleCreate : builder::ContentSubtitleCreate => | value |
-        ContentSubtitleCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentSummary : builder::ContentSummary => | value |
-        ContentSummary::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ContentUpdate : builder::ContentUpdate => | value |
-        ContentUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CtaActions : builder::CtaActions => | value | CtaActions::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        CtaCardOption : builder::CtaCardOption => | value |
-        CtaCardOption::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DeliveryVolume : builder::DeliveryVolume => | value |
-        DeliveryVolume::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Document : builder::Document => | value | Document::try_from(value).map_err(| e |
-        e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentBulkCreate : builder::DocumentBulkCreate => | value |
-        DocumentBulkCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentCreate : builder::DocumentCreate => | value |
-        DocumentCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentList : builder::DocumentList => | value | DocumentList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        DocumentUpdate : builder::DocumentUpdate => | value |
-        DocumentUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ForwardPolicy : builder::ForwardPolicy => | value |
-        ForwardPolicy::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ForwardPolicyList : builder::ForwardPolicyList => | value |
-        ForwardPolicyList::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ForwardRule : builder::ForwardRule => | value | ForwardRule::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Label : builder::Label => | value | Label::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        LabelCreate : builder::LabelCreate => | value | LabelCreate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        LabelList : builder::LabelList => | value | LabelList::try_from(value).map_err(|
-        e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        LabelUpdate : builder::LabelUpdate => | value | LabelUpdate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PageAuthentication : builder::PageAuthentication => | value |
-        PageAuthentication::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PageConfigurations : builder::PageConfigurations => | value |
-        PageConfigurations::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PageExposedMetadata : builder::PageExposedMetadata => | value |
-        PageExposedMetadata::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PageFooter : builder::PageFooter => | value | PageFooter::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlayInformation : builder::PlayInformation => | value |
-        PlayInformation::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlayPosterSlideshow : builder::PlayPosterSlideshow => | value |
-        PlayPosterSlideshow::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlayStream : builder::PlayStream => | value | PlayStream::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlaylistItem : builder::PlaylistItem => | value | PlaylistItem::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlaylistItemOverrides : builder::PlaylistItemOverrides => | value |
-        PlaylistItemOverrides::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlaylistItemOverridesCreate : builder::PlaylistItemOverridesCreate => | value |
-        PlaylistItemOverridesCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlaylistItemOverridesUpdate : builder::PlaylistItemOverridesUpdate => | value |
-        PlaylistItemOverridesUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PlaylistItems : builder::PlaylistItems => | value |
-        PlaylistItems::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PolicyCondition : builder::PolicyCondition => | value |
-        PolicyCondition::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Poster : builder::Poster => | value | Poster::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterBulkCreate : builder::PosterBulkCreate => | value |
-        PosterBulkCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterCreate : builder::PosterCreate => | value | PosterCreate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterList : builder::PosterList => | value | PosterList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterOrder : builder::PosterOrder => | value | PosterOrder::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        PosterUpdate : builder::PosterUpdate => | value | PosterUpdate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisteredId : builder::RegisteredId => | value | RegisteredId::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisteredItem : builder::RegisteredItem => | value |
-        RegisteredItem::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RegisteredName : builder::RegisteredName => | value |
-        RegisteredName::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        RevokedAudienceAdd : builder::RevokedAudienceAdd => | value |
-        RevokedAudienceAdd::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ScopeCondition : builder::ScopeCondition => | value |
-        ScopeCondition::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Site : builder::Site => | value | Site::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SiteAuthentication : builder::SiteAuthentication => | value |
-        SiteAuthentication::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SiteConfigurations : builder::SiteConfigurations => | value |
-        SiteConfigurations::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SiteExposedMetadata : builder::SiteExposedMetadata => | value |
-        SiteExposedMetadata::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SiteList : builder::SiteList => | value | SiteList::try_from(value).map_err(| e |
-        e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SslCertificate : builder::SslCertificate => | value |
-        SslCertificate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Stream : builder::Stream => | value | Stream::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamBulkCreate : builder::StreamBulkCreate => | value |
-        StreamBulkCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamCreate : builder::StreamCreate => | value | StreamCreate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamList : builder::StreamList => | value | StreamList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSelection : builder::StreamSelection => | value |
-        StreamSelection::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSet : builder::StreamSet => | value | StreamSet::try_from(value).map_err(|
-        e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSetCreate : builder::StreamSetCreate => | value |
-        StreamSetCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSetList : builder::StreamSetList => | value |
-        StreamSetList::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSetRegistration : builder::StreamSetRegistration => | value |
-        StreamSetRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamSetUpdate : builder::StreamSetUpdate => | value |
-        StreamSetUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamUpdate : builder::StreamUpdate => | value | StreamUpdate::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamingPolicy : builder::StreamingPolicy => | value |
-        StreamingPolicy::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamingPolicyList : builder::StreamingPolicyList => | value |
-        StreamingPolicyList::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        StreamingRule : builder::StreamingRule => | value |
-        StreamingRule::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Subtitle : builder::Subtitle => | value | Subtitle::try_from(value).map_err(| e |
-        e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleBulkCreate : builder::SubtitleBulkCreate => | value |
-        SubtitleBulkCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleCreate : builder::SubtitleCreate => | value |
-        SubtitleCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleList : builder::SubtitleList => | value | SubtitleList::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        SubtitleUpdate : builder::SubtitleUpdate => | value |
-        SubtitleUpdate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        Tag : builder::Tag => | value | Tag::try_from(value).map_err(| e | e
-        .to_string()),
-    );
-    ::vidplat_core::into_value!(
-        UserContentScope : builder::UserContentScope => | value |
-        UserContentScope::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPage : builder::ViewingPage => | value | ViewingPage::try_from(value)
-        .map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPageCreate : builder::ViewingPageCreate => | value |
-        ViewingPageCreate::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPageList : builder::ViewingPageList => | value |
-        ViewingPageList::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPageRegistration : builder::ViewingPageRegistration => | value |
-        ViewingPageRegistration::try_from(value).map_err(| e | e.to_string()),
-    );
-    ::vidplat_core::into_value!(
-        ViewingPageUpdate : builder::ViewingPageUpdate => | value |
-        ViewingPageUpdate::try_from(value).map_err(| e | e.to_string()),
+    impl ::vidplat_core::FromText for CategoryCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CategoryCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for CategoryUpdateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <CategoryUpdateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreatePresentationDocumentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreatePresentationDocumentName>::try_from(text)
+                .map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreatePrimaryPosterName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreatePrimaryPosterName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreateSeekPreviewContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreateSeekPreviewContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreateSeekPreviewUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreateSeekPreviewUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentCreateTitle {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentCreateTitle>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentDocumentCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentDocumentCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentDocumentCreateFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentDocumentCreateFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentDocumentCreateTitle {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentDocumentCreateTitle>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentDocumentCreateType {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentDocumentCreateType>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentDocumentCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentDocumentCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentPosterCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentPosterCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentPosterCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentPosterCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentStreamCreateAudioLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentStreamCreateAudioLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentStreamCreateAudioLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentStreamCreateAudioLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentStreamCreateOriginDomainName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentStreamCreateOriginDomainName>::try_from(text)
+                .map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentStreamCreatePath {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentStreamCreatePath>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentStreamSetCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentStreamSetCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentSubtitleCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentSubtitleCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentSubtitleCreateLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentSubtitleCreateLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentSubtitleCreateLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentSubtitleCreateLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentSubtitleCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentSubtitleCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentUpdateDescription {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentUpdateDescription>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentUpdateSeekPreviewContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentUpdateSeekPreviewContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentUpdateSeekPreviewUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentUpdateSeekPreviewUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ContentUpdateTitle {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ContentUpdateTitle>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteContentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteContentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteDocumentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteDocumentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeletePosterContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeletePosterContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteStreamContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteStreamContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteStreamSetContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteStreamSetContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteStreamSetSetName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteStreamSetSetName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DeleteSubtitleContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DeleteSubtitleContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentCreateFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentCreateFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentCreateTitle {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentCreateTitle>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentCreateType {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentCreateType>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentUpdateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentUpdateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentUpdateFilename {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentUpdateFilename>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentUpdateTitle {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentUpdateTitle>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentUpdateType {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentUpdateType>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for DocumentUpdateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <DocumentUpdateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetCategoryStatistics {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetCategoryStatistics>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetContentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetContentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetContentStatisticsContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetContentStatisticsContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetDocumentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetDocumentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlayInformationContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlayInformationContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlayInformationSs {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlayInformationSs>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlayInformationXVmsClientCountry {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlayInformationXVmsClientCountry>::try_from(text)
+                .map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlayInformationXVmsClientReferer {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlayInformationXVmsClientReferer>::try_from(text)
+                .map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlayInformationXVmsUserAgent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlayInformationXVmsUserAgent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPlaylistItemsPlaylistName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPlaylistItemsPlaylistName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetPosterContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetPosterContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetStreamContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetStreamContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetStreamSetContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetStreamSetContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetStreamSetSetName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetStreamSetSetName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for GetSubtitleContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <GetSubtitleContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for LabelCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <LabelCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for LabelUpdateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <LabelUpdateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListCategoriesStatistics {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListCategoriesStatistics>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListContentsQuery {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListContentsQuery>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListContentsSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListContentsSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListDocumentsContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListDocumentsContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListPostersContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListPostersContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListStreamSetsContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListStreamSetsContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListStreamsContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListStreamsContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListSubtitlesContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListSubtitlesContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListViewingPagesContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListViewingPagesContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListViewingPagesPlaylist {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListViewingPagesPlaylist>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListViewingPagesQuery {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListViewingPagesQuery>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ListViewingPagesSort {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ListViewingPagesSort>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PosterCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PosterCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PosterCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PosterCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PosterUpdateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PosterUpdateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for PosterUpdateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <PosterUpdateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterDocumentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterDocumentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterDocumentsBulkContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterDocumentsBulkContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterPosterContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterPosterContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterPostersBulkContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterPostersBulkContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterStreamContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterStreamContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterStreamSetContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterStreamSetContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterStreamsBulkContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterStreamsBulkContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterSubtitleContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterSubtitleContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RegisterSubtitlesBulkContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RegisterSubtitlesBulkContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ReorderPostersContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ReorderPostersContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for RevokedAudienceAddRevokedAudience {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <RevokedAudienceAddRevokedAudience>::try_from(text)
+                .map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamCreateAudioLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamCreateAudioLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamCreateAudioLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamCreateAudioLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamCreateOriginDomainName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamCreateOriginDomainName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamCreatePath {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamCreatePath>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamSetCreateName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamSetCreateName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamUpdateAudioLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamUpdateAudioLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamUpdateAudioLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamUpdateAudioLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamUpdateOriginDomainName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamUpdateOriginDomainName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for StreamUpdatePath {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <StreamUpdatePath>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleCreateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleCreateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleCreateLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleCreateLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleCreateLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleCreateLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleCreateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleCreateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleUpdateContent {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleUpdateContent>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleUpdateLabel {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleUpdateLabel>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleUpdateLanguage {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleUpdateLanguage>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for SubtitleUpdateUrl {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <SubtitleUpdateUrl>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateContentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateContentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateDocumentContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateDocumentContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdatePosterContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdatePosterContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateStreamContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateStreamContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateStreamSetContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateStreamSetContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateStreamSetSetName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateStreamSetSetName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for UpdateSubtitleContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <UpdateSubtitleContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    impl ::vidplat_core::FromText for ViewingPageCreateContentName {
+        fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            <ViewingPageCreateContentName>::try_from(text).map_err(|e| e.to_string())
+        }
+    }
+    ::vidplat_core::into_value!(@ builder BulkRegistration : builder::BulkRegistration);
+    ::vidplat_core::into_value!(@ builder Category : builder::Category);
+    ::vidplat_core::into_value!(@ builder CategoryCreate : builder::CategoryCreate);
+    ::vidplat_core::into_value!(@ builder CategoryList : builder::CategoryList);
+    ::vidplat_core::into_value!(@ builder CategoryParent : builder::CategoryParent);
+    ::vidplat_core::into_value!(
+        @ builder CategoryRegistration : builder::CategoryRegistration
+    );
+    ::vidplat_core::into_value!(
+        @ builder CategoryStatistics : builder::CategoryStatistics
+    );
+    ::vidplat_core::into_value!(@ builder CategoryUpdate : builder::CategoryUpdate);
+    ::vidplat_core::into_value!(@ builder Chapter : builder::Chapter);
+    ::vidplat_core::into_value!(@ builder ChapterCreate : builder::ChapterCreate);
+    ::vidplat_core::into_value!(@ builder ChapterUpdate : builder::ChapterUpdate);
+    ::vidplat_core::into_value!(@ builder Content : builder::Content);
+    ::vidplat_core::into_value!(@ builder ContentCreate : builder::ContentCreate);
+    ::vidplat_core::into_value!(
+        @ builder ContentDocumentCreate : builder::ContentDocumentCreate
+    );
+    ::vidplat_core::into_value!(@ builder ContentList : builder::ContentList);
+    ::vidplat_core::into_value!(
+        @ builder ContentPosterCreate : builder::ContentPosterCreate
+    );
+    ::vidplat_core::into_value!(
+        @ builder ContentRegistration : builder::ContentRegistration
+    );
+    ::vidplat_core::into_value!(@ builder ContentScope : builder::ContentScope);
+    ::vidplat_core::into_value!(
+        @ builder ContentStatistics : builder::ContentStatistics
+    );
+    ::vidplat_core::into_value!(
+        @ builder ContentStreamCreate : builder::ContentStreamCreate
+    );
+    ::vidplat_core::into_value!(
+        @ builder ContentStreamSetCreate : builder::ContentStreamSetCreate
+    );
+    ::vidplat_core::into_value!(
+        @ builder ContentSubtitleCreate : builder::ContentSubtitleCreate
+    );
+    ::vidplat_core::into_value!(@ builder ContentSummary : builder::ContentSummary);
+    ::vidplat_core::into_value!(@ builder ContentUpdate : builder::ContentUpdate);
+    ::vidplat_core::into_value!(@ builder CtaActions : builder::CtaActions);
+    ::vidplat_core::into_value!(@ builder CtaCardOption : builder::CtaCardOption);
+    ::vidplat_core::into_value!(@ builder DeliveryVolume : builder::DeliveryVolume);
+    ::vidplat_core::into_value!(@ builder Document : builder::Document);
+    ::vidplat_core::into_value!(
+        @ builder DocumentBulkCreate : builder::DocumentBulkCreate
+    );
+    ::vidplat_core::into_value!(@ builder DocumentCreate : builder::DocumentCreate);
+    ::vidplat_core::into_value!(@ builder DocumentList : builder::DocumentList);
+    ::vidplat_core::into_value!(@ builder DocumentUpdate : builder::DocumentUpdate);
+    ::vidplat_core::into_value!(@ builder Error : builder::Error);
+    ::vidplat_core::into_value!(@ builder ForwardPolicy : builder::ForwardPolicy);
+    ::vidplat_core::into_value!(
+        @ builder ForwardPolicyList : builder::ForwardPolicyList
+    );
+    ::vidplat_core::into_value!(@ builder ForwardRule : builder::ForwardRule);
+    ::vidplat_core::into_value!(@ builder Label : builder::Label);
+    ::vidplat_core::into_value!(@ builder LabelCreate : builder::LabelCreate);
+    ::vidplat_core::into_value!(@ builder LabelList : builder::LabelList);
+    ::vidplat_core::into_value!(@ builder LabelUpdate : builder::LabelUpdate);
+    ::vidplat_core::into_value!(
+        @ builder PageAuthentication : builder::PageAuthentication
+    );
+    ::vidplat_core::into_value!(
+        @ builder PageConfigurations : builder::PageConfigurations
+    );
+    ::vidplat_core::into_value!(
+        @ builder PageExposedMetadata : builder::PageExposedMetadata
+    );
+    ::vidplat_core::into_value!(@ builder PageFooter : builder::PageFooter);
+    ::vidplat_core::into_value!(@ builder PlayInformation : builder::PlayInformation);
+    ::vidplat_core::into_value!(
+        @ builder PlayPosterSlideshow : builder::PlayPosterSlideshow
+    );
+    ::vidplat_core::into_value!(@ builder PlayStream : builder::PlayStream);
+    ::vidplat_core::into_value!(@ builder PlaylistItem : builder::PlaylistItem);
+    ::vidplat_core::into_value!(
+        @ builder PlaylistItemOverrides : builder::PlaylistItemOverrides
+    );
+    ::vidplat_core::into_value!(
+        @ builder PlaylistItemOverridesCreate : builder::PlaylistItemOverridesCreate
+    );
+    ::vidplat_core::into_value!(
+        @ builder PlaylistItemOverridesUpdate : builder::PlaylistItemOverridesUpdate
+    );
+    ::vidplat_core::into_value!(@ builder PlaylistItems : builder::PlaylistItems);
+    ::vidplat_core::into_value!(@ builder PolicyCondition : builder::PolicyCondition);
+    ::vidplat_core::into_value!(@ builder Poster : builder::Poster);
+    ::vidplat_core::into_value!(@ builder PosterBulkCreate : builder::PosterBulkCreate);
+    ::vidplat_core::into_value!(@ builder PosterCreate : builder::PosterCreate);
+    ::vidplat_core::into_value!(@ builder PosterList : builder::PosterList);
+    ::vidplat_core::into_value!(@ builder PosterOrder : builder::PosterOrder);
+    ::vidplat_core::into_value!(@ builder PosterUpdate : builder::PosterUpdate);
+    ::vidplat_core::into_value!(@ builder RegisteredId : builder::RegisteredId);
+    ::vidplat_core::into_value!(@ builder RegisteredItem : builder::RegisteredItem);
+    ::vidplat_core::into_value!(@ builder RegisteredName : builder::RegisteredName);
+    ::vidplat_core::into_value!(
+        @ builder RevokedAudienceAdd : builder::RevokedAudienceAdd
+    );
+    ::vidplat_core::into_value!(@ builder ScopeCondition : builder::ScopeCondition);
+    ::vidplat_core::into_value!(@ builder Site : builder::Site);
+    ::vidplat_core::into_value!(
+        @ builder SiteAuthentication : builder::SiteAuthentication
+    );
+    ::vidplat_core::into_value!(
+        @ builder SiteConfigurations : builder::SiteConfigurations
+    );
+    ::vidplat_core::into_value!(
+        @ builder SiteExposedMetadata : builder::SiteExposedMetadata
+    );
+    ::vidplat_core::into_value!(@ builder SiteList : builder::SiteList);
+    ::vidplat_core::into_value!(@ builder SslCertificate : builder::SslCertificate);
+    ::vidplat_core::into_value!(@ builder Stream : builder::Stream);
+    ::vidplat_core::into_value!(@ builder StreamBulkCreate : builder::StreamBulkCreate);
+    ::vidplat_core::into_value!(@ builder StreamCreate : builder::StreamCreate);
+    ::vidplat_core::into_value!(@ builder StreamList : builder::StreamList);
+    ::vidplat_core::into_value!(@ builder StreamSelection : builder::StreamSelection);
+    ::vidplat_core::into_value!(@ builder StreamSet : builder::StreamSet);
+    ::vidplat_core::into_value!(@ builder StreamSetCreate : builder::StreamSetCreate);
+    ::vidplat_core::into_value!(@ builder StreamSetList : builder::StreamSetList);
+    ::vidplat_core::into_value!(
+        @ builder StreamSetRegistration : builder::StreamSetRegistration
+    );
+    ::vidplat_core::into_value!(@ builder StreamSetUpdate : builder::StreamSetUpdate);
+    ::vidplat_core::into_value!(@ builder StreamUpdate : builder::StreamUpdate);
+    ::vidplat_core::into_value!(@ builder StreamingPolicy : builder::StreamingPolicy);
+    ::vidplat_core::into_value!(
+        @ builder StreamingPolicyList : builder::StreamingPolicyList
+    );
+    ::vidplat_core::into_value!(@ builder StreamingRule : builder::StreamingRule);
+    ::vidplat_core::into_value!(@ builder Subtitle : builder::Subtitle);
+    ::vidplat_core::into_value!(
+        @ builder SubtitleBulkCreate : builder::SubtitleBulkCreate
+    );
+    ::vidplat_core::into_value!(@ builder SubtitleCreate : builder::SubtitleCreate);
+    ::vidplat_core::into_value!(@ builder SubtitleList : builder::SubtitleList);
+    ::vidplat_core::into_value!(@ builder SubtitleUpdate : builder::SubtitleUpdate);
+    ::vidplat_core::into_value!(@ builder Tag : builder::Tag);
+    ::vidplat_core::into_value!(@ builder UserContentScope : builder::UserContentScope);
+    ::vidplat_core::into_value!(@ builder ViewingPage : builder::ViewingPage);
+    ::vidplat_core::into_value!(
+        @ builder ViewingPageCreate : builder::ViewingPageCreate
+    );
+    ::vidplat_core::into_value!(@ builder ViewingPageList : builder::ViewingPageList);
+    ::vidplat_core::into_value!(
+        @ builder ViewingPageRegistration : builder::ViewingPageRegistration
+    );
+    ::vidplat_core::into_value!(
+        @ builder ViewingPageUpdate : builder::ViewingPageUpdate
     );
 }
 #[derive(Clone, Debug)]
