@@ -5,7 +5,7 @@ use progenitor_client::ResponseValue;
 use std::future::Future;
 use vidplat_core::Operation;
 
-/// Sends any generated operation builder: `client.encoder()?.get_task().task_id(7u64).call().await?`
+/// Sends any generated operation builder: `client.encoder()?.get_task().task_id(7).call().await?`
 /// returns the `Task` itself. A body that does not decode is reported as
 /// [`Error::Decode`], naming the operation and the path of the failing value
 /// (e.g. `data[3].status`) — the runtime describes it, for `.send()` alike.
