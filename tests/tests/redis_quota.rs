@@ -111,8 +111,14 @@ async fn a_vanished_holder_blocks_the_others_only_until_its_lease_expires() {
     .unwrap();
     let taken = Instant::now();
     let other = QuotaLimiter::with_store(config(window, QuotaMode::Wait), store(&redis, "vanish", lease));
+    let mut waits = other.watch_waits();
+    let shown = tokio::spawn(async move { waits.wait_for(Option::is_some).await.ok().and_then(|w| *w) });
     let permit = other.acquire(cloud_by_os(), None).await.unwrap();
     let gap = taken.elapsed();
+    // The wait behind the other process's slot was visible while it lasted, without an end.
+    let shown = shown.await.unwrap().expect("a wait was shown");
+    assert_eq!((shown.quota, shown.until), (Quota::Concurrency, None));
+    assert_eq!(other.current_wait(), None);
     assert!(
         gap <= lease + Duration::from_millis(300),
         "waited {gap:?} for a lease of {lease:?}"

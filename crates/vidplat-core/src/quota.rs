@@ -160,7 +160,7 @@ pub struct QuotaLimiter {
 
 /// Publishes one call's wait while it lasts, and clears it (if it is still
 /// the one shown) when the wait ends, however it ends.
-struct Waiting<'a> {
+pub(crate) struct Waiting<'a> {
     waits: &'a watch::Sender<Option<QuotaWait>>,
     id: u64,
 }
@@ -172,7 +172,7 @@ impl<'a> Waiting<'a> {
         Self { waits, id }
     }
 
-    fn show(&self, quota: Quota, until: Option<Instant>) {
+    pub(crate) fn show(&self, quota: Quota, until: Option<Instant>) {
         self.waits.send_replace(Some(QuotaWait {
             quota,
             until,
@@ -240,8 +240,8 @@ impl QuotaLimiter {
 
     /// The wait of a call held back by the limiter right now, if any (the
     /// latest one, when several wait): a progress display can say "waiting
-    /// for the analytics quota until …". With the Redis store, only calls
-    /// that fell back to the local count are seen.
+    /// for the analytics quota until …". With the Redis store, the waits of
+    /// this limiter's own calls (those of other processes are theirs to show).
     pub fn current_wait(&self) -> Option<QuotaWait> {
         *self.waits.borrow()
     }
@@ -289,8 +289,9 @@ impl QuotaLimiter {
         if let QuotaStore::Redis(store) = &self.store {
             let started = Instant::now();
             let wait = self.config.mode == QuotaMode::Wait;
+            let waiting = Waiting::new(&self.waits);
             match store
-                .acquire(&self.config, operation.rate_limited, wait, deadline)
+                .acquire(&self.config, operation.rate_limited, wait, deadline, &waiting)
                 .await
             {
                 Ok(decision) => {

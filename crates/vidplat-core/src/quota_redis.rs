@@ -329,6 +329,7 @@ impl RedisQuota {
         limited: bool,
         wait: bool,
         deadline: Option<Instant>,
+        waiting: &crate::quota::Waiting<'_>,
     ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
@@ -398,12 +399,14 @@ impl RedisQuota {
                     }
                     // The head of the queue sleeps exactly until the window frees a call
                     // (refreshing its ticket on the way if the wait is long).
+                    waiting.show(Quota::PerMinute, Instant::now().checked_add(hint));
                     tokio::time::sleep(hint.min(refresh).max(Duration::from_millis(1))).await;
                 }
                 SLOT_TAKEN | QUEUED => {
                     if !wait {
                         return refusal(Quota::Concurrency, None);
                     }
+                    waiting.show(Quota::Concurrency, None);
                     let mut nap = refresh;
                     if code == SLOT_TAKEN {
                         // The holder's lease expiry bounds the wait if no release comes.
