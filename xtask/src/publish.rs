@@ -59,8 +59,9 @@ pub fn docs() -> Result<()> {
 ///
 /// What it does not check, and the verification would: code generation and
 /// linking (only `vidplat-sim`'s binary links; the libraries are pure Rust),
-/// and dependency versions newer than the lock file's (the verification
-/// resolves afresh). Neither checks the packages' tests, examples or benchmarks.
+/// and the lock `cargo package` resolves for each package alone (this check
+/// uses the workspace's `Cargo.lock`). Neither checks the packages' tests,
+/// examples or benchmarks.
 pub fn package() -> Result<()> {
     let started = std::time::Instant::now();
     let root = repo_root();
