@@ -118,13 +118,15 @@ impl Error {
     /// ```
     /// # #[cfg(feature = "encoder")] {
     /// use vidplat::encoder::types::ErrorCode;
-    /// # fn check(error: vidplat::Error) {
-    /// match error.code_as::<ErrorCode>() {
-    ///     Some(ErrorCode::ModelNotFound) => println!("no such task"),
-    ///     Some(ErrorCode::Other(code)) => println!("a code this SDK does not know: {code}"),
-    ///     _ => println!("{error}"),
-    /// }
-    /// # }
+    /// use vidplat::{ApiError, Error};
+    /// // What a 404 answer with this code becomes.
+    /// let answered = |code: &str| {
+    ///     let mut api = ApiError::status_only(404);
+    ///     api.code = Some(code.to_owned());
+    ///     Error::Api(Box::new(api))
+    /// };
+    /// assert_eq!(answered("MODEL_NOT_FOUND").code_as::<ErrorCode>(), Some(ErrorCode::ModelNotFound));
+    /// assert_eq!(answered("TASK_ARCHIVED").code_as(), Some(ErrorCode::Other("TASK_ARCHIVED".into())));
     /// # }
     /// ```
     pub fn code_as<C: ServiceErrorCode>(&self) -> Option<C> {
