@@ -43,12 +43,20 @@ pub fn docs() -> Result<()> {
 /// Packages the library crates and checks that each package compiles from its
 /// own files.
 ///
-/// `cargo package`'s own verification builds every package from its `.crate`
-/// in a separate workspace; with each package's own feature set that rebuilds
-/// the dependencies several times: 5m20s on the shared 2-core machine from a
-/// cold target directory, 1m35s warm. This does the same with `cargo check`
-/// (no code generation, no linking) in the shared target directory: 3m30s
-/// cold, about 1m30s warm, under the same load:
+/// `cargo package`'s own verification builds every package from its `.crate`,
+/// with each package's own feature set: 5m20s on the shared 2-core machine
+/// from a cold target directory. And only a cold one gives a true answer: it
+/// takes the sibling crates it packaged as registry crates, which cargo treats
+/// as immutable for a given version, so a second run with the same version
+/// reuses the first run's unpacked copy (in `$CARGO_HOME/registry/src`) and
+/// compiled artifact (in the target directory) of `vidplat-core`. Seen here:
+/// after `ServiceErrorCode` was added, `vidplat-analytics` failed to verify
+/// against the earlier `vidplat-core`; a breaking change could as well pass.
+///
+/// This does the same with `cargo check` (no code generation, no linking),
+/// with the crates as path dependencies, which cargo re-checks whenever their
+/// files are newer than its last check (unpacking gives them the current
+/// time), in the shared target directory: 3m30s cold, 1m20s warm:
 /// 1. `cargo package --no-verify`: manifests valid for crates.io, path
 ///    dependencies carrying versions, the files each package holds;
 /// 2. each `.crate` is unpacked into one workspace whose `[patch.crates-io]`
