@@ -27,13 +27,26 @@ pub fn listing(source: &str) -> String {
                     }
                 }
                 syn::Item::Impl(i) if ty(&i.self_ty).starts_with(&format!("{name}<")) || ty(&i.self_ty) == name => {
+                    let paginated = i
+                        .trait_
+                        .as_ref()
+                        .is_some_and(|(_, path, _)| path.segments.last().is_some_and(|s| s.ident == "Paginated"));
                     for inner in &i.items {
-                        if let syn::ImplItem::Fn(f) = inner {
-                            if f.sig.ident == "send" {
+                        match inner {
+                            syn::ImplItem::Const(c) if paginated => {
+                                let style = ty(&c.expr);
+                                let style = style.rsplit("::").next().unwrap_or_default();
+                                writeln!(out, "  pages()/items(): {style}").ok();
+                            }
+                            syn::ImplItem::Fn(f) if f.sig.ident == "send" => {
                                 if let syn::ReturnType::Type(_, t) = &f.sig.output {
                                     writeln!(out, "  -> {}", ty(t)).ok();
                                 }
                             }
+                            syn::ImplItem::Fn(f) if i.trait_.is_none() && f.sig.ident != "new" => {
+                                writeln!(out, "  .{}({})", f.sig.ident, accepts(&f.sig)).ok();
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -91,6 +104,106 @@ pub fn listing(source: &str) -> String {
         }
     }
     out
+}
+
+/// What a setter takes: its generic parameter's bound (`IntoValue<NonZeroU64>`), else its argument's type.
+fn accepts(sig: &syn::Signature) -> String {
+    let bounds: Vec<String> = sig
+        .generics
+        .where_clause
+        .iter()
+        .flat_map(|w| w.predicates.iter())
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(ty(&t.bounds)),
+            _ => None,
+        })
+        .collect();
+    if !bounds.is_empty() {
+        return bounds.join(" of ");
+    }
+    sig.inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => Some(ty(&t.ty)),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The public items of a hand-written crate (`crates/vidplat/src`): types,
+/// traits, and every public function or method with its signature.
+pub fn facade_listing(files: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (name, source) in files {
+        let file = syn::parse_file(source).expect("the facade parses");
+        writeln!(
+            out,
+            "
+# {name}"
+        )
+        .ok();
+        list_items(&file.items, &mut out);
+    }
+    out
+}
+
+fn is_public(vis: &syn::Visibility) -> bool {
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+fn signature(sig: &syn::Signature) -> String {
+    let mut sig = sig.clone();
+    sig.asyncness = sig.asyncness.take();
+    ty(&sig)
+}
+
+fn list_items(items: &[syn::Item], out: &mut String) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) if is_public(&s.vis) => {
+                writeln!(out, "struct {}{}", s.ident, ty(&s.generics)).ok();
+            }
+            syn::Item::Enum(e) if is_public(&e.vis) => {
+                let variants: Vec<String> = e.variants.iter().map(|v| v.ident.to_string()).collect();
+                writeln!(out, "enum {}: {}", e.ident, variants.join(" | ")).ok();
+            }
+            syn::Item::Trait(t) if is_public(&t.vis) => {
+                writeln!(out, "trait {}", t.ident).ok();
+                for inner in &t.items {
+                    if let syn::TraitItem::Fn(f) = inner {
+                        writeln!(out, "  {}", signature(&f.sig)).ok();
+                    }
+                }
+            }
+            syn::Item::Fn(f) if is_public(&f.vis) => {
+                writeln!(out, "{}", signature(&f.sig)).ok();
+            }
+            syn::Item::Impl(i) => {
+                let methods: Vec<String> = i
+                    .items
+                    .iter()
+                    .filter_map(|inner| match inner {
+                        syn::ImplItem::Fn(f) if is_public(&f.vis) => Some(signature(&f.sig)),
+                        _ => None,
+                    })
+                    .collect();
+                if !methods.is_empty() {
+                    writeln!(out, "impl {}", ty(&i.self_ty)).ok();
+                    for method in methods {
+                        writeln!(out, "  {method}").ok();
+                    }
+                }
+            }
+            syn::Item::Mod(m) if is_public(&m.vis) => {
+                if let Some((_, items)) = &m.content {
+                    writeln!(out, "mod {}", m.ident).ok();
+                    list_items(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn module<'f>(items: &'f [syn::Item], name: &str) -> Option<&'f [syn::Item]> {

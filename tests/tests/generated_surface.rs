@@ -12,6 +12,26 @@ fn api_surface_of_each_generated_crate() {
     }
 }
 
+/// The hand-written facade's public surface: its traits, types and every
+/// public method with its signature (paginators, waiters, signing, errors).
+#[test]
+fn api_surface_of_the_facade() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/vidplat/src");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    let listing = surface::facade_listing(&files);
+    assert!(listing.contains("fn wait_for_task"), "{listing}");
+    insta::assert_snapshot!("surface_vidplat", listing);
+}
+
 #[test]
 fn every_assumed_route_says_so_in_its_rustdoc() {
     for service in SERVICES {

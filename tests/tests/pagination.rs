@@ -1,13 +1,14 @@
-//! Pagination streams against a local server: every style sends the right
-//! position parameters, stops where the documents say, keeps order, honours caps.
+//! Paginators on the builders, one test per paging style the YAML declares,
+//! against a local server: the exact position parameters sent, order, where
+//! each style stops, caps, prefetch depth in flight, and the analytics quota.
 
 use futures::TryStreamExt;
 use serde_json::{json, Value};
-use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use vidplat::pagination::{items, numbered, offset_limit, rank_windows, truncated, Limits};
-use vidplat::Client;
+use vidplat::prelude::*;
+use vidplat::{Client, PagingStyle, QuotaConfig};
+use vidplat_core::Paginated;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 fn query(request: &Request, name: &str) -> Option<u64> {
@@ -18,33 +19,34 @@ fn query(request: &Request, name: &str) -> Option<u64> {
         .and_then(|(_, v)| v.parse().ok())
 }
 
-/// Serves `total` numbered rows, `size` a page, in the shape `shape` gives, recording the position of every request.
+type Seen = Arc<Mutex<Vec<(Instant, Instant, String)>>>;
+
+/// Answers with `shape(request)` after `delay`, recording when each request
+/// arrived, when its answer was due, and its query.
 #[derive(Clone)]
 struct Pages {
-    shape: fn(&Request, u64) -> Value,
+    shape: fn(&Request) -> Value,
     delay: Duration,
-    seen: Arc<Mutex<Vec<(Instant, String)>>>,
+    seen: Seen,
 }
 
 impl Respond for Pages {
     fn respond(&self, request: &Request) -> ResponseTemplate {
-        self.seen
-            .lock()
-            .unwrap()
-            .push((Instant::now(), request.url.query().unwrap_or_default().to_owned()));
+        let now = Instant::now();
+        self.seen.lock().unwrap().push((
+            now,
+            now + self.delay,
+            request.url.query().unwrap_or_default().to_owned(),
+        ));
         ResponseTemplate::new(200)
             .set_delay(self.delay)
-            .set_body_json((self.shape)(request, 0))
+            .set_body_json((self.shape)(request))
     }
 }
 
-async fn serve(
-    route: &str,
-    shape: fn(&Request, u64) -> Value,
-    delay: Duration,
-) -> (MockServer, Arc<Mutex<Vec<(Instant, String)>>>) {
+async fn serve(route: &str, shape: fn(&Request) -> Value, delay: Duration) -> (MockServer, Seen) {
     let server = MockServer::start().await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen = Seen::default();
     Mock::given(wiremock::matchers::path(route))
         .respond_with(Pages {
             shape,
@@ -60,8 +62,21 @@ fn client(server: &MockServer) -> Client {
     vidplat_tests::local_client(&server.uri()).build().unwrap()
 }
 
-/// 7 pages of 3 tasks, ids 1..=21.
-fn task_page(request: &Request, _: u64) -> Value {
+fn queries(seen: &Seen) -> Vec<String> {
+    seen.lock().unwrap().iter().map(|(_, _, q)| q.clone()).collect()
+}
+
+/// The most requests whose answers were pending at once.
+fn most_in_flight(seen: &Seen) -> usize {
+    let seen = seen.lock().unwrap();
+    seen.iter()
+        .map(|(arrived, _, _)| seen.iter().filter(|(a, due, _)| a <= arrived && arrived < due).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// 7 pages of 3 tasks, ids 1..=21, `last_page` 7.
+fn task_page(request: &Request) -> Value {
     let page = query(request, "page").unwrap_or(1);
     let data: Vec<Value> = (0..3)
         .map(|i| json!({"id": (page - 1) * 3 + i + 1, "status": "ready"}))
@@ -70,148 +85,231 @@ fn task_page(request: &Request, _: u64) -> Value {
 }
 
 #[tokio::test]
-async fn numbered_pages_prefetch_concurrently_and_keep_order() {
+async fn last_page_style_prefetches_to_the_depth_asked_and_keeps_order() {
     let (server, seen) = serve("/v1/tasks", task_page, Duration::from_millis(80)).await;
     let client = client(&server);
     let encoder = client.encoder().unwrap();
-    let pages = numbered(
-        |page| encoder.list_tasks().page(page).per_page(3).send(),
-        4,
-        Limits::default(),
+    assert_eq!(
+        <vidplat::encoder::builder::ListTasks as Paginated>::STYLE,
+        PagingStyle::LastPage
     );
-    let tasks: Vec<_> = items(pages, Limits::default()).try_collect().await.unwrap();
+
+    let tasks: Vec<_> = encoder
+        .list_tasks()
+        .per_page(3)
+        .items()
+        .prefetch(4)
+        .try_collect()
+        .await
+        .unwrap();
     assert_eq!(
         tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
         (1..=21).collect::<Vec<_>>()
     );
-
-    let seen = seen.lock().unwrap().clone();
-    let mut pages_asked: Vec<String> = seen.iter().map(|(_, q)| q.clone()).collect();
-    pages_asked.sort();
+    let mut asked = queries(&seen);
+    asked.sort();
     assert_eq!(
-        pages_asked,
+        asked,
         (1..=7).map(|p| format!("page={p}&per_page=3")).collect::<Vec<_>>()
     );
-    // After page 1, pages 2..=5 are asked at once: at most 4 in flight, more than 1.
-    let after_first: Vec<Instant> = seen.iter().skip(1).map(|(t, _)| *t).collect();
-    let most_in_flight = after_first
-        .iter()
-        .map(|t| {
-            after_first
-                .iter()
-                .filter(|u| **u <= *t && t.duration_since(**u) < Duration::from_millis(80))
-                .count()
-        })
-        .max()
-        .unwrap();
-    assert!((2..=4).contains(&most_in_flight), "{most_in_flight} requests in flight");
+    assert_eq!(most_in_flight(&seen), 4, "pages 2..=5 are asked at once, never more");
+
+    // Sequential by default: one page in flight.
+    seen.lock().unwrap().clear();
+    let pages: Vec<_> = encoder.list_tasks().per_page(3).pages().try_collect().await.unwrap();
+    assert_eq!(pages.len(), 7);
+    assert_eq!(most_in_flight(&seen), 1);
 }
 
 #[tokio::test]
-async fn caps_stop_the_stream() {
+async fn caps_on_pages_and_items_each_mean_one_thing() {
     let (server, seen) = serve("/v1/tasks", task_page, Duration::ZERO).await;
     let client = client(&server);
     let encoder = client.encoder().unwrap();
-    let five: Vec<_> = items(
-        numbered(
-            |p| encoder.list_tasks().page(p).per_page(3).send(),
-            1,
-            Limits::default(),
-        ),
-        Limits::default().max_items(5),
-    )
-    .try_collect()
-    .await
-    .unwrap();
-    assert_eq!(five.len(), 5);
-    let two_pages: Vec<_> = numbered(
-        |p| encoder.list_tasks().page(p).per_page(3).send(),
-        1,
-        Limits::default().max_pages(2),
-    )
-    .try_collect()
-    .await
-    .unwrap();
-    assert_eq!(two_pages.len(), 2);
-    assert!(
-        seen.lock().unwrap().len() <= 2 + 3,
-        "sequential prefetch of 1 asks little beyond the cap"
+
+    let five: Vec<_> = encoder
+        .list_tasks()
+        .per_page(3)
+        .items()
+        .max_items(5)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(five.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    assert_eq!(
+        queries(&seen),
+        ["page=1&per_page=3", "page=2&per_page=3"],
+        "no page past the 5th row"
     );
+
+    seen.lock().unwrap().clear();
+    let two: Vec<_> = encoder
+        .list_tasks()
+        .per_page(3)
+        .pages()
+        .max_pages(2)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(two.len(), 2);
+    assert_eq!(queries(&seen), ["page=1&per_page=3", "page=2&per_page=3"]);
+
+    // The stream starts where the builder does.
+    seen.lock().unwrap().clear();
+    let from_six: Vec<_> = encoder
+        .list_tasks()
+        .page(6)
+        .per_page(3)
+        .items()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(from_six.len(), 6);
+    assert_eq!(queries(&seen), ["page=6&per_page=3", "page=7&per_page=3"]);
 }
 
 #[tokio::test]
-async fn truncated_pages_stop_at_the_first_complete_page() {
-    fn contents(request: &Request, _: u64) -> Value {
+async fn truncated_style_stops_at_the_first_page_not_truncated() {
+    fn contents(request: &Request) -> Value {
         let page = query(request, "page").unwrap_or(1);
         json!({"data": [{"name": format!("c{page}")}], "truncated": page < 3, "current_page": page, "per_page": 1})
     }
-    let (server, seen) = serve("/v1/contents", contents, Duration::ZERO).await;
+    let (server, seen) = serve("/v1/contents", contents, Duration::from_millis(30)).await;
     let client = client(&server);
     let vms = client.vms().unwrap();
-    let names: Vec<_> = items(
-        truncated(|p| vms.list_contents().page(p).per_page(1).send(), Limits::default()),
-        Limits::default(),
-    )
-    .map_ok(|c| c.name.unwrap())
-    .try_collect()
-    .await
-    .unwrap();
+    // Prefetch does not apply: the next page exists only if this one says so.
+    let names: Vec<_> = vms
+        .list_contents()
+        .per_page(1)
+        .items()
+        .prefetch(4)
+        .map_ok(|c| c.name.unwrap())
+        .try_collect()
+        .await
+        .unwrap();
     assert_eq!(names, ["c1", "c2", "c3"]);
-    let asked: Vec<String> = seen.lock().unwrap().iter().map(|(_, q)| q.clone()).collect();
-    assert_eq!(asked, ["page=1&per_page=1", "page=2&per_page=1", "page=3&per_page=1"]);
+    assert_eq!(
+        queries(&seen),
+        ["page=1&per_page=1", "page=2&per_page=1", "page=3&per_page=1"]
+    );
+    assert_eq!(most_in_flight(&seen), 1);
 }
 
 #[tokio::test]
-async fn analytics_rank_windows_and_offset_limit() {
-    fn basic(request: &Request, _: u64) -> Value {
+async fn rank_windows_keep_the_first_windows_width() {
+    fn basic(request: &Request) -> Value {
         let start = query(request, "start_with").unwrap();
-        json!({"data": [{"os": format!("rank{start}")}], "truncated": start < 201, "golden": true, "unsampled": true})
+        json!({"data": [{"os": format!("rank{start}")}], "truncated": start < 101, "golden": true, "unsampled": true})
     }
     let (server, seen) = serve("/v1/os/data", basic, Duration::ZERO).await;
     let client = client(&server);
     let analytics = client.analytics().unwrap();
-    let pages: Vec<_> = rank_windows(
-        NonZeroU64::new(100).unwrap(),
-        |start, end| analytics.basic_by_os().start_with(start).end_with(end).send(),
-        Limits::default(),
-    )
-    .try_collect()
-    .await
-    .unwrap();
-    assert_eq!(pages.len(), 3);
-    let asked: Vec<String> = seen.lock().unwrap().iter().map(|(_, q)| q.clone()).collect();
+
+    // Default window: the documented ranks 1..=100.
+    let pages: Vec<_> = analytics.basic_by_os().pages().try_collect().await.unwrap();
+    assert_eq!(pages.len(), 2);
     assert_eq!(
-        asked,
-        [
-            "end_with=100&start_with=1",
-            "end_with=200&start_with=101",
-            "end_with=300&start_with=201"
-        ]
+        queries(&seen),
+        ["end_with=100&start_with=1", "end_with=200&start_with=101"]
     );
 
-    fn cloud(request: &Request, _: u64) -> Value {
+    // A window of 50 from rank 51.
+    seen.lock().unwrap().clear();
+    let rows: Vec<_> = analytics
+        .basic_by_os()
+        .start_with(51)
+        .end_with(100)
+        .items()
+        .map_ok(|row| row.os.unwrap())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows, ["rank51", "rank101"]);
+    assert_eq!(
+        queries(&seen),
+        ["end_with=100&start_with=51", "end_with=150&start_with=101"]
+    );
+}
+
+#[tokio::test]
+async fn offset_limit_moves_by_the_rows_received() {
+    // The server sends fewer rows than asked: the next offset counts what came.
+    fn cloud(request: &Request) -> Value {
         let offset = query(request, "offset").unwrap();
-        json!({"data": [{"os_name": format!("row{offset}")}], "truncated": offset < 100})
+        let rows: Vec<Value> = (0..2)
+            .map(|i| json!({"os_name": format!("row{}", offset + i)}))
+            .collect();
+        json!({"data": rows, "truncated": offset < 4})
     }
     let (server, seen) = serve("/v2/os/data", cloud, Duration::ZERO).await;
-    let client = self::client(&server);
+    let client = client(&server);
     let analytics = client.analytics().unwrap();
-    let rows: Vec<_> = items(
-        offset_limit(
-            NonZeroU64::new(50).unwrap(),
-            |offset, limit| analytics.cloud_by_os().offset(offset).limit(limit).send(),
-            Limits::default(),
-        ),
-        Limits::default(),
-    )
-    .map_ok(|row| row.os_name.unwrap())
-    .try_collect()
-    .await
-    .unwrap();
-    assert_eq!(rows, ["row0", "row50", "row100"]);
-    let asked: Vec<String> = seen.lock().unwrap().iter().map(|(_, q)| q.clone()).collect();
+    let rows: Vec<_> = analytics
+        .cloud_by_os()
+        .limit(50)
+        .items()
+        .map_ok(|row| row.os_name.unwrap())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows, ["row0", "row1", "row2", "row3", "row4", "row5"]);
     assert_eq!(
-        asked,
-        ["limit=50&offset=0", "limit=50&offset=50", "limit=50&offset=100"]
+        queries(&seen),
+        ["limit=50&offset=0", "limit=50&offset=2", "limit=50&offset=4"]
     );
+}
+
+#[tokio::test]
+async fn analytics_pages_wait_for_the_quota_one_at_a_time_and_show_the_wait() {
+    fn cloud(request: &Request) -> Value {
+        let offset = query(request, "offset").unwrap();
+        json!({"data": [{"os_name": format!("row{offset}")}], "truncated": offset < 3})
+    }
+    let (server, seen) = serve("/v2/os/data", cloud, Duration::from_millis(20)).await;
+    let window = Duration::from_millis(400);
+    let client = vidplat_tests::local_client(&server.uri())
+        .analytics_quota(QuotaConfig {
+            calls_per_window: 3,
+            window,
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        })
+        .build()
+        .unwrap();
+    let analytics = client.analytics().unwrap();
+    let limiter = client.analytics_quota().unwrap().clone();
+    let mut waits = limiter.watch_waits();
+    let watcher = tokio::spawn(async move {
+        waits
+            .wait_for(Option::is_some)
+            .await
+            .map(|w| w.map(|w| w.quota))
+            .ok()
+            .flatten()
+    });
+    let started = Instant::now();
+    let rows: Vec<_> = analytics
+        .cloud_by_os()
+        .limit(1)
+        .items()
+        .prefetch(4)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 4);
+    let arrivals: Vec<Duration> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(a, _, _)| a.duration_since(started))
+        .collect();
+    assert!(arrivals[3] >= window, "the 4th call waits for the window: {arrivals:?}");
+    assert!(arrivals[2] < window, "{arrivals:?}");
+    assert_eq!(most_in_flight(&seen), 1, "analytics: 1 call at a time");
+    assert_eq!(
+        watcher.await.unwrap(),
+        Some(vidplat::Quota::PerMinute),
+        "the wait was visible"
+    );
+    assert_eq!(limiter.current_wait(), None);
 }

@@ -2,12 +2,11 @@
 
 use futures::TryStreamExt;
 use serde_json::json;
-use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use vidplat::encoder::types::TaskStatus;
-use vidplat::waiters::{import_tasks_finished, WaitOptions};
+use vidplat::waiters::Polling;
 use vidplat::{Client, Error};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -46,15 +45,17 @@ fn task(status: &str, error_code: i64) -> serde_json::Value {
     json!({"id": 9, "status": status, "error_code": error_code})
 }
 
-fn quick(max_wait: Duration) -> WaitOptions {
-    WaitOptions {
+fn quick(max_wait: Duration) -> Polling {
+    Polling {
         initial_interval: Duration::from_millis(5),
         max_interval: Duration::from_millis(20),
         max_wait,
+        jitter: 0.2,
     }
 }
 
-const NINE: NonZeroU64 = NonZeroU64::new(9).unwrap();
+/// The id as a response carries it.
+const NINE: Option<i64> = Some(9);
 
 #[tokio::test]
 async fn ready_gives_the_task_and_unknown_statuses_keep_polling() {
@@ -69,7 +70,8 @@ async fn ready_gives_the_task_and_unknown_statuses_keep_polling() {
     ];
     let (client, polls, _server) = play("/v1/tasks/9", life.iter().map(|s| task(s, 0)).collect()).await;
     let task = client
-        .wait_for_task(NINE, quick(Duration::from_secs(10)))
+        .wait_for_task(NINE)
+        .polling(quick(Duration::from_secs(10)))
         .await
         .unwrap();
     assert_eq!(task.status, Some(TaskStatus::Ready));
@@ -81,7 +83,9 @@ async fn the_status_stream_yields_each_change_once() {
     let life = ["waiting", "waiting", "encoding", "encoding", "uploading", "ready"];
     let (client, _, _server) = play("/v1/tasks/9", life.iter().map(|s| task(s, 0)).collect()).await;
     let changes: Vec<String> = client
-        .task_status_changes(NINE, quick(Duration::from_secs(10)))
+        .wait_for_task(NINE)
+        .polling(quick(Duration::from_secs(10)))
+        .status_changes()
         .map_ok(|t| t.status.unwrap().to_string())
         .try_collect()
         .await
@@ -93,15 +97,115 @@ async fn the_status_stream_yields_each_change_once() {
 async fn failed_and_canceled_carry_the_error_code() {
     for (status, code) in [("failed", 4021), ("canceled", 0)] {
         let (client, _, _server) = play("/v1/tasks/9", vec![task("encoding", 0), task(status, code)]).await;
-        match client.wait_for_task(NINE, quick(Duration::from_secs(10))).await {
-            Err(Error::TaskEnded {
-                task_id: 9,
-                status: s,
-                error_code: Some(c),
-            }) => assert_eq!((s.as_str(), c), (status, code)),
+        match client.wait_for_task(NINE).polling(quick(Duration::from_secs(10))).await {
+            Err(Error::TaskEnded(task)) => {
+                assert_eq!(
+                    (task.id, task.status.unwrap().to_string(), task.error_code),
+                    (Some(9), status.to_owned(), Some(code))
+                )
+            }
             other => panic!("{status}: {other:?}"),
         }
+        // The final task, whatever the end: no error.
+        let (client, _, _server) = play("/v1/tasks/9", vec![task("encoding", 0), task(status, code)]).await;
+        let last = client
+            .wait_for_task(NINE)
+            .polling(quick(Duration::from_secs(10)))
+            .final_task()
+            .await
+            .unwrap();
+        assert_eq!(
+            (last.status.unwrap().to_string(), last.error_code),
+            (status.to_owned(), Some(code))
+        );
     }
+}
+
+#[tokio::test]
+async fn an_id_a_response_lacks_is_refused_before_any_poll() {
+    let (client, polls, _server) = play("/v1/tasks/9", vec![task("ready", 0)]).await;
+    match client.wait_for_task(None::<i64>).await {
+        Err(Error::InvalidInput { field, .. }) => assert_eq!(field, "task_id"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(polls.load(Ordering::SeqCst), 0);
+}
+
+/// Tasks 1..=6 each end after their id's number of polls; odd ones fail.
+/// Each answer takes 20 ms; every poll's arrival is recorded.
+struct Tasks {
+    polls: Arc<Vec<AtomicUsize>>,
+    arrivals: Arc<std::sync::Mutex<Vec<std::time::Instant>>>,
+}
+
+const ANSWER_TIME: Duration = Duration::from_millis(20);
+
+impl Respond for Tasks {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        self.arrivals.lock().unwrap().push(std::time::Instant::now());
+        let id: usize = request.url.path().rsplit('/').next().unwrap().parse().unwrap();
+        let n = self.polls[id].fetch_add(1, Ordering::SeqCst) + 1;
+        let status = match (n >= id, id % 2) {
+            (false, _) => "encoding",
+            (true, 0) => "ready",
+            (true, _) => "failed",
+        };
+        ResponseTemplate::new(200)
+            .set_delay(ANSWER_TIME)
+            .set_body_json(json!({"id": id, "status": status}))
+    }
+}
+
+#[tokio::test]
+async fn many_tasks_are_awaited_with_bounded_concurrency_in_the_order_given() {
+    let server = MockServer::start().await;
+    let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
+    Mock::given(wiremock::matchers::path_regex("^/v1/tasks/[0-9]+$"))
+        .respond_with(Tasks {
+            polls: Arc::new((0..=6).map(|_| AtomicUsize::new(0)).collect()),
+            arrivals: arrivals.clone(),
+        })
+        .mount(&server)
+        .await;
+    let client = Client::builder()
+        .encoder_url(server.uri())
+        .api_key("k")
+        .build()
+        .unwrap();
+    let ids: Vec<Option<i64>> = (1..=6).map(Some).collect();
+    let finals = client
+        .wait_for_tasks(ids)
+        .concurrency(2)
+        .polling(quick(Duration::from_secs(10)))
+        .await;
+    let ends: Vec<(i64, String)> = finals
+        .into_iter()
+        .map(|t| t.map(|t| (t.id.unwrap(), t.status.unwrap().to_string())).unwrap())
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (1, "failed"),
+            (2, "ready"),
+            (3, "failed"),
+            (4, "ready"),
+            (5, "failed"),
+            (6, "ready")
+        ]
+        .map(|(id, s)| (id, s.to_owned()))
+    );
+    let arrivals = arrivals.lock().unwrap();
+    let most_in_flight = arrivals
+        .iter()
+        .map(|t| {
+            arrivals
+                .iter()
+                .filter(|u| *u <= t && t.duration_since(**u) < ANSWER_TIME)
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert_eq!(most_in_flight, 2, "2 tasks polled at once, never more");
 }
 
 #[tokio::test]
@@ -109,7 +213,8 @@ async fn the_maximum_wait_is_honoured() {
     let (client, polls, _server) = play("/v1/tasks/9", vec![task("encoding", 0)]).await;
     let started = std::time::Instant::now();
     let error = client
-        .wait_for_task(NINE, quick(Duration::from_millis(200)))
+        .wait_for_task(NINE)
+        .polling(quick(Duration::from_millis(200)))
         .await
         .unwrap_err();
     assert!(
@@ -124,9 +229,9 @@ async fn the_maximum_wait_is_honoured() {
 async fn a_csv_import_job_is_waited_for_until_its_tasks_finish() {
     let job = |waiting: u64, encoding: u64, ready: u64| json!({"id": 3, "name": "batch", "import_status": {}, "task_status": {"waiting": waiting, "encoding": encoding, "uploading": 0, "canceling": 0, "ready": ready}});
     let (client, polls, _server) = play("/v1/task-imports/3", vec![job(2, 1, 0), job(0, 2, 1), job(0, 0, 3)]).await;
-    let id = NonZeroU64::new(3).unwrap();
     let done = client
-        .wait_for_task_import(id, quick(Duration::from_secs(10)), import_tasks_finished)
+        .wait_for_task_import(3)
+        .polling(quick(Duration::from_secs(10)))
         .await
         .unwrap();
     assert_eq!(done.id, Some(3));

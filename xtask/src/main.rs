@@ -5,9 +5,11 @@ mod codegen;
 mod conformance;
 mod crosscheck;
 mod gaps;
+mod index;
 mod lint;
 mod publish;
 mod services;
+mod setters;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -51,6 +53,9 @@ fn main() -> Result<()> {
     }
 }
 
+/// The runnable examples (crates/vidplat-sim/examples), each a program against the simulator.
+const EXAMPLES: [&str; 4] = ["tour", "bulk_tasks", "catalog_pages", "report_csv"];
+
 /// The one test command: the README calls it as is; `.ci/run` adds `--docs`,
 /// since CI has the documents beside the clone and a user's clone does not.
 fn ci(docs: Option<&Path>) -> Result<()> {
@@ -70,6 +75,10 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     std::env::set_var("VIDPLAT_REDIS_SERVER", &redis_server);
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     cargo(&["test", "--workspace"])?;
+    // The README's first command and the example programs, each against its own simulator.
+    for example in EXAMPLES {
+        cargo(&["run", "--quiet", "-p", "vidplat-sim", "--example", example])?;
+    }
     cargo(&["bench", "--workspace", "--no-run"])?;
     publish::package()?;
     conformance::run_all()?;

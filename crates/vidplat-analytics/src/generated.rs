@@ -3859,32 +3859,22 @@ pub mod types {
             }
         }
         impl BasicAudience {
-            pub fn segment<T>(mut self, value: T) -> Self
+            pub fn segment<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicPlaybackPointSegment>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicPlaybackPointSegment>,
             {
-                self.segment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for segment: {e}")
-                    });
+                self.segment = ::vidplat_core::array_of("segment", value);
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -3937,54 +3927,36 @@ pub mod types {
             }
         }
         impl BasicAudienceRatingPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicAudienceRatingRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicAudienceRatingRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -4033,28 +4005,20 @@ pub mod types {
             }
         }
         impl BasicAudienceRatingRow {
-            pub fn audience<T>(mut self, value: T) -> Self
+            pub fn audience<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicAudience>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicAudience>,
             {
-                self.audience = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audience: {e}")
-                    });
+                self.audience = ::vidplat_core::array_of("audience", value);
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
         }
@@ -4109,54 +4073,36 @@ pub mod types {
             }
         }
         impl BasicContentCategoryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicContentCategoryRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicContentCategoryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -4262,174 +4208,126 @@ pub mod types {
         impl BasicContentCategoryRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -4506,52 +4404,36 @@ pub mod types {
             }
         }
         impl BasicContentTitlePage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicContentTitleRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicContentTitleRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -4667,200 +4549,142 @@ pub mod types {
         impl BasicContentTitleRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -4940,54 +4764,36 @@ pub mod types {
             }
         }
         impl BasicContentTitleUserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicContentTitleUserRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicContentTitleUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -5083,144 +4889,95 @@ pub mod types {
         impl BasicContentTitleUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn played_flags<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.played_flags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for played_flags: {e}")
-                    });
+                self.played_flags = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_flags", why));
                 self
             }
             pub fn played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for played_percent: {e}"
-                        )
-                    });
+                self.played_percent = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_percent", why));
                 self
             }
             pub fn played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for played_time: {e}")
-                    });
+                self.played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_time", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -5293,52 +5050,36 @@ pub mod types {
             }
         }
         impl BasicEnvironmentPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicEnvironmentRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicEnvironmentRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -5458,212 +5199,150 @@ pub mod types {
         impl BasicEnvironmentRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn playback_env<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_env = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_env: {e}")
-                    });
+                self.playback_env = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_env", why));
                 self
             }
             pub fn playback_env_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_env_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_env_version: {e}"
-                        )
-                    });
+                self.playback_env_version = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playback_env_version",
+                        why,
+                    ));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -5745,52 +5424,36 @@ pub mod types {
             }
         }
         impl BasicOsPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicOsRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicOsRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -5909,208 +5572,145 @@ pub mod types {
         impl BasicOsRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn os<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for os: {e}"));
+                self.os = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os", why));
                 self
             }
             pub fn os_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for os_version: {e}")
-                    });
+                self.os_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os_version", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -6188,40 +5788,26 @@ pub mod types {
         impl BasicPlaybackPointSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn playback_point<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_point = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_point: {e}"
-                        )
-                    });
+                self.playback_point = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_point", why));
                 self
             }
             pub fn rating<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.rating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rating: {e}")
-                    });
+                self.rating = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("rating", why));
                 self
             }
         }
@@ -6278,52 +5864,36 @@ pub mod types {
             }
         }
         impl BasicQueryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicQueryRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicQueryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -6512,376 +6082,262 @@ pub mod types {
         impl BasicQueryRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn country<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
+                self.country = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("country", why));
                 self
             }
             pub fn date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
+                self.date = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date", why));
                 self
             }
             pub fn date_hour<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_hour = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_hour: {e}")
-                    });
+                self.date_hour = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_hour", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
             pub fn day<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
+                self.day = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("day", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn hour<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.hour = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hour: {e}")
-                    });
+                self.hour = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hour", why));
                 self
             }
             pub fn hour_minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.hour_minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hour_minute: {e}")
-                    });
+                self.hour_minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hour_minute", why));
                 self
             }
             pub fn minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for minute: {e}")
-                    });
+                self.minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("minute", why));
                 self
             }
             pub fn month<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.month = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for month: {e}")
-                    });
+                self.month = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("month", why));
                 self
             }
             pub fn os<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for os: {e}"));
+                self.os = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn playback_env<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_env = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_env: {e}")
-                    });
+                self.playback_env = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_env", why));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn site<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.site = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site: {e}")
-                    });
+                self.site = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
             pub fn year<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.year = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for year: {e}")
-                    });
+                self.year = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("year", why));
                 self
             }
             pub fn year_month<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.year_month = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for year_month: {e}")
-                    });
+                self.year_month = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("year_month", why));
                 self
             }
         }
@@ -6987,38 +6443,26 @@ pub mod types {
         impl BasicReactionButton {
             pub fn button_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.button_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for button_id: {e}")
-                    });
+                self.button_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("button_id", why));
                 self
             }
             pub fn button_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.button_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for button_label: {e}")
-                    });
+                self.button_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("button_label", why));
                 self
             }
-            pub fn segment<T>(mut self, value: T) -> Self
+            pub fn segment<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicReactionSegment>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicReactionSegment>,
             {
-                self.segment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for segment: {e}")
-                    });
+                self.segment = ::vidplat_core::array_of("segment", value);
                 self
             }
         }
@@ -7074,52 +6518,36 @@ pub mod types {
             }
         }
         impl BasicReactionPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicReactionRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicReactionRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -7168,26 +6596,18 @@ pub mod types {
         impl BasicReactionRow {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
-            pub fn reaction<T>(mut self, value: T) -> Self
+            pub fn reaction<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicReactionButton>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicReactionButton>,
             {
-                self.reaction = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reaction: {e}")
-                    });
+                self.reaction = ::vidplat_core::array_of("reaction", value);
                 self
             }
         }
@@ -7232,28 +6652,18 @@ pub mod types {
         impl BasicReactionSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn reaction_point<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.reaction_point = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for reaction_point: {e}"
-                        )
-                    });
+                self.reaction_point = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("reaction_point", why));
                 self
             }
         }
@@ -7299,26 +6709,18 @@ pub mod types {
         impl BasicRealtimeTitleCount {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
         }
@@ -7370,40 +6772,26 @@ pub mod types {
         impl BasicRealtimeUserCountRow {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn hour_minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.hour_minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hour_minute: {e}")
-                    });
+                self.hour_minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hour_minute", why));
                 self
             }
-            pub fn titles<T>(mut self, value: T) -> Self
+            pub fn titles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicRealtimeTitleCount>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicRealtimeTitleCount>,
             {
-                self.titles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for titles: {e}")
-                    });
+                self.titles = ::vidplat_core::array_of("titles", value);
                 self
             }
         }
@@ -7460,54 +6848,36 @@ pub mod types {
             }
         }
         impl BasicRealtimeUserCountsPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicRealtimeUserCountRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicRealtimeUserCountRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -7566,52 +6936,36 @@ pub mod types {
             }
         }
         impl BasicRegionPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicRegionRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicRegionRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -7725,196 +7079,137 @@ pub mod types {
         impl BasicRegionRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn city<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.city = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city: {e}")
-                    });
+                self.city = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("city", why));
                 self
             }
             pub fn country<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
+                self.country = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("country", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -7993,52 +7288,36 @@ pub mod types {
             }
         }
         impl BasicSitePage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicSiteRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicSiteRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -8152,198 +7431,137 @@ pub mod types {
         impl BasicSiteRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn site<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.site = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site: {e}")
-                    });
+                self.site = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -8434,78 +7652,50 @@ pub mod types {
         impl BasicSituation {
             pub fn bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for bitrate: {e}")
-                    });
+                self.bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("bitrate", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn playback_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_status: {e}"
-                        )
-                    });
+                self.playback_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_status", why));
                 self
             }
             pub fn screen_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.screen_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for screen_status: {e}")
-                    });
+                self.screen_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("screen_status", why));
                 self
             }
-            pub fn segment<T>(mut self, value: T) -> Self
+            pub fn segment<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicPlaybackPointSegment>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicPlaybackPointSegment>,
             {
-                self.segment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for segment: {e}")
-                    });
+                self.segment = ::vidplat_core::array_of("segment", value);
                 self
             }
             pub fn subtitles<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("subtitles", why));
                 self
             }
         }
@@ -8566,52 +7756,36 @@ pub mod types {
             }
         }
         impl BasicTimePeriodPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicTimePeriodRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicTimePeriodRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -8716,172 +7890,121 @@ pub mod types {
         impl BasicTimePeriodRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn show_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_user_count: {e}"
-                        )
-                    });
+                self.show_user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_user_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -8956,52 +8079,36 @@ pub mod types {
             }
         }
         impl BasicUserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicUserRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -9095,146 +8202,105 @@ pub mod types {
         impl BasicUserRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_playback_count: {e}"
-                        )
-                    });
+                self.ad_playback_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "ad_playback_count",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_percent: {e}"
-                        )
-                    });
+                self.avg_played_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_played_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_played_time: {e}"
-                        )
-                    });
+                self.avg_played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_played_time", why));
                 self
             }
             pub fn avg_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_staytime: {e}")
-                    });
+                self.avg_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_staytime", why));
                 self
             }
             pub fn error_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_count: {e}")
-                    });
+                self.error_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_count", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn total_played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_played_time: {e}"
-                        )
-                    });
+                self.total_played_time = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "total_played_time",
+                        why,
+                    ));
                 self
             }
             pub fn total_staytime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_staytime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_staytime: {e}"
-                        )
-                    });
+                self.total_staytime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_staytime", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -9305,54 +8371,36 @@ pub mod types {
             }
         }
         impl BasicViewingHistoryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicViewingHistoryRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicViewingHistoryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -9468,188 +8516,127 @@ pub mod types {
         impl BasicViewingHistoryRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
             pub fn os<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for os: {e}"));
+                self.os = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os", why));
                 self
             }
             pub fn play_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_count: {e}")
-                    });
+                self.play_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_count", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn playback_env<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_env = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_env: {e}")
-                    });
+                self.playback_env = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_env", why));
                 self
             }
             pub fn played_flags<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.played_flags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for played_flags: {e}")
-                    });
+                self.played_flags = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_flags", why));
                 self
             }
             pub fn played_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.played_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for played_percent: {e}"
-                        )
-                    });
+                self.played_percent = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_percent", why));
                 self
             }
             pub fn played_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.played_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for played_time: {e}")
-                    });
+                self.played_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("played_time", why));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn show_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.show_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_count: {e}")
-                    });
+                self.show_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("show_count", why));
                 self
             }
             pub fn stay_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.stay_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for stay_time: {e}")
-                    });
+                self.stay_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("stay_time", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -9730,54 +8717,36 @@ pub mod types {
             }
         }
         impl BasicViewingSituationPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BasicViewingSituationRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicViewingSituationRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn golden<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.golden = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for golden: {e}")
-                    });
+                self.golden = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("golden", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
             pub fn unsampled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.unsampled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for unsampled: {e}")
-                    });
+                self.unsampled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("unsampled", why));
                 self
             }
         }
@@ -9828,26 +8797,18 @@ pub mod types {
         impl BasicViewingSituationRow {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
-            pub fn situation<T>(mut self, value: T) -> Self
+            pub fn situation<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BasicSituation>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BasicSituation>,
             {
-                self.situation = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for situation: {e}")
-                    });
+                self.situation = ::vidplat_core::array_of("situation", value);
                 self
             }
         }
@@ -9894,26 +8855,18 @@ pub mod types {
         impl CloudActiveUserRow {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
         }
@@ -9956,28 +8909,20 @@ pub mod types {
             }
         }
         impl CloudActiveUsersPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudActiveUserRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudActiveUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -10021,28 +8966,20 @@ pub mod types {
             }
         }
         impl CloudBrowserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudBrowserRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudBrowserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -10142,176 +9079,131 @@ pub mod types {
         impl CloudBrowserRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn browser_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.browser_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for browser_name: {e}")
-                    });
+                self.browser_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("browser_name", why));
                 self
             }
             pub fn browser_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.browser_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for browser_version: {e}"
-                        )
-                    });
+                self.browser_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("browser_version", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -10376,30 +9268,20 @@ pub mod types {
             }
         }
         impl CloudContentCategoryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudContentCategoryRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudContentCategoryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -10486,138 +9368,112 @@ pub mod types {
         impl CloudContentCategoryRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -10678,28 +9534,20 @@ pub mod types {
             }
         }
         impl CloudContentNamePage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudContentNameRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudContentNameRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -10800,178 +9648,141 @@ pub mod types {
         impl CloudContentNameRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn complete_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.complete_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for complete_play_percent: {e}"
-                        )
-                    });
+                self.complete_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "complete_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -11037,30 +9848,20 @@ pub mod types {
             }
         }
         impl CloudContentNameUserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudContentNameUserRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudContentNameUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -11147,136 +9948,105 @@ pub mod types {
         impl CloudContentNameUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
-            pub fn engagement_bitmap<T>(mut self, value: T) -> Self
+            pub fn engagement_bitmap<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<i64>,
             {
-                self.engagement_bitmap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for engagement_bitmap: {e}"
-                        )
-                    });
+                self.engagement_bitmap = ::vidplat_core::array_of(
+                    "engagement_bitmap",
+                    value,
+                );
                 self
             }
             pub fn play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_percent: {e}")
-                    });
+                self.play_percent = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_percent", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -11337,28 +10107,20 @@ pub mod types {
             }
         }
         impl CloudContentTitlePage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudContentTitleRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudContentTitleRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -11460,178 +10222,141 @@ pub mod types {
         impl CloudContentTitleRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn complete_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.complete_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for complete_play_percent: {e}"
-                        )
-                    });
+                self.complete_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "complete_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -11697,30 +10422,20 @@ pub mod types {
             }
         }
         impl CloudContentTitleUserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudContentTitleUserRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudContentTitleUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -11807,136 +10522,105 @@ pub mod types {
         impl CloudContentTitleUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
-            pub fn engagement_bitmap<T>(mut self, value: T) -> Self
+            pub fn engagement_bitmap<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<i64>,
             {
-                self.engagement_bitmap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for engagement_bitmap: {e}"
-                        )
-                    });
+                self.engagement_bitmap = ::vidplat_core::array_of(
+                    "engagement_bitmap",
+                    value,
+                );
                 self
             }
             pub fn play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_percent: {e}")
-                    });
+                self.play_percent = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_percent", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -11992,16 +10676,12 @@ pub mod types {
             }
         }
         impl CloudEngagementPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudEngagementPoint>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudEngagementPoint>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -12046,40 +10726,26 @@ pub mod types {
         impl CloudEngagementPoint {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn playback_point<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_point = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_point: {e}"
-                        )
-                    });
+                self.playback_point = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_point", why));
                 self
             }
             pub fn rating<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.rating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rating: {e}")
-                    });
+                self.rating = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("rating", why));
                 self
             }
         }
@@ -12125,28 +10791,20 @@ pub mod types {
             }
         }
         impl CloudOsPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudOsRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudOsRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -12246,174 +10904,131 @@ pub mod types {
         impl CloudOsRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn os_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for os_name: {e}")
-                    });
+                self.os_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os_name", why));
                 self
             }
             pub fn os_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for os_version: {e}")
-                    });
+                self.os_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os_version", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -12478,28 +11093,20 @@ pub mod types {
             }
         }
         impl CloudQueryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudQueryRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudQueryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -12684,380 +11291,277 @@ pub mod types {
         impl CloudQueryRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn browser_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.browser_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for browser_name: {e}")
-                    });
+                self.browser_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("browser_name", why));
                 self
             }
             pub fn complete_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.complete_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for complete_play_percent: {e}"
-                        )
-                    });
+                self.complete_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "complete_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn country<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
+                self.country = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("country", why));
                 self
             }
             pub fn date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
+                self.date = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date", why));
                 self
             }
             pub fn date_hour<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_hour = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_hour: {e}")
-                    });
+                self.date_hour = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_hour", why));
                 self
             }
             pub fn date_minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_minute: {e}")
-                    });
+                self.date_minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_minute", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
             pub fn day<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
+                self.day = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("day", why));
                 self
             }
             pub fn hour<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.hour = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hour: {e}")
-                    });
+                self.hour = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hour", why));
                 self
             }
             pub fn hour_minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.hour_minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hour_minute: {e}")
-                    });
+                self.hour_minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hour_minute", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn minute<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.minute = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for minute: {e}")
-                    });
+                self.minute = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("minute", why));
                 self
             }
             pub fn month<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.month = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for month: {e}")
-                    });
+                self.month = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("month", why));
                 self
             }
             pub fn os_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for os_name: {e}")
-                    });
+                self.os_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os_name", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn site<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.site = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site: {e}")
-                    });
+                self.site = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site", why));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
             pub fn year<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.year = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for year: {e}")
-                    });
+                self.year = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("year", why));
                 self
             }
             pub fn year_month<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.year_month = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for year_month: {e}")
-                    });
+                self.year_month = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("year_month", why));
                 self
             }
         }
@@ -13158,26 +11662,18 @@ pub mod types {
         impl CloudReactionButton {
             pub fn button_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.button_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for button_id: {e}")
-                    });
+                self.button_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("button_id", why));
                 self
             }
-            pub fn segment<T>(mut self, value: T) -> Self
+            pub fn segment<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudReactionSegment>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudReactionSegment>,
             {
-                self.segment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for segment: {e}")
-                    });
+                self.segment = ::vidplat_core::array_of("segment", value);
                 self
             }
         }
@@ -13216,16 +11712,12 @@ pub mod types {
             }
         }
         impl CloudReactionPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudReactionButton>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudReactionButton>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -13264,28 +11756,18 @@ pub mod types {
         impl CloudReactionSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn reaction_point<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.reaction_point = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for reaction_point: {e}"
-                        )
-                    });
+                self.reaction_point = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("reaction_point", why));
                 self
             }
         }
@@ -13341,50 +11823,34 @@ pub mod types {
         impl CloudRealtimeUserCountRow {
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
         }
@@ -13433,30 +11899,20 @@ pub mod types {
             }
         }
         impl CloudRealtimeUserCountsPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudRealtimeUserCountRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudRealtimeUserCountRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -13501,28 +11957,20 @@ pub mod types {
             }
         }
         impl CloudRegionPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudRegionRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudRegionRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -13617,160 +12065,123 @@ pub mod types {
         impl CloudRegionRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn city<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.city = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city: {e}")
-                    });
+                self.city = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("city", why));
                 self
             }
             pub fn country<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
+                self.country = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("country", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -13833,28 +12244,20 @@ pub mod types {
             }
         }
         impl CloudSitePage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudSiteRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudSiteRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -13949,162 +12352,123 @@ pub mod types {
         impl CloudSiteRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn player_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_name: {e}")
-                    });
+                self.player_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_name", why));
                 self
             }
             pub fn player_version<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_version: {e}"
-                        )
-                    });
+                self.player_version = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_version", why));
                 self
             }
             pub fn site<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.site = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site: {e}")
-                    });
+                self.site = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site", why));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -14194,88 +12558,58 @@ pub mod types {
         impl CloudSituation {
             pub fn bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for bitrate: {e}")
-                    });
+                self.bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("bitrate", why));
                 self
             }
             pub fn cast<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.cast = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cast: {e}")
-                    });
+                self.cast = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("cast", why));
                 self
             }
             pub fn is_background<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.is_background = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_background: {e}")
-                    });
+                self.is_background = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_background", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn screen_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.screen_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for screen_type: {e}")
-                    });
+                self.screen_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("screen_type", why));
                 self
             }
-            pub fn segment<T>(mut self, value: T) -> Self
+            pub fn segment<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudSituationSegment>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudSituationSegment>,
             {
-                self.segment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for segment: {e}")
-                    });
+                self.segment = ::vidplat_core::array_of("segment", value);
                 self
             }
             pub fn subtitle<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.subtitle = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitle: {e}")
-                    });
+                self.subtitle = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("subtitle", why));
                 self
             }
         }
@@ -14330,28 +12664,18 @@ pub mod types {
         impl CloudSituationSegment {
             pub fn playback_point<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_point = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_point: {e}"
-                        )
-                    });
+                self.playback_point = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_point", why));
                 self
             }
             pub fn rating<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.rating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rating: {e}")
-                    });
+                self.rating = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("rating", why));
                 self
             }
         }
@@ -14396,28 +12720,20 @@ pub mod types {
             }
         }
         impl CloudTimePeriodPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudTimePeriodRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudTimePeriodRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -14503,136 +12819,107 @@ pub mod types {
         impl CloudTimePeriodRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
             pub fn impression_user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.impression_user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for impression_user_count: {e}"
-                        )
-                    });
+                self.impression_user_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "impression_user_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.user_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_count: {e}")
-                    });
+                self.user_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_count", why));
                 self
             }
         }
@@ -14703,50 +12990,34 @@ pub mod types {
         impl CloudUserCountLegacyRow {
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for count: {e}")
-                    });
+                self.count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("count", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
         }
@@ -14795,30 +13066,20 @@ pub mod types {
             }
         }
         impl CloudUserCountsLegacyPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudUserCountLegacyRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudUserCountLegacyRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -14863,28 +13124,20 @@ pub mod types {
             }
         }
         impl CloudUserPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudUserRow>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudUserRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -14959,110 +13212,86 @@ pub mod types {
         impl CloudUserRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ad_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ad_impressions: {e}"
-                        )
-                    });
+                self.ad_impressions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ad_impressions", why));
                 self
             }
             pub fn avg_play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for avg_play_percent: {e}"
-                        )
-                    });
+                self.avg_play_percent = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "avg_play_percent",
+                        why,
+                    ));
                 self
             }
             pub fn avg_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.avg_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for avg_play_time: {e}")
-                    });
+                self.avg_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("avg_play_time", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn player_impressions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.player_impressions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_impressions: {e}"
-                        )
-                    });
+                self.player_impressions = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_impressions",
+                        why,
+                    ));
                 self
             }
             pub fn total_play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_play_time: {e}"
-                        )
-                    });
+                self.total_play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_play_time", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -15117,30 +13346,20 @@ pub mod types {
             }
         }
         impl CloudViewingHistoryPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CloudViewingHistoryRow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudViewingHistoryRow>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -15247,180 +13466,132 @@ pub mod types {
         impl CloudViewingHistoryRow {
             pub fn browser_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.browser_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for browser_name: {e}")
-                    });
+                self.browser_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("browser_name", why));
                 self
             }
             pub fn content_category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for content_category: {e}"
-                        )
-                    });
+                self.content_category = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "content_category",
+                        why,
+                    ));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn content_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_title: {e}")
-                    });
+                self.content_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_title", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn date_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date_time: {e}")
-                    });
+                self.date_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date_time", why));
                 self
             }
-            pub fn engagement_bitmap<T>(mut self, value: T) -> Self
+            pub fn engagement_bitmap<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<i64>,
             {
-                self.engagement_bitmap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for engagement_bitmap: {e}"
-                        )
-                    });
+                self.engagement_bitmap = ::vidplat_core::array_of(
+                    "engagement_bitmap",
+                    value,
+                );
                 self
             }
             pub fn os_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.os_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for os_name: {e}")
-                    });
+                self.os_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("os_name", why));
                 self
             }
             pub fn play_percent<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_percent = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_percent: {e}")
-                    });
+                self.play_percent = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_percent", why));
                 self
             }
             pub fn play_requested_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_requested_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_requested_count: {e}"
-                        )
-                    });
+                self.play_requested_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_requested_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_started_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_started_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for play_started_count: {e}"
-                        )
-                    });
+                self.play_started_count = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "play_started_count",
+                        why,
+                    ));
                 self
             }
             pub fn play_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.play_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for play_time: {e}")
-                    });
+                self.play_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("play_time", why));
                 self
             }
             pub fn region<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.region = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for region: {e}")
-                    });
+                self.region = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("region", why));
                 self
             }
             pub fn user_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
+                self.user_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("user_id", why));
                 self
             }
         }
@@ -15484,16 +13655,12 @@ pub mod types {
             }
         }
         impl CloudViewingSituationPage {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CloudSituation>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CloudSituation>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -15534,28 +13701,18 @@ pub mod types {
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ErrorCode>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ErrorCode>,
             {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
+                self.code = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("code", why));
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
+                self.message = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("message", why));
                 self
             }
         }
@@ -16037,6 +14194,397 @@ pub mod types {
             self.data.len()
         }
     }
+    ::vidplat_core::into_value!(
+        BasicRealtimeUserCountsLoginId : & str => | value | <
+        BasicRealtimeUserCountsLoginId > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < BasicRealtimeUserCountsLoginId >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudActiveUsersSort : & str => | value | < CloudActiveUsersSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudActiveUsersSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByBrowserSort : & str => | value | < CloudByBrowserSort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CloudByBrowserSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByContentCategorySort : & str => | value | < CloudByContentCategorySort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudByContentCategorySort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByContentNameAndUserSort : & str => | value | <
+        CloudByContentNameAndUserSort > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < CloudByContentNameAndUserSort >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByContentNameSort : & str => | value | < CloudByContentNameSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudByContentNameSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByContentTitleAndUserSort : & str => | value | <
+        CloudByContentTitleAndUserSort > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < CloudByContentTitleAndUserSort >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByContentTitleSort : & str => | value | < CloudByContentTitleSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudByContentTitleSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByOsSort : & str => | value | < CloudByOsSort > ::try_from(value).map_err(|
+        e | e.to_string()), ::std::string::String => | value | < CloudByOsSort >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByRegionSort : & str => | value | < CloudByRegionSort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CloudByRegionSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudBySiteSort : & str => | value | < CloudBySiteSort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CloudBySiteSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByTimePeriodSort : & str => | value | < CloudByTimePeriodSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudByTimePeriodSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudByUserSort : & str => | value | < CloudByUserSort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CloudByUserSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudQuerySort : & str => | value | < CloudQuerySort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CloudQuerySort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudRealtimeUserCountsSort : & str => | value | < CloudRealtimeUserCountsSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudRealtimeUserCountsSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudUserCountsLegacySort : & str => | value | < CloudUserCountsLegacySort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < CloudUserCountsLegacySort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicAudience : builder::BasicAudience => | value |
+        BasicAudience::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicAudienceRatingPage : builder::BasicAudienceRatingPage => | value |
+        BasicAudienceRatingPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicAudienceRatingRow : builder::BasicAudienceRatingRow => | value |
+        BasicAudienceRatingRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentCategoryPage : builder::BasicContentCategoryPage => | value |
+        BasicContentCategoryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentCategoryRow : builder::BasicContentCategoryRow => | value |
+        BasicContentCategoryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentTitlePage : builder::BasicContentTitlePage => | value |
+        BasicContentTitlePage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentTitleRow : builder::BasicContentTitleRow => | value |
+        BasicContentTitleRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentTitleUserPage : builder::BasicContentTitleUserPage => | value |
+        BasicContentTitleUserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicContentTitleUserRow : builder::BasicContentTitleUserRow => | value |
+        BasicContentTitleUserRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicEnvironmentPage : builder::BasicEnvironmentPage => | value |
+        BasicEnvironmentPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicEnvironmentRow : builder::BasicEnvironmentRow => | value |
+        BasicEnvironmentRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicOsPage : builder::BasicOsPage => | value | BasicOsPage::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicOsRow : builder::BasicOsRow => | value | BasicOsRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicPlaybackPointSegment : builder::BasicPlaybackPointSegment => | value |
+        BasicPlaybackPointSegment::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicQueryPage : builder::BasicQueryPage => | value |
+        BasicQueryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicQueryRow : builder::BasicQueryRow => | value |
+        BasicQueryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicReactionButton : builder::BasicReactionButton => | value |
+        BasicReactionButton::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicReactionPage : builder::BasicReactionPage => | value |
+        BasicReactionPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicReactionRow : builder::BasicReactionRow => | value |
+        BasicReactionRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicReactionSegment : builder::BasicReactionSegment => | value |
+        BasicReactionSegment::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicRealtimeTitleCount : builder::BasicRealtimeTitleCount => | value |
+        BasicRealtimeTitleCount::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicRealtimeUserCountRow : builder::BasicRealtimeUserCountRow => | value |
+        BasicRealtimeUserCountRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicRealtimeUserCountsPage : builder::BasicRealtimeUserCountsPage => | value |
+        BasicRealtimeUserCountsPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicRegionPage : builder::BasicRegionPage => | value |
+        BasicRegionPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicRegionRow : builder::BasicRegionRow => | value |
+        BasicRegionRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicSitePage : builder::BasicSitePage => | value |
+        BasicSitePage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicSiteRow : builder::BasicSiteRow => | value | BasicSiteRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicSituation : builder::BasicSituation => | value |
+        BasicSituation::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicTimePeriodPage : builder::BasicTimePeriodPage => | value |
+        BasicTimePeriodPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicTimePeriodRow : builder::BasicTimePeriodRow => | value |
+        BasicTimePeriodRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicUserPage : builder::BasicUserPage => | value |
+        BasicUserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicUserRow : builder::BasicUserRow => | value | BasicUserRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicViewingHistoryPage : builder::BasicViewingHistoryPage => | value |
+        BasicViewingHistoryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicViewingHistoryRow : builder::BasicViewingHistoryRow => | value |
+        BasicViewingHistoryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicViewingSituationPage : builder::BasicViewingSituationPage => | value |
+        BasicViewingSituationPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BasicViewingSituationRow : builder::BasicViewingSituationRow => | value |
+        BasicViewingSituationRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudActiveUserRow : builder::CloudActiveUserRow => | value |
+        CloudActiveUserRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudActiveUsersPage : builder::CloudActiveUsersPage => | value |
+        CloudActiveUsersPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudBrowserPage : builder::CloudBrowserPage => | value |
+        CloudBrowserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudBrowserRow : builder::CloudBrowserRow => | value |
+        CloudBrowserRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentCategoryPage : builder::CloudContentCategoryPage => | value |
+        CloudContentCategoryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentCategoryRow : builder::CloudContentCategoryRow => | value |
+        CloudContentCategoryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentNamePage : builder::CloudContentNamePage => | value |
+        CloudContentNamePage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentNameRow : builder::CloudContentNameRow => | value |
+        CloudContentNameRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentNameUserPage : builder::CloudContentNameUserPage => | value |
+        CloudContentNameUserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentNameUserRow : builder::CloudContentNameUserRow => | value |
+        CloudContentNameUserRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentTitlePage : builder::CloudContentTitlePage => | value |
+        CloudContentTitlePage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentTitleRow : builder::CloudContentTitleRow => | value |
+        CloudContentTitleRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentTitleUserPage : builder::CloudContentTitleUserPage => | value |
+        CloudContentTitleUserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudContentTitleUserRow : builder::CloudContentTitleUserRow => | value |
+        CloudContentTitleUserRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudEngagementPage : builder::CloudEngagementPage => | value |
+        CloudEngagementPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudEngagementPoint : builder::CloudEngagementPoint => | value |
+        CloudEngagementPoint::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudOsPage : builder::CloudOsPage => | value | CloudOsPage::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudOsRow : builder::CloudOsRow => | value | CloudOsRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudQueryPage : builder::CloudQueryPage => | value |
+        CloudQueryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudQueryRow : builder::CloudQueryRow => | value |
+        CloudQueryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudReactionButton : builder::CloudReactionButton => | value |
+        CloudReactionButton::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudReactionPage : builder::CloudReactionPage => | value |
+        CloudReactionPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudReactionSegment : builder::CloudReactionSegment => | value |
+        CloudReactionSegment::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudRealtimeUserCountRow : builder::CloudRealtimeUserCountRow => | value |
+        CloudRealtimeUserCountRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudRealtimeUserCountsPage : builder::CloudRealtimeUserCountsPage => | value |
+        CloudRealtimeUserCountsPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudRegionPage : builder::CloudRegionPage => | value |
+        CloudRegionPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudRegionRow : builder::CloudRegionRow => | value |
+        CloudRegionRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudSitePage : builder::CloudSitePage => | value |
+        CloudSitePage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudSiteRow : builder::CloudSiteRow => | value | CloudSiteRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudSituation : builder::CloudSituation => | value |
+        CloudSituation::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudSituationSegment : builder::CloudSituationSegment => | value |
+        CloudSituationSegment::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudTimePeriodPage : builder::CloudTimePeriodPage => | value |
+        CloudTimePeriodPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudTimePeriodRow : builder::CloudTimePeriodRow => | value |
+        CloudTimePeriodRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudUserCountLegacyRow : builder::CloudUserCountLegacyRow => | value |
+        CloudUserCountLegacyRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudUserCountsLegacyPage : builder::CloudUserCountsLegacyPage => | value |
+        CloudUserCountsLegacyPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudUserPage : builder::CloudUserPage => | value |
+        CloudUserPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudUserRow : builder::CloudUserRow => | value | CloudUserRow::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudViewingHistoryPage : builder::CloudViewingHistoryPage => | value |
+        CloudViewingHistoryPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudViewingHistoryRow : builder::CloudViewingHistoryRow => | value |
+        CloudViewingHistoryRow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CloudViewingSituationPage : builder::CloudViewingSituationPage => | value |
+        CloudViewingSituationPage::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
+        .to_string()),
+    );
 }
 #[derive(Clone, Debug)]
 /**Client for Viewing Analytics API (basic and cloud editions)
@@ -17126,91 +15674,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/category/data`
@@ -17349,117 +15866,76 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn dimensions<V>(mut self, value: V) -> Self
+        pub fn dimensions<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.dimensions = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for dimensions failed"
-                        .to_string()
-                });
+            self.dimensions = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("dimensions", why));
             self
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn metrics<V>(mut self, value: V) -> Self
+        pub fn metrics<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.metrics = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for metrics failed"
-                        .to_string()
-                });
+            self.metrics = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("metrics", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/data`
@@ -17599,104 +16075,68 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/datetime/data`
@@ -17827,65 +16267,44 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/engagement/audience-rating/data`
@@ -18009,78 +16428,52 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn group_per<V>(mut self, value: V) -> Self
+        pub fn group_per<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.group_per = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for group_per failed"
-                        .to_string()
-                });
+            self.group_per = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("group_per", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/engagement/reaction/data`
@@ -18209,91 +16602,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/environment/data`
@@ -18421,65 +16783,44 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/history`
@@ -18605,91 +16946,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/os/data`
@@ -18815,52 +17125,36 @@ pub mod builder {
                 sort_order: Ok(None),
             }
         }
-        pub fn login_id<V>(mut self, value: V) -> Self
+        pub fn login_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::BasicRealtimeUserCountsLoginId>,
+            T: ::vidplat_core::IntoValue<types::BasicRealtimeUserCountsLoginId>,
         {
-            self.login_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `BasicRealtimeUserCountsLoginId` for login_id failed"
-                        .to_string()
-                });
+            self.login_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("login_id", why));
             self
         }
-        pub fn minutes<V>(mut self, value: V) -> Self
+        pub fn minutes<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.minutes = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for minutes failed".to_string());
+            self.minutes = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("minutes", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
         ///Sends a `GET` request to `/v1/realtime/user-counts`
@@ -18966,91 +17260,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/region/data`
@@ -19182,91 +17445,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/site/data`
@@ -19396,77 +17628,52 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn parameter<V>(mut self, value: V) -> Self
+        pub fn parameter<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoValue<::std::string::String>,
         {
-            self.parameter = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for parameter failed"
-                        .to_string()
-                });
+            self.parameter = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("parameter", why));
             self
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/situation/data/{parameter}`
@@ -19607,91 +17814,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/title/data`
@@ -19823,91 +17999,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/title/userid/data`
@@ -20042,91 +18187,60 @@ pub mod builder {
                 start_with: Ok(None),
             }
         }
-        pub fn end_interval<V>(mut self, value: V) -> Self
+        pub fn end_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.end_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for end_interval failed".to_string());
+            self.end_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_interval", why));
             self
         }
-        pub fn end_with<V>(mut self, value: V) -> Self
+        pub fn end_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.end_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for end_with failed"
-                        .to_string()
-                });
+            self.end_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end_with", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn sort_key<V>(mut self, value: V) -> Self
+        pub fn sort_key<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.sort_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for sort_key failed"
-                        .to_string()
-                });
+            self.sort_key = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_key", why));
             self
         }
-        pub fn sort_order<V>(mut self, value: V) -> Self
+        pub fn sort_order<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::SortOrder>,
+            T: ::vidplat_core::IntoOptional<crate::types::SortOrder>,
         {
-            self.sort_order = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: SortOrder` for sort_order failed"
-                        .to_string()
-                });
+            self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort_order", why));
             self
         }
-        pub fn start_interval<V>(mut self, value: V) -> Self
+        pub fn start_interval<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.start_interval = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `i64` for start_interval failed".to_string()
-                });
+            self.start_interval = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_interval", why));
             self
         }
-        pub fn start_with<V>(mut self, value: V) -> Self
+        pub fn start_with<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.start_with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for start_with failed"
-                        .to_string()
-                });
+            self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start_with", why));
             self
         }
         ///Sends a `GET` request to `/v1/userid/data`
@@ -20258,91 +18372,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudActiveUsersSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudActiveUsersSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudActiveUsersSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/active-users/data`
@@ -20458,91 +18541,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByBrowserSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByBrowserSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByBrowserSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/browser/data`
@@ -20658,92 +18710,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByContentCategorySort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByContentCategorySort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByContentCategorySort` for sort failed"
-                        .to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/category/data`
@@ -20866,117 +18886,76 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn dimensions<V>(mut self, value: V) -> Self
+        pub fn dimensions<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.dimensions = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for dimensions failed"
-                        .to_string()
-                });
+            self.dimensions = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("dimensions", why));
             self
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn metrics<V>(mut self, value: V) -> Self
+        pub fn metrics<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.metrics = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for metrics failed"
-                        .to_string()
-                });
+            self.metrics = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("metrics", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudQuerySort>,
+            T: ::vidplat_core::IntoOptional<types::CloudQuerySort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudQuerySort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/data`
@@ -21107,91 +19086,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByTimePeriodSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByTimePeriodSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByTimePeriodSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/datetime/data`
@@ -21301,56 +19249,36 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/engagement/data`
@@ -21458,79 +19386,57 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn engagement_bitmap_granularity<V>(mut self, value: V) -> Self
+        pub fn engagement_bitmap_granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.engagement_bitmap_granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for engagement_bitmap_granularity failed"
-                        .to_string()
-                });
+            self.engagement_bitmap_granularity = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "engagement_bitmap_granularity",
+                    why,
+                ));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/history`
@@ -21660,104 +19566,73 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn complete_play_percent_threshold<V>(mut self, value: V) -> Self
+        pub fn complete_play_percent_threshold<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.complete_play_percent_threshold = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for complete_play_percent_threshold failed"
-                        .to_string()
-                });
+            self.complete_play_percent_threshold = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "complete_play_percent_threshold",
+                    why,
+                ));
             self
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByContentNameSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByContentNameSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByContentNameSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/name/data`
@@ -21893,105 +19768,73 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn engagement_bitmap_granularity<V>(mut self, value: V) -> Self
+        pub fn engagement_bitmap_granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.engagement_bitmap_granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for engagement_bitmap_granularity failed"
-                        .to_string()
-                });
+            self.engagement_bitmap_granularity = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "engagement_bitmap_granularity",
+                    why,
+                ));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByContentNameAndUserSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByContentNameAndUserSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByContentNameAndUserSort` for sort failed"
-                        .to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/name/userid/data`
@@ -22128,91 +19971,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByOsSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByOsSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByOsSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/os/data`
@@ -22322,56 +20134,36 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/reaction/data`
@@ -22475,56 +20267,36 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn group_per<V>(mut self, value: V) -> Self
+        pub fn group_per<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.group_per = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for group_per failed"
-                        .to_string()
-                });
+            self.group_per = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("group_per", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudRealtimeUserCountsSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudRealtimeUserCountsSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudRealtimeUserCountsSort` for sort failed"
-                        .to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/realtime/user-counts`
@@ -22637,91 +20409,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByRegionSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByRegionSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByRegionSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/region/data`
@@ -22837,91 +20578,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudBySiteSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudBySiteSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudBySiteSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/site/data`
@@ -23033,68 +20743,44 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn parameter<V>(mut self, value: V) -> Self
+        pub fn parameter<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoValue<::std::string::String>,
         {
-            self.parameter = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for parameter failed"
-                        .to_string()
-                });
+            self.parameter = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("parameter", why));
             self
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/situation/{parameter}/data`
@@ -23220,104 +20906,73 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn complete_play_percent_threshold<V>(mut self, value: V) -> Self
+        pub fn complete_play_percent_threshold<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.complete_play_percent_threshold = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for complete_play_percent_threshold failed"
-                        .to_string()
-                });
+            self.complete_play_percent_threshold = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "complete_play_percent_threshold",
+                    why,
+                ));
             self
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByContentTitleSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByContentTitleSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByContentTitleSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/title/data`
@@ -23453,105 +21108,73 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn engagement_bitmap_granularity<V>(mut self, value: V) -> Self
+        pub fn engagement_bitmap_granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.engagement_bitmap_granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for engagement_bitmap_granularity failed"
-                        .to_string()
-                });
+            self.engagement_bitmap_granularity = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "engagement_bitmap_granularity",
+                    why,
+                ));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByContentTitleAndUserSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByContentTitleAndUserSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByContentTitleAndUserSort` for sort failed"
-                        .to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/title/userid/data`
@@ -23686,79 +21309,52 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn group_per<V>(mut self, value: V) -> Self
+        pub fn group_per<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.group_per = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for group_per failed"
-                        .to_string()
-                });
+            self.group_per = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("group_per", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudUserCountsLegacySort>,
+            T: ::vidplat_core::IntoOptional<types::CloudUserCountsLegacySort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudUserCountsLegacySort` for sort failed"
-                        .to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/user-counts/data`
@@ -23875,91 +21471,60 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for end failed"
-                        .to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::Granularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::Granularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: Granularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn limit<V>(mut self, value: V) -> Self
+        pub fn limit<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.limit = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for limit failed"
-                        .to_string()
-                });
+            self.limit = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("limit", why));
             self
         }
-        pub fn offset<V>(mut self, value: V) -> Self
+        pub fn offset<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.offset = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for offset failed".to_string());
+            self.offset = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("offset", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::CloudByUserSort>,
+            T: ::vidplat_core::IntoOptional<types::CloudByUserSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `CloudByUserSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for start failed"
-                        .to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v2/userid/data`
@@ -24045,6 +21610,454 @@ pub mod builder {
                     )
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicQuery<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByTimePeriod<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicAudienceRating<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicReaction<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByEnvironment<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicViewingHistory<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByOs<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByRegion<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicBySite<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicViewingSituation<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByContentTitle<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByContentTitleAndUser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for BasicByUser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_ranks(
+                ::vidplat_core::paging_field(&self.start_with),
+                ::vidplat_core::paging_field(&self.end_with),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Ranks { start, end } => {
+                    self.start_with(start).end_with(end)
+                }
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudActiveUsers<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByBrowser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByContentCategory<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudQuery<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByTimePeriod<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudViewingHistory<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByContentName<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByContentNameAndUser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByOs<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByRegion<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudBySite<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByContentTitle<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByContentTitleAndUser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudUserCountsLegacy<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for CloudByUser<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::PagePosition::Offset(
+                ::vidplat_core::paging_field(&self.offset).unwrap_or(0),
+            )
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
+                _ => self,
             }
         }
     }

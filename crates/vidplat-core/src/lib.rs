@@ -33,6 +33,7 @@ mod redact;
 mod retry;
 mod route;
 mod runtime;
+mod setter;
 mod table;
 mod time;
 mod timeout;
@@ -45,9 +46,9 @@ pub use decode::decode_response;
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
 pub use open_enum::ServiceErrorCode;
 pub use operation::Operation;
-pub use paged::Paged;
+pub use paged::{first_number, first_ranks, paging_field, PagePosition, Paged, Paginated, PagingStyle};
 pub use query::CommaSeparated;
-pub use quota::{Quota, QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal, QuotaStore};
+pub use quota::{Quota, QuotaConfig, QuotaLimiter, QuotaMode, QuotaPermit, QuotaRefusal, QuotaStore, QuotaWait};
 #[cfg(feature = "redis")]
 pub use quota_redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use redact::{escape_controls, Redactor, REDACTED};
@@ -55,6 +56,7 @@ pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery
 pub use route::RouteTemplate;
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
+pub use setter::{array_of, member_error, IntoOptional, IntoValue, MISSING};
 pub use table::{Method, OperationMeta, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};

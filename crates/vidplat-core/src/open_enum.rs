@@ -83,6 +83,11 @@ macro_rules! open_enum {
             }
         }
 
+        $crate::into_value!($name:
+            &str => |value| ::std::result::Result::Ok($name::from(value)),
+            ::std::string::String => |value| ::std::result::Result::Ok($name::from(value)),
+        );
+
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())

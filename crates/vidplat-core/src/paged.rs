@@ -1,5 +1,9 @@
 //! What every list envelope (`{data: [...], ...}`) offers a paginator. The
-//! generator implements [`Paged`] for each one it finds in the YAML.
+//! generator implements [`Paged`] for each one it finds in the YAML, and
+//! [`Paginated`] for each list operation whose `x-paging` declares its style.
+
+use crate::Operation;
+use std::num::NonZeroU64;
 
 /// A page of a list response.
 pub trait Paged {
@@ -26,4 +30,84 @@ pub trait Paged {
     fn last_page(&self) -> Option<i64> {
         None
     }
+}
+
+/// How a list operation pages, as its `x-paging` declares in the YAML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PagingStyle {
+    /// Page numbers from 1; the first page says `last_page` (tasks).
+    LastPage,
+    /// Page numbers from 1 while a page says `truncated` (contents, viewing pages).
+    Truncated,
+    /// Rank windows `start_with..=end_with` while `truncated` (analytics basic edition).
+    RankWindows,
+    /// `offset` and `limit` while `truncated` (analytics cloud edition).
+    OffsetLimit,
+}
+
+impl PagingStyle {
+    /// The style's name in the YAML (`x-paging.style`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PagingStyle::LastPage => "last_page",
+            PagingStyle::Truncated => "truncated",
+            PagingStyle::RankWindows => "rank_windows",
+            PagingStyle::OffsetLimit => "offset_limit",
+        }
+    }
+}
+
+/// Where a page starts, in its operation's [`PagingStyle`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PagePosition {
+    /// Page `n`, counted from 1.
+    Number(NonZeroU64),
+    /// Ranks `start..=end`.
+    Ranks {
+        /// The first rank.
+        start: NonZeroU64,
+        /// The last rank.
+        end: NonZeroU64,
+    },
+    /// The rows from `offset` (0 is the first row).
+    Offset(u64),
+}
+
+/// A list operation's builder that can ask for any page. The generator
+/// implements it from each operation's `x-paging`; paginators use it.
+pub trait Paginated: Operation<Success: Paged> + Clone {
+    /// How the operation pages.
+    const STYLE: PagingStyle;
+
+    /// The first page to ask for: where the caller's builder starts (its
+    /// `page`, `offset` or `start_with..=end_with`), else the first row.
+    fn first(&self) -> PagePosition;
+
+    /// The same request, for the page at `position`.
+    fn at(self, position: PagePosition) -> Self;
+}
+
+/// A builder's query value as a count, if the caller set one (generated code).
+#[doc(hidden)]
+pub fn paging_field<T: Copy + TryInto<u64>>(field: &Result<Option<T>, String>) -> Option<u64> {
+    field.as_ref().ok().copied().flatten().and_then(|v| v.try_into().ok())
+}
+
+/// The first page of a page-numbered list from the caller's `page`, else 1.
+#[doc(hidden)]
+pub fn first_number(page: Option<u64>) -> PagePosition {
+    PagePosition::Number(page.and_then(NonZeroU64::new).unwrap_or(NonZeroU64::MIN))
+}
+
+/// The first rank window from the caller's `start_with`/`end_with`; the
+/// documented defaults are ranks 1 to 100, so a window is 100 ranks wide
+/// unless the caller says otherwise.
+#[doc(hidden)]
+pub fn first_ranks(start: Option<u64>, end: Option<u64>) -> PagePosition {
+    let start = start.and_then(NonZeroU64::new).unwrap_or(NonZeroU64::MIN);
+    let end = end
+        .and_then(NonZeroU64::new)
+        .filter(|end| *end >= start)
+        .unwrap_or_else(|| start.saturating_add(99));
+    PagePosition::Ranks { start, end }
 }

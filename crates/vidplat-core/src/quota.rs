@@ -17,7 +17,7 @@ use crate::table::OperationMeta;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 /// Which usage limit was hit: the one type for the client's limiter and the server's 429.
@@ -135,6 +135,19 @@ impl QuotaPermit {
     }
 }
 
+/// A call waiting for its analytics turn: which limit holds it and, when
+/// the limiter knows, until when (a concurrency wait ends when the call in
+/// flight does, which no one knows in advance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaWait {
+    /// The limit the call waits on.
+    pub quota: Quota,
+    /// When the turn comes, if known.
+    pub until: Option<Instant>,
+    /// Tells apart the waits of concurrent calls.
+    id: u64,
+}
+
 /// The limiter; clones share their counters.
 #[derive(Clone)]
 pub struct QuotaLimiter {
@@ -142,6 +155,42 @@ pub struct QuotaLimiter {
     store: QuotaStore,
     slots: Arc<Semaphore>,
     state: Arc<Mutex<State>>,
+    waits: Arc<watch::Sender<Option<QuotaWait>>>,
+}
+
+/// Publishes one call's wait while it lasts, and clears it (if it is still
+/// the one shown) when the wait ends, however it ends.
+struct Waiting<'a> {
+    waits: &'a watch::Sender<Option<QuotaWait>>,
+    id: u64,
+}
+
+impl<'a> Waiting<'a> {
+    fn new(waits: &'a watch::Sender<Option<QuotaWait>>) -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self { waits, id }
+    }
+
+    fn show(&self, quota: Quota, until: Option<Instant>) {
+        self.waits.send_replace(Some(QuotaWait {
+            quota,
+            until,
+            id: self.id,
+        }));
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.waits.send_if_modified(|shown| {
+            let ours = shown.is_some_and(|wait| wait.id == self.id);
+            if ours {
+                *shown = None;
+            }
+            ours
+        });
+    }
 }
 
 struct State {
@@ -183,9 +232,23 @@ impl QuotaLimiter {
                 recent: VecDeque::new(),
                 month_used: 0,
             })),
+            waits: Arc::new(watch::channel(None).0),
             config,
             store,
         }
+    }
+
+    /// The wait of a call held back by the limiter right now, if any (the
+    /// latest one, when several wait): a progress display can say "waiting
+    /// for the analytics quota until …". With the Redis store, only calls
+    /// that fell back to the local count are seen.
+    pub fn current_wait(&self) -> Option<QuotaWait> {
+        *self.waits.borrow()
+    }
+
+    /// Every change of [`current_wait`](Self::current_wait), to await.
+    pub fn watch_waits(&self) -> watch::Receiver<Option<QuotaWait>> {
+        self.waits.subscribe()
     }
 
     /// Where the counts live.
@@ -273,8 +336,12 @@ impl QuotaLimiter {
             quota: Quota::Concurrency,
             retry_after: None,
         };
+        let waiting = Waiting::new(&self.waits);
         let slot = match self.config.mode {
             QuotaMode::Wait => {
+                if self.slots.available_permits() == 0 {
+                    waiting.show(Quota::Concurrency, None);
+                }
                 let acquire = self.slots.clone().acquire_owned();
                 let acquired = match deadline {
                     Some(at) => tokio::time::timeout_at(at, acquire).await.map_err(|_| concurrency)?,
@@ -324,6 +391,7 @@ impl QuotaLimiter {
             if self.config.mode == QuotaMode::FailFast || past_deadline {
                 return Err(per_minute);
             }
+            waiting.show(Quota::PerMinute, now.checked_add(wait));
             tokio::time::sleep(wait).await;
         }
     }
@@ -386,6 +454,40 @@ mod tests {
         assert!(!waiter.is_finished());
         drop(held);
         assert!(waiter.await.unwrap().is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiting_call_is_visible_with_its_limit_and_end() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        });
+        for _ in 0..3 {
+            limiter.acquire(&LIMITED, None).await.unwrap();
+        }
+        assert_eq!(limiter.current_wait(), None);
+        let mut waits = limiter.watch_waits();
+        let started = Instant::now();
+        let clone = limiter.clone();
+        let fourth = tokio::spawn(async move { clone.acquire(&LIMITED, None).await.map(|p| p.waited) });
+        waits.wait_for(Option::is_some).await.unwrap();
+        let wait = limiter.current_wait().expect("the fourth call waits");
+        assert_eq!(wait.quota, Quota::PerMinute);
+        assert_eq!(wait.until, Some(started + Duration::from_secs(60)));
+        assert_eq!(fourth.await.unwrap(), Ok(Duration::from_secs(60)));
+        assert_eq!(limiter.current_wait(), None, "cleared once the turn came");
+
+        // Waiting behind a call in flight: the end is not known.
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
+        let clone = limiter.clone();
+        let behind = tokio::spawn(async move { clone.acquire(&LIMITED, None).await.is_ok() });
+        waits.wait_for(Option::is_some).await.unwrap();
+        assert_eq!(
+            limiter.current_wait().map(|w| (w.quota, w.until)),
+            Some((Quota::Concurrency, None))
+        );
+        drop(held);
+        assert!(behind.await.unwrap());
     }
 
     #[tokio::test(start_paused = true)]

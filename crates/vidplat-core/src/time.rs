@@ -93,6 +93,11 @@ macro_rules! civil_value {
             }
         }
 
+        crate::into_value!($name:
+            &str => |s| s.parse().map_err(|e: TimestampParseError| e.to_string()),
+            String => |s| s.parse().map_err(|e: TimestampParseError| e.to_string()),
+        );
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.as_str())

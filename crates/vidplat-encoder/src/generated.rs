@@ -2778,12 +2778,10 @@ vms_config.config_overrides.category_id is required.*/
         impl CreatedId {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
         }
@@ -2822,30 +2820,20 @@ vms_config.config_overrides.category_id is required.*/
         impl DestinationSettings {
             pub fn objstore<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ObjstoreSettings>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ObjstoreSettings>,
             {
-                self.objstore = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for objstore: {e}")
-                    });
+                self.objstore = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("objstore", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -2891,28 +2879,18 @@ vms_config.config_overrides.category_id is required.*/
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ErrorCode>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ErrorCode>,
             {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
+                self.code = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("code", why));
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
+                self.message = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("message", why));
                 self
             }
         }
@@ -2952,14 +2930,10 @@ vms_config.config_overrides.category_id is required.*/
         impl ExternalId {
             pub fn external_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.external_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for external_id: {e}")
-                    });
+                self.external_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("external_id", why));
                 self
             }
         }
@@ -3002,30 +2976,25 @@ vms_config.config_overrides.category_id is required.*/
         impl HlsConfig {
             pub fn multi_audio_flag<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.multi_audio_flag = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for multi_audio_flag: {e}"
-                        )
-                    });
+                self.multi_audio_flag = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "multi_audio_flag",
+                        why,
+                    ));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -3075,40 +3044,26 @@ vms_config.config_overrides.category_id is required.*/
         impl InputFile {
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filename: {e}")
-                    });
+                self.filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename", why));
                 self
             }
             pub fn filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filesize: {e}")
-                    });
+                self.filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filesize", why));
                 self
             }
             pub fn filetime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.filetime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filetime: {e}")
-                    });
+                self.filetime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filetime", why));
                 self
             }
         }
@@ -3165,54 +3120,39 @@ vms_config.config_overrides.category_id is required.*/
         impl NotificationSettings {
             pub fn notify_error<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_error = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify_error: {e}")
-                    });
+                self.notify_error = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("notify_error", why));
                 self
             }
             pub fn notify_imported_tasks<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_imported_tasks = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for notify_imported_tasks: {e}"
-                        )
-                    });
+                self.notify_imported_tasks = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "notify_imported_tasks",
+                        why,
+                    ));
                 self
             }
             pub fn notify_ready<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_ready = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify_ready: {e}")
-                    });
+                self.notify_ready = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("notify_ready", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -3267,40 +3207,31 @@ vms_config.config_overrides.category_id is required.*/
         impl NotificationSettingsUpdate {
             pub fn notify_error<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_error = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify_error: {e}")
-                    });
+                self.notify_error = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("notify_error", why));
                 self
             }
             pub fn notify_imported_tasks<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_imported_tasks = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for notify_imported_tasks: {e}"
-                        )
-                    });
+                self.notify_imported_tasks = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "notify_imported_tasks",
+                        why,
+                    ));
                 self
             }
             pub fn notify_ready<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.notify_ready = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify_ready: {e}")
-                    });
+                self.notify_ready = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("notify_ready", why));
                 self
             }
         }
@@ -3349,30 +3280,25 @@ vms_config.config_overrides.category_id is required.*/
         impl ObjstoreSettings {
             pub fn authentication_method<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.authentication_method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for authentication_method: {e}"
-                        )
-                    });
+                self.authentication_method = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "authentication_method",
+                        why,
+                    ));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -3484,210 +3410,135 @@ vms_config.config_overrides.category_id is required.*/
         impl Preset {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn dash_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::DashConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DashConfig>,
             {
-                self.dash_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for dash_config: {e}")
-                    });
+                self.dash_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dash_config", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.destination = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for destination: {e}")
-                    });
+                self.destination = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("destination", why));
                 self
             }
             pub fn destination_settings<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DestinationSettings>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DestinationSettings>,
             {
-                self.destination_settings = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for destination_settings: {e}"
-                        )
-                    });
+                self.destination_settings = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "destination_settings",
+                        why,
+                    ));
                 self
             }
             pub fn dynamic_streams<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.dynamic_streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for dynamic_streams: {e}"
-                        )
-                    });
+                self.dynamic_streams = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dynamic_streams", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PresetFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PresetFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn hls_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::HlsConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::HlsConfig>,
             {
-                self.hls_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hls_config: {e}")
-                    });
+                self.hls_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hls_config", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.output_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for output_filename: {e}"
-                        )
-                    });
+                self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("output_filename", why));
                 self
             }
             pub fn poster<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PresetPoster>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetPoster>,
             {
-                self.poster = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster: {e}")
-                    });
+                self.poster = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster", why));
                 self
             }
             pub fn seek_preview<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetSeekPreview>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetSeekPreview>,
             {
-                self.seek_preview = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for seek_preview: {e}")
-                    });
+                self.seek_preview = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("seek_preview", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PresetStream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PresetStream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -3820,196 +3671,119 @@ vms_config.config_overrides.category_id is required.*/
         impl PresetCreate {
             pub fn dash_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::DashConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DashConfig>,
             {
-                self.dash_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for dash_config: {e}")
-                    });
+                self.dash_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dash_config", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetCreateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetCreateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetCreateDestination>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetCreateDestination>,
             {
-                self.destination = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for destination: {e}")
-                    });
+                self.destination = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("destination", why));
                 self
             }
             pub fn destination_settings<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DestinationSettings>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DestinationSettings>,
             {
-                self.destination_settings = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for destination_settings: {e}"
-                        )
-                    });
+                self.destination_settings = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "destination_settings",
+                        why,
+                    ));
                 self
             }
             pub fn dynamic_streams<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.dynamic_streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for dynamic_streams: {e}"
-                        )
-                    });
+                self.dynamic_streams = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dynamic_streams", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PresetFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PresetFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn hls_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::HlsConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::HlsConfig>,
             {
-                self.hls_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hls_config: {e}")
-                    });
+                self.hls_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hls_config", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetCreateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetCreateOutputFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetCreateOutputFilename>,
             {
-                self.output_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for output_filename: {e}"
-                        )
-                    });
+                self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("output_filename", why));
                 self
             }
             pub fn poster<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PresetPoster>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetPoster>,
             {
-                self.poster = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster: {e}")
-                    });
+                self.poster = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster", why));
                 self
             }
             pub fn profile_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetProfileConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetProfileConfig>,
             {
-                self.profile_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for profile_config: {e}"
-                        )
-                    });
+                self.profile_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("profile_config", why));
                 self
             }
             pub fn seek_preview<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetSeekPreview>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetSeekPreview>,
             {
-                self.seek_preview = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for seek_preview: {e}")
-                    });
+                self.seek_preview = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("seek_preview", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PresetStream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PresetStream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -4071,16 +3845,12 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl PresetList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Preset>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Preset>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -4124,42 +3894,28 @@ vms_config.config_overrides.category_id is required.*/
         impl PresetPoster {
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.destination = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for destination: {e}")
-                    });
+                self.destination = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("destination", why));
                 self
             }
             pub fn filename_prefix<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.filename_prefix = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for filename_prefix: {e}"
-                        )
-                    });
+                self.filename_prefix = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename_prefix", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -4211,42 +3967,28 @@ vms_config.config_overrides.category_id is required.*/
         impl PresetStream {
             pub fn video<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetStreamVideo>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetStreamVideo>,
             {
-                self.video = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video: {e}")
-                    });
+                self.video = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video", why));
                 self
             }
-            pub fn watermarks<T>(mut self, value: T) -> Self
+            pub fn watermarks<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PresetWatermark>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PresetWatermark>,
             {
-                self.watermarks = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for watermarks: {e}")
-                    });
+                self.watermarks = ::vidplat_core::array_of("watermarks", value);
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -4293,28 +4035,20 @@ vms_config.config_overrides.category_id is required.*/
         impl PresetStreamVideo {
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -4414,180 +4148,111 @@ vms_config.config_overrides.category_id is required.*/
         impl PresetUpdate {
             pub fn dash_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::DashConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DashConfig>,
             {
-                self.dash_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for dash_config: {e}")
-                    });
+                self.dash_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dash_config", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetUpdateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetUpdateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetUpdateDestination>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetUpdateDestination>,
             {
-                self.destination = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for destination: {e}")
-                    });
+                self.destination = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("destination", why));
                 self
             }
             pub fn destination_settings<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DestinationSettings>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DestinationSettings>,
             {
-                self.destination_settings = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for destination_settings: {e}"
-                        )
-                    });
+                self.destination_settings = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "destination_settings",
+                        why,
+                    ));
                 self
             }
             pub fn dynamic_streams<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.dynamic_streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for dynamic_streams: {e}"
-                        )
-                    });
+                self.dynamic_streams = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("dynamic_streams", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PresetFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PresetFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn hls_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::HlsConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::HlsConfig>,
             {
-                self.hls_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hls_config: {e}")
-                    });
+                self.hls_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("hls_config", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetUpdateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetUpdateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetUpdateOutputFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetUpdateOutputFilename>,
             {
-                self.output_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for output_filename: {e}"
-                        )
-                    });
+                self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("output_filename", why));
                 self
             }
             pub fn poster<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PresetPoster>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetPoster>,
             {
-                self.poster = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster: {e}")
-                    });
+                self.poster = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster", why));
                 self
             }
             pub fn seek_preview<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetSeekPreview>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetSeekPreview>,
             {
-                self.seek_preview = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for seek_preview: {e}")
-                    });
+                self.seek_preview = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("seek_preview", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PresetStream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PresetStream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PresetVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PresetVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -4678,104 +4343,66 @@ vms_config.config_overrides.category_id is required.*/
         impl Profile {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn presets<T>(mut self, value: T) -> Self
+            pub fn presets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<i64>,
             {
-                self.presets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for presets: {e}")
-                    });
+                self.presets = ::vidplat_core::array_of("presets", value);
                 self
             }
             pub fn share<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ProfileShare>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ProfileShare>,
             {
-                self.share = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for share: {e}")
-                    });
+                self.share = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("share", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -4847,70 +4474,42 @@ vms_config.config_overrides.category_id is required.*/
         impl ProfileCreate {
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileCreateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileCreateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileCreateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn presets<T>(mut self, value: T) -> Self
+            pub fn presets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::num::NonZeroU64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
             {
-                self.presets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for presets: {e}")
-                    });
+                self.presets = ::vidplat_core::array_of("presets", value);
                 self
             }
             pub fn share<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ProfileShare>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ProfileShare>,
             {
-                self.share = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for share: {e}")
-                    });
+                self.share = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("share", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -4954,16 +4553,12 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ProfileList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Profile>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Profile>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -5017,70 +4612,42 @@ vms_config.config_overrides.category_id is required.*/
         impl ProfileUpdate {
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileUpdateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileUpdateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileUpdateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileUpdateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn presets<T>(mut self, value: T) -> Self
+            pub fn presets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::num::NonZeroU64>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
             {
-                self.presets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for presets: {e}")
-                    });
+                self.presets = ::vidplat_core::array_of("presets", value);
                 self
             }
             pub fn share<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ProfileShare>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ProfileShare>,
             {
-                self.share = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for share: {e}")
-                    });
+                self.share = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("share", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProfileVmsConfig>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ProfileVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -5131,28 +4698,20 @@ vms_config.config_overrides.category_id is required.*/
         impl ProfileVmsConfig {
             pub fn seek_preview<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.seek_preview = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for seek_preview: {e}")
-                    });
+                self.seek_preview = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("seek_preview", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -5304,312 +4863,194 @@ vms_config.config_overrides.category_id is required.*/
         impl Task {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.destination = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for destination: {e}")
-                    });
+                self.destination = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("destination", why));
                 self
             }
             pub fn encode_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.encode_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_end: {e}")
-                    });
+                self.encode_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_end", why));
                 self
             }
             pub fn encode_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.encode_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_start: {e}")
-                    });
+                self.encode_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_start", why));
                 self
             }
             pub fn episode_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.episode_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for episode_name: {e}")
-                    });
+                self.episode_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("episode_name", why));
                 self
             }
             pub fn error_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.error_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for error_code: {e}")
-                    });
+                self.error_code = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("error_code", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::TaskFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::TaskFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn input_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.input_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for input_filename: {e}"
-                        )
-                    });
+                self.input_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("input_filename", why));
                 self
             }
-            pub fn multi_angles<T>(mut self, value: T) -> Self
+            pub fn multi_angles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.multi_angles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for multi_angles: {e}")
-                    });
+                self.multi_angles = ::vidplat_core::array_of("multi_angles", value);
                 self
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.output_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for output_filename: {e}"
-                        )
-                    });
+                self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("output_filename", why));
                 self
             }
             pub fn poster<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::TaskPoster>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskPoster>,
             {
-                self.poster = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster: {e}")
-                    });
+                self.poster = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster", why));
                 self
             }
             pub fn preset_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.preset_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for preset_id: {e}")
-                    });
+                self.preset_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("preset_id", why));
                 self
             }
             pub fn preset_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.preset_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for preset_name: {e}")
-                    });
+                self.preset_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("preset_name", why));
                 self
             }
             pub fn profile_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.profile_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for profile_id: {e}")
-                    });
+                self.profile_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("profile_id", why));
                 self
             }
             pub fn profile_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.profile_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for profile_name: {e}")
-                    });
+                self.profile_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("profile_name", why));
                 self
             }
             pub fn publish_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_end: {e}")
-                    });
+                self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_end", why));
                 self
             }
             pub fn publish_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_start: {e}")
-                    });
+                self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_start", why));
                 self
             }
             pub fn seek_preview<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskSeekPreview>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskSeekPreview>,
             {
-                self.seek_preview = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for seek_preview: {e}")
-                    });
+                self.seek_preview = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("seek_preview", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::TaskStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::TaskStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::TaskStream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::TaskStream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
             pub fn transaction<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.transaction = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for transaction: {e}")
-                    });
+                self.transaction = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("transaction", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskVmsConfigDetail>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskVmsConfigDetail>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -5723,86 +5164,58 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskCounts {
             pub fn canceled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.canceled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for canceled: {e}")
-                    });
+                self.canceled = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("canceled", why));
                 self
             }
             pub fn canceling<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.canceling = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for canceling: {e}")
-                    });
+                self.canceling = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("canceling", why));
                 self
             }
             pub fn encoding<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.encoding = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encoding: {e}")
-                    });
+                self.encoding = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encoding", why));
                 self
             }
             pub fn failed<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.failed = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for failed: {e}")
-                    });
+                self.failed = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("failed", why));
                 self
             }
             pub fn ready<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.ready = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ready: {e}")
-                    });
+                self.ready = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ready", why));
                 self
             }
             pub fn uploading<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.uploading = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for uploading: {e}")
-                    });
+                self.uploading = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("uploading", why));
                 self
             }
             pub fn waiting<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.waiting = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for waiting: {e}")
-                    });
+                self.waiting = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("waiting", why));
                 self
             }
         }
@@ -5919,198 +5332,135 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskCreate {
             pub fn episode_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskCreateEpisodeName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskCreateEpisodeName>,
             {
-                self.episode_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for episode_name: {e}")
-                    });
+                self.episode_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("episode_name", why));
                 self
             }
             pub fn input_filepath<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::TaskCreateInputFilepath>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::TaskCreateInputFilepath>,
             {
-                self.input_filepath = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for input_filepath: {e}"
-                        )
-                    });
+                self.input_filepath = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("input_filepath", why));
                 self
             }
-            pub fn multi_angle_labels<T>(mut self, value: T) -> Self
+            pub fn multi_angle_labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::TaskCreateMultiAngleLabelsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::TaskCreateMultiAngleLabelsItem>,
             {
-                self.multi_angle_labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for multi_angle_labels: {e}"
-                        )
-                    });
+                self.multi_angle_labels = ::vidplat_core::array_of(
+                    "multi_angle_labels",
+                    value,
+                );
                 self
             }
-            pub fn multi_angles<T>(mut self, value: T) -> Self
+            pub fn multi_angles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.multi_angles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for multi_angles: {e}")
-                    });
+                self.multi_angles = ::vidplat_core::array_of("multi_angles", value);
                 self
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskCreateOutputFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskCreateOutputFilename>,
             {
-                self.output_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for output_filename: {e}"
-                        )
-                    });
+                self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("output_filename", why));
                 self
             }
             pub fn poster_filename_prefix<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskCreatePosterFilenamePrefix>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskCreatePosterFilenamePrefix>,
             {
-                self.poster_filename_prefix = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_filename_prefix: {e}"
-                        )
-                    });
+                self.poster_filename_prefix = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_filename_prefix",
+                        why,
+                    ));
                 self
             }
-            pub fn preset_overrides<T>(mut self, value: T) -> Self
+            pub fn preset_overrides<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PresetOverride>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PresetOverride>,
             {
-                self.preset_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for preset_overrides: {e}"
-                        )
-                    });
+                self.preset_overrides = ::vidplat_core::array_of(
+                    "preset_overrides",
+                    value,
+                );
                 self
             }
             pub fn priority<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.priority = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priority: {e}")
-                    });
+                self.priority = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("priority", why));
                 self
             }
             pub fn profile_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
             {
-                self.profile_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for profile_id: {e}")
-                    });
+                self.profile_id = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("profile_id", why));
                 self
             }
             pub fn seek_preview_filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskCreateSeekPreviewFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskCreateSeekPreviewFilename>,
             {
-                self.seek_preview_filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_filename: {e}"
-                        )
-                    });
+                self.seek_preview_filename = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_filename",
+                        why,
+                    ));
                 self
             }
             pub fn segment_filename_prefix<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskCreateSegmentFilenamePrefix>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskCreateSegmentFilenamePrefix>,
             {
-                self.segment_filename_prefix = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for segment_filename_prefix: {e}"
-                        )
-                    });
+                self.segment_filename_prefix = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "segment_filename_prefix",
+                        why,
+                    ));
                 self
             }
             pub fn trim<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::TaskTrim>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskTrim>,
             {
-                self.trim = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for trim: {e}")
-                    });
+                self.trim = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("trim", why));
                 self
             }
             pub fn upload_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::UploadType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::UploadType>,
             {
-                self.upload_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for upload_type: {e}")
-                    });
+                self.upload_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("upload_type", why));
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::TaskVmsConfig>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskVmsConfig>,
             {
-                self.vms_config = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for vms_config: {e}")
-                    });
+                self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("vms_config", why));
                 self
             }
         }
@@ -6196,78 +5546,50 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskImport {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn import_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::ImportStatus>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ImportStatus>,
             {
-                self.import_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for import_status: {e}")
-                    });
+                self.import_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("import_status", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn task_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ImportTaskStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ImportTaskStatus>,
             {
-                self.task_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for task_status: {e}")
-                    });
+                self.task_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("task_status", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -6313,16 +5635,12 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl TaskImportList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::TaskImport>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::TaskImport>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -6383,84 +5701,58 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.current_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for current_page: {e}")
-                    });
+                self.current_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("current_page", why));
                 self
             }
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Task>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Task>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn from<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.from = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for from: {e}")
-                    });
+                self.from = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("from", why));
                 self
             }
             pub fn last_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.last_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for last_page: {e}")
-                    });
+                self.last_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("last_page", why));
                 self
             }
             pub fn per_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.per_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_page: {e}")
-                    });
+                self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("per_page", why));
                 self
             }
             pub fn to<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.to = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for to: {e}"));
+                self.to = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("to", why));
                 self
             }
             pub fn total<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for total: {e}")
-                    });
+                self.total = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total", why));
                 self
             }
         }
@@ -6525,50 +5817,34 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskRegistration {
             pub fn failure_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.failure_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for failure_count: {e}")
-                    });
+                self.failure_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("failure_count", why));
                 self
             }
             pub fn success_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.success_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for success_count: {e}")
-                    });
+                self.success_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("success_count", why));
                 self
             }
-            pub fn tasks<T>(mut self, value: T) -> Self
+            pub fn tasks<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Task>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Task>,
             {
-                self.tasks = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tasks: {e}")
-                    });
+                self.tasks = ::vidplat_core::array_of("tasks", value);
                 self
             }
             pub fn transaction<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.transaction = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for transaction: {e}")
-                    });
+                self.transaction = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("transaction", why));
                 self
             }
         }
@@ -6617,32 +5893,25 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskVmsConfig {
             pub fn config_overrides<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::TaskVmsConfigOverrides>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::TaskVmsConfigOverrides>,
             {
-                self.config_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for config_overrides: {e}"
-                        )
-                    });
+                self.config_overrides = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "config_overrides",
+                        why,
+                    ));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -6687,28 +5956,20 @@ vms_config.config_overrides.category_id is required.*/
         impl TaskVmsConfigOverrides {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category_id: {e}")
-                    });
+                self.category_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category_id", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -6888,6 +6149,230 @@ vms_config.config_overrides.category_id is required.*/
             self.last_page
         }
     }
+    ::vidplat_core::into_value!(
+        ListTasksSort : & str => | value | < ListTasksSort > ::try_from(value).map_err(|
+        e | e.to_string()), ::std::string::String => | value | < ListTasksSort >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetCreateDescription : & str => | value | < PresetCreateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetCreateDestination : & str => | value | < PresetCreateDestination >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetCreateDestination > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetCreateName : & str => | value | < PresetCreateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        PresetCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetCreateOutputFilename : & str => | value | < PresetCreateOutputFilename >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetCreateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetUpdateDescription : & str => | value | < PresetUpdateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetUpdateDestination : & str => | value | < PresetUpdateDestination >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetUpdateDestination > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetUpdateName : & str => | value | < PresetUpdateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        PresetUpdateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetUpdateOutputFilename : & str => | value | < PresetUpdateOutputFilename >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PresetUpdateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileCreateDescription : & str => | value | < ProfileCreateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ProfileCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileCreateName : & str => | value | < ProfileCreateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ProfileCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileUpdateDescription : & str => | value | < ProfileUpdateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ProfileUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileUpdateName : & str => | value | < ProfileUpdateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ProfileUpdateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateEpisodeName : & str => | value | < TaskCreateEpisodeName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < TaskCreateEpisodeName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateInputFilepath : & str => | value | < TaskCreateInputFilepath >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < TaskCreateInputFilepath > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateMultiAngleLabelsItem : & str => | value | <
+        TaskCreateMultiAngleLabelsItem > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < TaskCreateMultiAngleLabelsItem >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateOutputFilename : & str => | value | < TaskCreateOutputFilename >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < TaskCreateOutputFilename > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreatePosterFilenamePrefix : & str => | value | <
+        TaskCreatePosterFilenamePrefix > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < TaskCreatePosterFilenamePrefix >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateSeekPreviewFilename : & str => | value | <
+        TaskCreateSeekPreviewFilename > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < TaskCreateSeekPreviewFilename >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreateSegmentFilenamePrefix : & str => | value | <
+        TaskCreateSegmentFilenamePrefix > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < TaskCreateSegmentFilenamePrefix >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CreatedId : builder::CreatedId => | value | CreatedId::try_from(value).map_err(|
+        e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DestinationSettings : builder::DestinationSettings => | value |
+        DestinationSettings::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ExternalId : builder::ExternalId => | value | ExternalId::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        HlsConfig : builder::HlsConfig => | value | HlsConfig::try_from(value).map_err(|
+        e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        InputFile : builder::InputFile => | value | InputFile::try_from(value).map_err(|
+        e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        NotificationSettings : builder::NotificationSettings => | value |
+        NotificationSettings::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        NotificationSettingsUpdate : builder::NotificationSettingsUpdate => | value |
+        NotificationSettingsUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ObjstoreSettings : builder::ObjstoreSettings => | value |
+        ObjstoreSettings::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Preset : builder::Preset => | value | Preset::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetCreate : builder::PresetCreate => | value | PresetCreate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetList : builder::PresetList => | value | PresetList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetPoster : builder::PresetPoster => | value | PresetPoster::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetStream : builder::PresetStream => | value | PresetStream::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetStreamVideo : builder::PresetStreamVideo => | value |
+        PresetStreamVideo::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PresetUpdate : builder::PresetUpdate => | value | PresetUpdate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Profile : builder::Profile => | value | Profile::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileCreate : builder::ProfileCreate => | value |
+        ProfileCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileList : builder::ProfileList => | value | ProfileList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileUpdate : builder::ProfileUpdate => | value |
+        ProfileUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ProfileVmsConfig : builder::ProfileVmsConfig => | value |
+        ProfileVmsConfig::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Task : builder::Task => | value | Task::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCounts : builder::TaskCounts => | value | TaskCounts::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskCreate : builder::TaskCreate => | value | TaskCreate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskImport : builder::TaskImport => | value | TaskImport::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskImportList : builder::TaskImportList => | value |
+        TaskImportList::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskList : builder::TaskList => | value | TaskList::try_from(value).map_err(| e |
+        e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskRegistration : builder::TaskRegistration => | value |
+        TaskRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskVmsConfig : builder::TaskVmsConfig => | value |
+        TaskVmsConfig::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        TaskVmsConfigOverrides : builder::TaskVmsConfigOverrides => | value |
+        TaskVmsConfigOverrides::try_from(value).map_err(| e | e.to_string()),
+    );
 }
 #[derive(Clone, Debug)]
 /**Client for Encoding Service API
@@ -8066,16 +7551,12 @@ pub mod builder {
                 preset_id: Err("preset_id was not initialized".to_string()),
             }
         }
-        pub fn preset_id<V>(mut self, value: V) -> Self
+        pub fn preset_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.preset_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for preset_id failed"
-                        .to_string()
-                });
+            self.preset_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("preset_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/presets/{preset-id}`
@@ -8170,16 +7651,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn preset_id<V>(mut self, value: V) -> Self
+        pub fn preset_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.preset_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for preset_id failed"
-                        .to_string()
-                });
+            self.preset_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("preset_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -8298,16 +7775,12 @@ pub mod builder {
                 preset_id: Err("preset_id was not initialized".to_string()),
             }
         }
-        pub fn preset_id<V>(mut self, value: V) -> Self
+        pub fn preset_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.preset_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for preset_id failed"
-                        .to_string()
-                });
+            self.preset_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("preset_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/presets/{preset-id}`
@@ -8582,16 +8055,12 @@ pub mod builder {
                 profile_id: Err("profile_id was not initialized".to_string()),
             }
         }
-        pub fn profile_id<V>(mut self, value: V) -> Self
+        pub fn profile_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.profile_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for profile_id failed"
-                        .to_string()
-                });
+            self.profile_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("profile_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/profiles/{profile-id}`
@@ -8687,16 +8156,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn profile_id<V>(mut self, value: V) -> Self
+        pub fn profile_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.profile_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for profile_id failed"
-                        .to_string()
-                });
+            self.profile_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("profile_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -8816,16 +8281,12 @@ pub mod builder {
                 profile_id: Err("profile_id was not initialized".to_string()),
             }
         }
-        pub fn profile_id<V>(mut self, value: V) -> Self
+        pub fn profile_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.profile_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for profile_id failed"
-                        .to_string()
-                });
+            self.profile_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("profile_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/profiles/{profile-id}`
@@ -9092,16 +8553,12 @@ pub mod builder {
                 task_import_id: Err("task_import_id was not initialized".to_string()),
             }
         }
-        pub fn task_import_id<V>(mut self, value: V) -> Self
+        pub fn task_import_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.task_import_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for task_import_id failed"
-                        .to_string()
-                });
+            self.task_import_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("task_import_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/task-imports/{task-import-id}`
@@ -9195,16 +8652,12 @@ pub mod builder {
                 task_import_id: Err("task_import_id was not initialized".to_string()),
             }
         }
-        pub fn task_import_id<V>(mut self, value: V) -> Self
+        pub fn task_import_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.task_import_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for task_import_id failed"
-                        .to_string()
-                });
+            self.task_import_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("task_import_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/task-imports/{task-import-id}`
@@ -9300,42 +8753,28 @@ pub mod builder {
                 sort: Ok(None),
             }
         }
-        pub fn page<V>(mut self, value: V) -> Self
+        pub fn page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for page failed"
-                        .to_string()
-                });
+            self.page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("page", why));
             self
         }
-        pub fn per_page<V>(mut self, value: V) -> Self
+        pub fn per_page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.per_page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for per_page failed"
-                        .to_string()
-                });
+            self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("per_page", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListTasksSort>,
+            T: ::vidplat_core::IntoOptional<types::ListTasksSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListTasksSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
         ///Sends a `GET` request to `/v1/tasks`
@@ -9604,16 +9043,12 @@ pub mod builder {
                 task_id: Err("task_id was not initialized".to_string()),
             }
         }
-        pub fn task_id<V>(mut self, value: V) -> Self
+        pub fn task_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.task_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for task_id failed"
-                        .to_string()
-                });
+            self.task_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("task_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/tasks/{task-id}`
@@ -9706,16 +9141,12 @@ pub mod builder {
                 task_id: Err("task_id was not initialized".to_string()),
             }
         }
-        pub fn task_id<V>(mut self, value: V) -> Self
+        pub fn task_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
         {
-            self.task_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for task_id failed"
-                        .to_string()
-                });
+            self.task_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("task_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/tasks/{task-id}`
@@ -9808,26 +9239,20 @@ pub mod builder {
                 readable: Ok(None),
             }
         }
-        pub fn filename<V>(mut self, value: V) -> Self
+        pub fn filename<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoValue<::std::string::String>,
         {
-            self.filename = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filename failed"
-                        .to_string()
-                });
+            self.filename = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("filename", why));
             self
         }
-        pub fn readable<V>(mut self, value: V) -> Self
+        pub fn readable<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<i64>,
+            T: ::vidplat_core::IntoOptional<i64>,
         {
-            self.readable = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `i64` for readable failed".to_string());
+            self.readable = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("readable", why));
             self
         }
         ///Sends a `GET` request to `/v1/upload/{filename}`
@@ -9904,6 +9329,18 @@ pub mod builder {
                     )
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for ListTasks<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::LastPage;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_number(::vidplat_core::paging_field(&self.page))
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Number(page) => self.page(page),
+                _ => self,
             }
         }
     }

@@ -11,15 +11,16 @@
 //! task, a category, a content and a page there).
 
 use anyhow::{bail, Context, Result};
-use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
-use std::num::NonZeroU64;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use vidplat::pagination::{self, Limits};
-use vidplat::signing::{self, Grant, SigningKey};
-use vidplat::waiters::WaitOptions;
-use vidplat::{Call, Client};
+use vidplat::encoder::types::TaskVmsConfigOverrides;
+use vidplat::encoder::types::{HlsConfig, PresetCreate, PresetFormat, PresetStream, PresetStreamVideo};
+use vidplat::encoder::types::{ProfileCreate, ProfileVmsConfig, Task, TaskCreate, TaskStatus, TaskVmsConfig};
+use vidplat::prelude::*;
+use vidplat::signing::{sign_page, Grant};
+use vidplat::vms::types::{CategoryCreate, ContentCreate, ContentStreamCreate, ContentStreamSetCreate};
+use vidplat::vms::types::{StreamFormat, ViewingPageCreate};
+use vidplat::Client;
 use vidplat_sim::{SimConfig, Simulator};
 
 #[tokio::main]
@@ -50,7 +51,13 @@ async fn main() -> Result<()> {
     };
 
     let profile_id = preset_and_profile(&client).await?;
-    let category = category(&client).await?;
+    let category = client
+        .vms()?
+        .register_category()
+        .body(CategoryCreate::builder().name(format!("tour-{}", unique_suffix())))
+        .call()
+        .await?
+        .id;
     let task = transcode(&client, profile_id, &category).await?;
     let content = publish(&client, &task, &category).await?;
     signed_page(&client, &content, where_to_open).await?;
@@ -61,149 +68,125 @@ async fn main() -> Result<()> {
 }
 
 /// Step 1: a preset (how to encode) and a profile (which presets a task uses).
-async fn preset_and_profile(client: &Client) -> Result<NonZeroU64> {
+async fn preset_and_profile(client: &Client) -> Result<Option<i64>> {
     let encoder = client.encoder()?;
-    let preset: vidplat::encoder::types::PresetCreate = serde_json::from_value(json!({
-        "name": format!("tour-hls-{}", unique_suffix()),
-        "description": "HLS, 720p",
-        "destination": "vms5://",
-        "format": "HLS",
-        "hls_config": {"multi_audio_flag": false},
-        "output_filename": "%INPUT_FILENAME%",
-        "streams": [{"video": {"height": 720}}]
-    }))?;
-    let preset_id = encoder.register_preset().body(preset).call().await?.id;
-    let profile: vidplat::encoder::types::ProfileCreate = serde_json::from_value(json!({
-        "name": format!("tour-web-{}", unique_suffix()),
-        "presets": [preset_id],
-        "vms_config": {"seek_preview": true}
-    }))?;
-    let profile_id = encoder.register_profile().body(profile).call().await?.id;
+    let preset = PresetCreate::builder()
+        .name(format!("tour-hls-{}", unique_suffix()))
+        .description("HLS, 720p")
+        .destination("vms5://")
+        .format(PresetFormat::Hls)
+        .hls_config(HlsConfig::builder().multi_audio_flag(false))
+        .output_filename("%INPUT_FILENAME%")
+        .streams([PresetStream::builder().video(PresetStreamVideo::builder().height(720))]);
+    let preset = encoder.register_preset().body(preset).call().await?;
+    let profile = ProfileCreate::builder()
+        .name(format!("tour-web-{}", unique_suffix()))
+        .presets([preset.id])
+        .vms_config(ProfileVmsConfig::builder().seek_preview(true));
+    let profile = encoder.register_profile().body(profile).call().await?;
     println!(
         "1. preset {} and profile {} registered",
-        preset_id.unwrap_or_default(),
-        profile_id.unwrap_or_default()
+        shown(&preset.id),
+        shown(&profile.id)
     );
-    profile_id
-        .and_then(|id| u64::try_from(id).ok())
-        .and_then(NonZeroU64::new)
-        .context("the service returned no profile id")
-}
-
-/// The video management category the tour's contents go in.
-async fn category(client: &Client) -> Result<String> {
-    let category: vidplat::vms::types::CategoryCreate =
-        serde_json::from_value(json!({"name": format!("tour-{}", unique_suffix())}))?;
-    let category = client.vms()?.register_category().body(category).call().await?;
-    category.id.context("the service returned no category id")
+    Ok(profile.id)
 }
 
 /// Step 2: a transcoding task, watched with a progress bar until it is ready.
 /// Its preset uploads to video management (`vms5://`), so the task names the
 /// category of the content it registers there.
-async fn transcode(client: &Client, profile_id: NonZeroU64, category: &str) -> Result<vidplat::encoder::types::Task> {
-    let body: vidplat::encoder::types::TaskCreate = serde_json::from_value(json!({
-        "input_filepath": "movie.mp4",
-        "profile_id": profile_id,
-        "vms_config": {"config_overrides": {"category_id": category}}
-    }))?;
-    let registered = client.encoder()?.register_task().body(body).call().await?;
-    let task_id = registered
-        .tasks
-        .first()
-        .and_then(|t| t.id)
-        .and_then(|id| u64::try_from(id).ok())
-        .and_then(NonZeroU64::new)
-        .context("the registration returned no task id")?;
+async fn transcode(client: &Client, profile_id: Option<i64>, category: &Option<String>) -> Result<Task> {
+    let task = TaskCreate::builder()
+        .input_filepath("movie.mp4")
+        .profile_id(profile_id)
+        .vms_config(TaskVmsConfig::builder().config_overrides(TaskVmsConfigOverrides::builder().category_id(category)));
+    let registered = client.encoder()?.register_task().body(task).call().await?;
+    let task_id = registered.tasks.first().and_then(|task| task.id);
     let bar = ProgressBar::new(4).with_style(ProgressStyle::with_template("   {bar:24} {msg}")?);
-    let options = WaitOptions {
-        initial_interval: Duration::from_millis(150),
-        max_interval: Duration::from_secs(2),
-        max_wait: Duration::from_secs(120),
-    };
-    let mut changes = client.task_status_changes(task_id, options);
+    let mut changes = client
+        .wait_for_task(task_id)
+        .poll_interval(Duration::from_millis(150))
+        .max_interval(Duration::from_secs(2))
+        .max_wait(Duration::from_secs(120))
+        .status_changes();
     let mut last = None;
-    while let Some(task) = changes.next().await {
-        let task = task?;
-        let status = task.status.as_ref().map(|s| s.to_string()).unwrap_or_default();
-        bar.set_position(match status.as_str() {
-            "waiting" => 1,
-            "encoding" => 2,
-            "uploading" => 3,
+    while let Some(task) = changes.try_next().await? {
+        bar.set_position(match task.status {
+            Some(TaskStatus::Waiting) => 1,
+            Some(TaskStatus::Encoding) => 2,
+            Some(TaskStatus::Uploading) => 3,
             _ => 4,
         });
-        bar.set_message(status);
+        bar.set_message(task.status.as_ref().map(ToString::to_string).unwrap_or_default());
         last = Some(task);
     }
     bar.finish();
     let task = last.context("no status was read")?;
-    if task.status != Some(vidplat::encoder::types::TaskStatus::Ready) {
+    if task.status != Some(TaskStatus::Ready) {
         bail!(
-            "task {task_id} ended {:?} (error code {:?})",
+            "task {} ended {:?} (error code {:?})",
+            shown(&task_id),
             task.status,
             task.error_code
         );
     }
     // The simulator says which content the task registered in video management.
-    let registered = task
-        .vms_config
-        .as_ref()
-        .and_then(|config| config.get("content_name"))
-        .and_then(|name| name.as_str())
-        .map(|name| format!(" (its output is the content `{name}` in video management)"))
-        .unwrap_or_default();
-    println!("2. task {task_id} is ready{registered}");
+    match task.vms_config.as_ref().and_then(|config| config.get("content_name")) {
+        Some(name) => println!(
+            "2. task {} is ready (its output is the content {name} in video management)",
+            shown(&task_id)
+        ),
+        None => println!("2. task {} is ready", shown(&task_id)),
+    }
     Ok(task)
 }
 
 /// Step 3: a content of its own with one stream and one stream set.
-async fn publish(client: &Client, task: &vidplat::encoder::types::Task, category: &str) -> Result<String> {
-    let vms = client.vms()?;
+async fn publish(client: &Client, task: &Task, category: &Option<String>) -> Result<String> {
     let name = format!("tour-movie-{}", unique_suffix());
-    let content: vidplat::vms::types::ContentCreate = serde_json::from_value(json!({
-        "name": name,
-        "title": "Tour movie",
-        "category_id": category,
-        "streams": [{
-            "name": "main",
-            "path": format!("/tour/{}/index.m3u8", task.output_filename.as_deref().unwrap_or("movie")),
-            "format": "HLS"
-        }],
-        "stream_sets": [{"name": "default", "stream_names": ["main"]}]
-    }))?;
-    vms.register_content().body(content).call().await?;
+    let path = format!(
+        "/tour/{}/index.m3u8",
+        task.output_filename.as_deref().unwrap_or("movie")
+    );
+    let content = ContentCreate::builder()
+        .name(name.as_str())
+        .title("Tour movie")
+        .category_id(category)
+        .streams([ContentStreamCreate::builder()
+            .name("main")
+            .path(path)
+            .format(StreamFormat::Hls)])
+        .stream_sets([ContentStreamSetCreate::builder().name("default").stream_names(["main"])]);
+    client.vms()?.register_content().body(content).call().await?;
     println!("3. content `{name}` registered with stream set `default`");
     Ok(name)
 }
 
 /// Step 4: a viewing page that only signed URLs may open, signed for its
-/// documented address: `https://{site domain}/pages/{page id}`.
+/// documented address on the account's first site: `https://{domain}/pages/{id}`.
 async fn signed_page(client: &Client, content: &str, where_to_open: impl Fn(&str) -> String) -> Result<()> {
     let vms = client.vms()?;
     let sites = vms.list_sites().call().await?;
     let site = sites.data.first().context("the account has no site")?;
-    let site_id = site.id.clone().context("the site has no id")?;
     let domain = site.domain_names.first().context("the site has no domain")?;
-    let body: vidplat::vms::types::ViewingPageCreate = serde_json::from_value(json!({
-        "content_name": content,
-        "site_id": site_id,
-        "signature_required": true
-    }))?;
-    let page = vms.register_viewing_page().body(body).call().await?;
-    let page_id = page.id.context("the page has no id")?;
-    let key = page.signing_key.context("a signed page has a signing key")?;
-    let page_url = format!("https://{domain}/pages/{page_id}");
-    let in_an_hour = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + 3600;
-    let grant = Grant {
-        expires: Some(in_an_hour),
-        audience: Some("viewer-42".into()),
-    };
-    let signed = signing::sign(&page_url, &SigningKey::new(key)?, &grant)?;
+    let page = ViewingPageCreate::builder()
+        .content_name(content)
+        .site_id(&site.id)
+        .signature_required(true);
+    let page = vms.register_viewing_page().body(page).call().await?;
+    let signed = sign_page(
+        &page,
+        domain,
+        &Grant::valid_for(Duration::from_secs(3600)).audience("viewer-42"),
+    )?;
     let tampered = signed.replace("viewer-42", "viewer-43");
     let http = reqwest::Client::new();
     let opened = http.get(where_to_open(&signed)).send().await?.status();
     let refused = http.get(where_to_open(&tampered)).send().await?.status();
-    println!("4. {page_url} signed: it opens ({opened}); a tampered copy does not ({refused})");
+    println!(
+        "4. page {} signed: it opens ({opened}); a tampered copy does not ({refused})",
+        shown(&page.id)
+    );
     if !opened.is_success() || refused != reqwest::StatusCode::FORBIDDEN {
         bail!("the signed URL should open and the tampered one should be refused");
     }
@@ -213,30 +196,34 @@ async fn signed_page(client: &Client, content: &str, where_to_open: impl Fn(&str
 /// Step 5: an analytics report, page by page; the client's limiter keeps to
 /// the documented 3 calls a minute, so three pages cost no waiting.
 async fn analytics_report(client: &Client) -> Result<()> {
-    let analytics = client.analytics()?;
-    let page_size = NonZeroU64::new(4).context("a page size")?;
-    let pages = pagination::offset_limit(
-        page_size,
-        |offset, limit| analytics.cloud_by_os().offset(offset).limit(limit).send(),
-        Limits::default().max_pages(3),
-    );
-    let rows: Vec<_> = pagination::items(pages, Limits::default()).collect().await;
+    let rows: Vec<_> = client
+        .analytics()?
+        .cloud_by_os()
+        .limit(4)
+        .pages()
+        .max_pages(3)
+        .try_collect()
+        .await?;
+    let rows: Vec<_> = rows.into_iter().flat_map(|page| page.data).collect();
     println!("5. viewing by operating system ({} rows, at most 3 calls):", rows.len());
     println!("   {:<10} {:<8} {:>6} {:>6}", "os", "version", "users", "plays");
     for row in rows {
-        let row = row?;
-        println!(
-            "   {:<10} {:<8} {:>6} {:>6}",
-            row.os_name.unwrap_or_default(),
-            row.os_version.unwrap_or_default(),
+        let (os, version) = (row.os_name.unwrap_or_default(), row.os_version.unwrap_or_default());
+        let (users, plays) = (
             row.user_count.unwrap_or_default(),
-            row.play_started_count.unwrap_or_default()
+            row.play_started_count.unwrap_or_default(),
         );
+        println!("   {os:<10} {version:<8} {users:>6} {plays:>6}");
     }
     if let Some(quota) = client.analytics_quota() {
         println!("   analytics calls left this month: {}", quota.remaining());
     }
     Ok(())
+}
+
+/// An id as a response gives it (`?` when the response left it out).
+fn shown(id: &Option<impl std::fmt::Display>) -> String {
+    id.as_ref().map_or_else(|| "?".to_owned(), ToString::to_string)
 }
 
 /// Keeps names unique when the tour runs again against the same account.

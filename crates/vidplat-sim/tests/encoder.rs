@@ -10,7 +10,7 @@ use vidplat::encoder::types::{
     NotificationSettingsUpdate, PresetCreate, PresetUpdate, ProfileCreate, ProfileUpdate, Task, TaskCreate,
     TaskRegistration,
 };
-use vidplat::waiters::{import_tasks_finished, WaitOptions};
+use vidplat::waiters::Polling;
 use vidplat::{Call, Client, Error};
 use vidplat_sim::{Permission, SimConfig, Simulator};
 
@@ -204,11 +204,12 @@ async fn wait_for_status(client: &Client, task_id: u64, status: &str) {
     .await;
 }
 
-fn quick_polls() -> WaitOptions {
-    WaitOptions {
+fn quick_polls() -> Polling {
+    Polling {
         initial_interval: Duration::from_millis(5),
         max_interval: Duration::from_millis(20),
         max_wait: Duration::from_secs(5),
+        jitter: 0.2,
     }
 }
 
@@ -290,10 +291,10 @@ async fn an_input_designed_to_fail_ends_failed_with_an_error_code() {
     let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
     let task_id = register_one(&client, "fail.mp4", profile_id, json!({})).await;
 
-    match client.wait_for_task(id(task_id), quick_polls()).await {
-        Err(Error::TaskEnded { status, error_code, .. }) => {
-            assert_eq!(status, "failed");
-            assert_eq!(error_code, Some(1001));
+    match client.wait_for_task(task_id).polling(quick_polls()).await {
+        Err(Error::TaskEnded(task)) => {
+            assert_eq!(task.status, Some(vidplat::encoder::types::TaskStatus::Failed));
+            assert_eq!(task.error_code, Some(1001));
         }
         other => panic!("expected the task to end failed, got {other:?}"),
     }
@@ -488,7 +489,7 @@ async fn registration_limits_answer_over_service_limit() {
         (403, "OVER_SERVICE_LIMIT".into())
     );
     for task in [first, second] {
-        client.wait_for_task(id(task), quick_polls()).await.expect("ready");
+        client.wait_for_task(task).polling(quick_polls()).await.expect("ready");
     }
     assert_eq!(
         register(&client, "three.mp4", double, json!({})).await.success_count,
@@ -703,7 +704,7 @@ async fn task_counts_and_list_pages_match_the_tasks() {
     assert_eq!(refusal(refused), (400, "INVALID_REQUEST".into()));
 
     let last = first.data[0].id.unwrap() as u64;
-    client.wait_for_task(id(last), quick_polls()).await.expect("ready");
+    client.wait_for_task(last).polling(quick_polls()).await.expect("ready");
     assert_eq!(counts(&client).await, [0, 0, 0, 25, 0, 0, 0]);
 }
 
@@ -868,7 +869,8 @@ async fn a_csv_import_registers_its_tasks_and_reports_them() {
     );
 
     let finished = client
-        .wait_for_task_import(id(job_id), quick_polls(), import_tasks_finished)
+        .wait_for_task_import(job_id)
+        .polling(quick_polls())
         .await
         .expect("the imported tasks finish");
     assert_eq!(finished.task_status.expect("task_status").get("ready"), Some(&json!(2)));
@@ -1342,7 +1344,11 @@ async fn a_vms5_task_registers_a_content_when_it_is_ready() {
     let task_ids: Vec<u64> = registration.tasks.iter().map(|task| task.id.unwrap() as u64).collect();
     let mut names = Vec::new();
     for task_id in &task_ids {
-        let task = client.wait_for_task(id(*task_id), quick_polls()).await.expect("ready");
+        let task = client
+            .wait_for_task(*task_id)
+            .polling(quick_polls())
+            .await
+            .expect("ready");
         let config = task.vms_config.expect("vms_config");
         names.push(config.get("content_name").cloned().expect("the content it registered"));
     }
@@ -1395,8 +1401,8 @@ async fn a_vms5_task_registers_a_content_when_it_is_ready() {
     // Without a category the content cannot be registered: the task fails.
     let registration = register(&client, "movie.mp4", profile_id, json!({})).await;
     let task_id = registration.tasks[0].id.unwrap() as u64;
-    match client.wait_for_task(id(task_id), quick_polls()).await {
-        Err(Error::TaskEnded { error_code, .. }) => assert_eq!(error_code, Some(1002)),
+    match client.wait_for_task(task_id).polling(quick_polls()).await {
+        Err(Error::TaskEnded(task)) => assert_eq!(task.error_code, Some(1002)),
         other => panic!("expected the task to fail, got {other:?}"),
     }
     let failed = get_task(&client, task_id).await.unwrap();

@@ -11351,16 +11351,12 @@ pub mod types {
             }
         }
         impl BulkRegistration {
-            pub fn responses<T>(mut self, value: T) -> Self
+            pub fn responses<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::BulkRegisteredId>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::BulkRegisteredId>,
             {
-                self.responses = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for responses: {e}")
-                    });
+                self.responses = ::vidplat_core::array_of("responses", value);
                 self
             }
         }
@@ -11418,66 +11414,43 @@ pub mod types {
         impl Category {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn statistics<T>(mut self, value: T) -> Self
+            pub fn statistics<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::CategoryStatistics>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CategoryStatistics>,
             {
-                self.statistics = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for statistics: {e}")
-                    });
+                self.statistics = ::vidplat_core::array_of("statistics", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -11523,14 +11496,10 @@ pub mod types {
         impl CategoryCreate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::CategoryCreateName>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::CategoryCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -11562,16 +11531,12 @@ pub mod types {
             }
         }
         impl CategoryList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Category>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Category>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -11610,24 +11575,18 @@ pub mod types {
         impl CategoryParent {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -11672,26 +11631,19 @@ pub mod types {
         impl CategoryRegistration {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
-            pub fn parents<T>(mut self, value: T) -> Self
+            pub fn parents<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::CategoryParent>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CategoryParent>,
             {
-                self.parents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for parents: {e}")
-                    });
+                self.parents = ::vidplat_core::array_of("parents", value)
+                    .map(::std::option::Option::Some);
                 self
             }
         }
@@ -11747,54 +11699,34 @@ pub mod types {
         impl CategoryStatistics {
             pub fn content_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.content_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_count: {e}")
-                    });
+                self.content_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_count", why));
                 self
             }
             pub fn date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
+                self.date = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date", why));
                 self
             }
             pub fn total_duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_duration: {e}"
-                        )
-                    });
+                self.total_duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_duration", why));
                 self
             }
             pub fn total_filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.total_filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for total_filesize: {e}"
-                        )
-                    });
+                self.total_filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("total_filesize", why));
                 self
             }
         }
@@ -11838,16 +11770,10 @@ pub mod types {
         impl CategoryUpdate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryUpdateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::CategoryUpdateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -11896,52 +11822,36 @@ pub mod types {
         impl Chapter {
             pub fn data<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("data", why));
                 self
             }
             pub fn poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster_id: {e}")
-                    });
+                self.poster_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster_id", why));
                 self
             }
             pub fn start_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.start_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_time: {e}")
-                    });
+                self.start_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("start_time", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
         }
@@ -12000,52 +11910,36 @@ pub mod types {
         impl ChapterCreate {
             pub fn data<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("data", why));
                 self
             }
             pub fn poster_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.poster_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster_name: {e}")
-                    });
+                self.poster_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster_name", why));
                 self
             }
             pub fn start_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.start_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_time: {e}")
-                    });
+                self.start_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("start_time", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
         }
@@ -12104,52 +11998,36 @@ pub mod types {
         impl ChapterUpdate {
             pub fn data<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("data", why));
                 self
             }
             pub fn poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster_id: {e}")
-                    });
+                self.poster_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster_id", why));
                 self
             }
             pub fn start_time<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.start_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_time: {e}")
-                    });
+                self.start_time = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("start_time", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
         }
@@ -12343,410 +12221,295 @@ pub mod types {
         impl Content {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category_id: {e}")
-                    });
+                self.category_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category_id", why));
                 self
             }
-            pub fn chapters<T>(mut self, value: T) -> Self
+            pub fn chapters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Chapter>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Chapter>,
             {
-                self.chapters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chapters: {e}")
-                    });
+                self.chapters = ::vidplat_core::array_of("chapters", value);
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn cta_actions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CtaActions>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::CtaActions>,
             {
-                self.cta_actions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cta_actions: {e}")
-                    });
+                self.cta_actions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("cta_actions", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
-            pub fn documents<T>(mut self, value: T) -> Self
+            pub fn documents<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Document>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Document>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::array_of("documents", value);
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
             pub fn encode_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::EncodeStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::EncodeStatus>,
             {
-                self.encode_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_status: {e}")
-                    });
+                self.encode_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_status", why));
                 self
             }
             pub fn encoder_transaction_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.encoder_transaction_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_transaction_id: {e}"
-                        )
-                    });
+                self.encoder_transaction_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "encoder_transaction_id",
+                        why,
+                    ));
                 self
             }
             pub fn forward_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.forward_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for forward_policy_id: {e}"
-                        )
-                    });
+                self.forward_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "forward_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn playlist_item_overrides<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlaylistItemOverrides>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlaylistItemOverrides>,
             {
-                self.playlist_item_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_item_overrides: {e}"
-                        )
-                    });
+                self.playlist_item_overrides = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playlist_item_overrides",
+                        why,
+                    ));
                 self
             }
             pub fn poster_slideshow_interval<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.poster_slideshow_interval = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_slideshow_interval: {e}"
-                        )
-                    });
+                self.poster_slideshow_interval = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_slideshow_interval",
+                        why,
+                    ));
                 self
             }
-            pub fn posters<T>(mut self, value: T) -> Self
+            pub fn posters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Poster>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Poster>,
             {
-                self.posters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for posters: {e}")
-                    });
+                self.posters = ::vidplat_core::array_of("posters", value);
                 self
             }
             pub fn presentation_document_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.presentation_document_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for presentation_document_id: {e}"
-                        )
-                    });
+                self.presentation_document_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "presentation_document_id",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_id: {e}"
-                        )
-                    });
+                self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_id",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_url: {e}"
-                        )
-                    });
+                self.primary_poster_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_url",
+                        why,
+                    ));
                 self
             }
             pub fn publish_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_end: {e}")
-                    });
+                self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_end", why));
                 self
             }
             pub fn publish_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_start: {e}")
-                    });
+                self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_start", why));
                 self
             }
             pub fn seek_preview_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.seek_preview_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_url: {e}"
-                        )
-                    });
+                self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_url",
+                        why,
+                    ));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
-            pub fn stream_sets<T>(mut self, value: T) -> Self
+            pub fn stream_sets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamSet>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamSet>,
             {
-                self.stream_sets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for stream_sets: {e}")
-                    });
+                self.stream_sets = ::vidplat_core::array_of("stream_sets", value);
                 self
             }
             pub fn streaming_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.streaming_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for streaming_policy_id: {e}"
-                        )
-                    });
+                self.streaming_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "streaming_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Stream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Stream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Subtitle>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Subtitle>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value);
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Tag>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -12973,372 +12736,266 @@ pub mod types {
         impl ContentCreate {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::uuid::Uuid>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category_id: {e}")
-                    });
+                self.category_id = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("category_id", why));
                 self
             }
-            pub fn chapters<T>(mut self, value: T) -> Self
+            pub fn chapters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ChapterCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ChapterCreate>,
             {
-                self.chapters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chapters: {e}")
-                    });
+                self.chapters = ::vidplat_core::array_of("chapters", value);
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentCreateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
-            pub fn documents<T>(mut self, value: T) -> Self
+            pub fn documents<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ContentDocumentCreate>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentDocumentCreate>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::array_of("documents", value);
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
             pub fn encode_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::EncodeStatus>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::EncodeStatus>,
             {
-                self.encode_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_status: {e}")
-                    });
+                self.encode_status = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_status", why));
                 self
             }
             pub fn encoder_transaction_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.encoder_transaction_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_transaction_id: {e}"
-                        )
-                    });
+                self.encoder_transaction_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "encoder_transaction_id",
+                        why,
+                    ));
                 self
             }
             pub fn forward_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.forward_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for forward_policy_id: {e}"
-                        )
-                    });
+                self.forward_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "forward_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn playlist_item_overrides<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlaylistItemOverridesCreate>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlaylistItemOverridesCreate>,
             {
-                self.playlist_item_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_item_overrides: {e}"
-                        )
-                    });
+                self.playlist_item_overrides = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playlist_item_overrides",
+                        why,
+                    ));
                 self
             }
             pub fn poster_slideshow_interval<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
             {
-                self.poster_slideshow_interval = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_slideshow_interval: {e}"
-                        )
-                    });
+                self.poster_slideshow_interval = ::vidplat_core::IntoValue::into_value(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_slideshow_interval",
+                        why,
+                    ));
                 self
             }
-            pub fn posters<T>(mut self, value: T) -> Self
+            pub fn posters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ContentPosterCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentPosterCreate>,
             {
-                self.posters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for posters: {e}")
-                    });
+                self.posters = ::vidplat_core::array_of("posters", value);
                 self
             }
             pub fn presentation_document_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreatePresentationDocumentName>,
+                T: ::vidplat_core::IntoOptional<
+                    super::ContentCreatePresentationDocumentName,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.presentation_document_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for presentation_document_name: {e}"
-                        )
-                    });
+                self.presentation_document_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "presentation_document_name",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreatePrimaryPosterName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentCreatePrimaryPosterName>,
             {
-                self.primary_poster_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_name: {e}"
-                        )
-                    });
+                self.primary_poster_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_name",
+                        why,
+                    ));
                 self
             }
             pub fn publish_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_end: {e}")
-                    });
+                self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_end", why));
                 self
             }
             pub fn publish_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_start: {e}")
-                    });
+                self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_start", why));
                 self
             }
             pub fn seek_preview_content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreateSeekPreviewContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentCreateSeekPreviewContent>,
             {
-                self.seek_preview_content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_content: {e}"
-                        )
-                    });
+                self.seek_preview_content = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_content",
+                        why,
+                    ));
                 self
             }
             pub fn seek_preview_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentCreateSeekPreviewUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentCreateSeekPreviewUrl>,
             {
-                self.seek_preview_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_url: {e}"
-                        )
-                    });
+                self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_url",
+                        why,
+                    ));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::ContentStatus>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::ContentStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
-            pub fn stream_sets<T>(mut self, value: T) -> Self
+            pub fn stream_sets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ContentStreamSetCreate>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentStreamSetCreate>,
             {
-                self.stream_sets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for stream_sets: {e}")
-                    });
+                self.stream_sets = ::vidplat_core::array_of("stream_sets", value);
                 self
             }
             pub fn streaming_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.streaming_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for streaming_policy_id: {e}"
-                        )
-                    });
+                self.streaming_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "streaming_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ContentStreamCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentStreamCreate>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ContentSubtitleCreate>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentSubtitleCreate>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value);
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Tag>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ContentCreateTitle>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ContentCreateTitle>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::ContentType>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::ContentType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
         }
@@ -13453,82 +13110,50 @@ pub mod types {
         impl ContentDocumentCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentDocumentCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentDocumentCreateFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateFilename>,
             {
-                self.filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filename: {e}")
-                    });
+                self.filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ContentDocumentCreateTitle>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ContentDocumentCreateTitle>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentDocumentCreateType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentDocumentCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -13593,50 +13218,34 @@ pub mod types {
         impl ContentList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.current_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for current_page: {e}")
-                    });
+                self.current_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("current_page", why));
                 self
             }
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ContentSummary>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ContentSummary>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn per_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.per_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_page: {e}")
-                    });
+                self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("per_page", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -13712,104 +13321,69 @@ pub mod types {
         impl ContentPosterCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentPosterCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentPosterCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::PosterFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::PosterFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.timestamp = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for timestamp: {e}")
-                    });
+                self.timestamp = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("timestamp", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentPosterCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentPosterCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
             pub fn used_in_slideshow<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<bool>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<bool>,
             {
-                self.used_in_slideshow = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for used_in_slideshow: {e}"
-                        )
-                    });
+                self.used_in_slideshow = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "used_in_slideshow",
+                        why,
+                    ));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -13885,76 +13459,52 @@ pub mod types {
             }
         }
         impl ContentRegistration {
-            pub fn documents<T>(mut self, value: T) -> Self
+            pub fn documents<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredItem>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::RegisteredItem>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::array_of("documents", value);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn posters<T>(mut self, value: T) -> Self
+            pub fn posters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredItem>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::RegisteredItem>,
             {
-                self.posters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for posters: {e}")
-                    });
+                self.posters = ::vidplat_core::array_of("posters", value);
                 self
             }
-            pub fn stream_sets<T>(mut self, value: T) -> Self
+            pub fn stream_sets<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredName>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::RegisteredName>,
             {
-                self.stream_sets = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for stream_sets: {e}")
-                    });
+                self.stream_sets = ::vidplat_core::array_of("stream_sets", value);
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredItem>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::RegisteredItem>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::RegisteredItem>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::RegisteredItem>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value);
                 self
             }
         }
@@ -14016,54 +13566,38 @@ pub mod types {
             }
         }
         impl ContentScope {
-            pub fn categories<T>(mut self, value: T) -> Self
+            pub fn categories<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
+                self.categories = ::vidplat_core::array_of("categories", value);
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value);
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -14105,18 +13639,13 @@ pub mod types {
             }
         }
         impl ContentStatistics {
-            pub fn statistics<T>(mut self, value: T) -> Self
+            pub fn statistics<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::DeliveryVolume>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::DeliveryVolume>,
             {
-                self.statistics = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for statistics: {e}")
-                    });
+                self.statistics = ::vidplat_core::array_of("statistics", value)
+                    .map(::std::option::Option::Some);
                 self
             }
         }
@@ -14250,270 +13779,182 @@ pub mod types {
         impl ContentStreamCreate {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.audio_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_bitrate: {e}")
-                    });
+                self.audio_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_bitrate", why));
                 self
             }
             pub fn audio_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioCodec>,
             {
-                self.audio_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_codec: {e}")
-                    });
+                self.audio_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_codec", why));
                 self
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentStreamCreateAudioLabel>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentStreamCreateAudioLabel>,
             {
-                self.audio_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_label: {e}")
-                    });
+                self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_label", why));
                 self
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentStreamCreateAudioLanguage>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentStreamCreateAudioLanguage>,
             {
-                self.audio_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_language: {e}"
-                        )
-                    });
+                self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_language", why));
                 self
             }
             pub fn audio_track_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioTrackType>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioTrackType>,
             {
-                self.audio_track_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_track_type: {e}"
-                        )
-                    });
+                self.audio_track_type = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "audio_track_type",
+                        why,
+                    ));
                 self
             }
             pub fn channels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
+                self.channels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("channels", why));
                 self
             }
             pub fn encoder_task_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.encoder_task_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_task_id: {e}"
-                        )
-                    });
+                self.encoder_task_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encoder_task_id", why));
                 self
             }
             pub fn filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filesize: {e}")
-                    });
+                self.filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filesize", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::StreamFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn framerate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.framerate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for framerate: {e}")
-                    });
+                self.framerate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("framerate", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn is_original<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<bool>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<bool>,
             {
-                self.is_original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_original: {e}")
-                    });
+                self.is_original = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_original", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentStreamCreateOriginDomainName>,
+                T: ::vidplat_core::IntoOptional<
+                    super::ContentStreamCreateOriginDomainName,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.origin_domain_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for origin_domain_name: {e}"
-                        )
-                    });
+                self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "origin_domain_name",
+                        why,
+                    ));
                 self
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ContentStreamCreatePath>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ContentStreamCreatePath>,
             {
-                self.path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for path: {e}")
-                    });
+                self.path = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("path", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<f64>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<f64>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn sample_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.sample_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sample_rate: {e}")
-                    });
+                self.sample_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("sample_rate", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::StreamStatus>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::StreamStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn video_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.video_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_bitrate: {e}")
-                    });
+                self.video_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_bitrate", why));
                 self
             }
             pub fn video_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::VideoCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::VideoCodec>,
             {
-                self.video_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_codec: {e}")
-                    });
+                self.video_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_codec", why));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -14607,56 +14048,34 @@ pub mod types {
         impl ContentStreamSetCreate {
             pub fn distribution_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.distribution_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for distribution_id: {e}"
-                        )
-                    });
+                self.distribution_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("distribution_id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentStreamSetCreateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentStreamSetCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn stream_names<T>(mut self, value: T) -> Self
+            pub fn stream_names<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.stream_names = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for stream_names: {e}")
-                    });
+                self.stream_names = ::vidplat_core::array_of("stream_names", value);
                 self
             }
-            pub fn subtitle_names<T>(mut self, value: T) -> Self
+            pub fn subtitle_names<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.subtitle_names = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for subtitle_names: {e}"
-                        )
-                    });
+                self.subtitle_names = ::vidplat_core::array_of("subtitle_names", value);
                 self
             }
         }
@@ -14727,78 +14146,50 @@ pub mod types {
         impl ContentSubtitleCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentSubtitleCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentSubtitleCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::SubtitleFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::SubtitleFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ContentSubtitleCreateLabel>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ContentSubtitleCreateLabel>,
             {
-                self.label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for label: {e}")
-                    });
+                self.label = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("label", why));
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ContentSubtitleCreateLanguage>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ContentSubtitleCreateLanguage>,
             {
-                self.language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for language: {e}")
-                    });
+                self.language = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("language", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentSubtitleCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentSubtitleCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -14968,338 +14359,247 @@ pub mod types {
         impl ContentSummary {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category_id: {e}")
-                    });
+                self.category_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category_id", why));
                 self
             }
-            pub fn chapters<T>(mut self, value: T) -> Self
+            pub fn chapters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Chapter>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Chapter>,
             {
-                self.chapters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chapters: {e}")
-                    });
+                self.chapters = ::vidplat_core::array_of("chapters", value);
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
             pub fn encode_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::EncodeStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::EncodeStatus>,
             {
-                self.encode_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_status: {e}")
-                    });
+                self.encode_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_status", why));
                 self
             }
             pub fn encoder_transaction_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.encoder_transaction_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_transaction_id: {e}"
-                        )
-                    });
+                self.encoder_transaction_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "encoder_transaction_id",
+                        why,
+                    ));
                 self
             }
             pub fn forward_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.forward_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for forward_policy_id: {e}"
-                        )
-                    });
+                self.forward_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "forward_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn playlist_item_overrides<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlaylistItemOverrides>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlaylistItemOverrides>,
             {
-                self.playlist_item_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_item_overrides: {e}"
-                        )
-                    });
+                self.playlist_item_overrides = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playlist_item_overrides",
+                        why,
+                    ));
                 self
             }
             pub fn poster_slideshow_interval<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.poster_slideshow_interval = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_slideshow_interval: {e}"
-                        )
-                    });
+                self.poster_slideshow_interval = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_slideshow_interval",
+                        why,
+                    ));
                 self
             }
             pub fn presentation_document_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.presentation_document_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for presentation_document_id: {e}"
-                        )
-                    });
+                self.presentation_document_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "presentation_document_id",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_id: {e}"
-                        )
-                    });
+                self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_id",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_url: {e}"
-                        )
-                    });
+                self.primary_poster_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_url",
+                        why,
+                    ));
                 self
             }
             pub fn publish_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_end: {e}")
-                    });
+                self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_end", why));
                 self
             }
             pub fn publish_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_start: {e}")
-                    });
+                self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_start", why));
                 self
             }
             pub fn seek_preview_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.seek_preview_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_url: {e}"
-                        )
-                    });
+                self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_url",
+                        why,
+                    ));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn streaming_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.streaming_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for streaming_policy_id: {e}"
-                        )
-                    });
+                self.streaming_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "streaming_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Tag>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -15485,298 +14785,216 @@ pub mod types {
         impl ContentUpdate {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category_id: {e}")
-                    });
+                self.category_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category_id", why));
                 self
             }
-            pub fn chapters<T>(mut self, value: T) -> Self
+            pub fn chapters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ChapterUpdate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ChapterUpdate>,
             {
-                self.chapters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chapters: {e}")
-                    });
+                self.chapters = ::vidplat_core::array_of("chapters", value);
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentUpdateDescription>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentUpdateDescription>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
             pub fn encode_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::EncodeStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::EncodeStatus>,
             {
-                self.encode_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for encode_status: {e}")
-                    });
+                self.encode_status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encode_status", why));
                 self
             }
             pub fn encoder_transaction_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.encoder_transaction_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_transaction_id: {e}"
-                        )
-                    });
+                self.encoder_transaction_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "encoder_transaction_id",
+                        why,
+                    ));
                 self
             }
             pub fn forward_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.forward_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for forward_policy_id: {e}"
-                        )
-                    });
+                self.forward_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "forward_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn playlist_item_overrides<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlaylistItemOverridesUpdate>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlaylistItemOverridesUpdate>,
             {
-                self.playlist_item_overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_item_overrides: {e}"
-                        )
-                    });
+                self.playlist_item_overrides = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playlist_item_overrides",
+                        why,
+                    ));
                 self
             }
             pub fn poster_slideshow_interval<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.poster_slideshow_interval = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_slideshow_interval: {e}"
-                        )
-                    });
+                self.poster_slideshow_interval = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_slideshow_interval",
+                        why,
+                    ));
                 self
             }
             pub fn presentation_document_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.presentation_document_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for presentation_document_id: {e}"
-                        )
-                    });
+                self.presentation_document_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "presentation_document_id",
+                        why,
+                    ));
                 self
             }
             pub fn primary_poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.primary_poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_id: {e}"
-                        )
-                    });
+                self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_id",
+                        why,
+                    ));
                 self
             }
             pub fn publish_end<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_end: {e}")
-                    });
+                self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_end", why));
                 self
             }
             pub fn publish_start<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.publish_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for publish_start: {e}")
-                    });
+                self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("publish_start", why));
                 self
             }
             pub fn seek_preview_content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentUpdateSeekPreviewContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentUpdateSeekPreviewContent>,
             {
-                self.seek_preview_content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_content: {e}"
-                        )
-                    });
+                self.seek_preview_content = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_content",
+                        why,
+                    ));
                 self
             }
             pub fn seek_preview_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentUpdateSeekPreviewUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentUpdateSeekPreviewUrl>,
             {
-                self.seek_preview_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_url: {e}"
-                        )
-                    });
+                self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_url",
+                        why,
+                    ));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn streaming_policy_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.streaming_policy_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for streaming_policy_id: {e}"
-                        )
-                    });
+                self.streaming_policy_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "streaming_policy_id",
+                        why,
+                    ));
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Tag>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ContentUpdateTitle>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentUpdateTitle>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
         }
@@ -15872,68 +15090,46 @@ pub mod types {
             }
         }
         impl CtaActions {
-            pub fn card_options<T>(mut self, value: T) -> Self
+            pub fn card_options<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CtaCardOption>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CtaCardOption>,
             {
-                self.card_options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for card_options: {e}")
-                    });
+                self.card_options = ::vidplat_core::array_of("card_options", value);
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -15989,40 +15185,28 @@ pub mod types {
         impl CtaCardOption {
             pub fn timing<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.timing = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for timing: {e}")
-                    });
+                self.timing = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("timing", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -16069,28 +15253,23 @@ pub mod types {
         impl DeliveryVolume {
             pub fn bytes_downloaded<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.bytes_downloaded = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for bytes_downloaded: {e}"
-                        )
-                    });
+                self.bytes_downloaded = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "bytes_downloaded",
+                        why,
+                    ));
                 self
             }
             pub fn date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<vidplat_core::Date>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Date>,
             {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
+                self.date = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("date", why));
                 self
             }
         }
@@ -16165,100 +15344,66 @@ pub mod types {
         impl Document {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filename: {e}")
-                    });
+                self.filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -16308,16 +15453,12 @@ pub mod types {
             }
         }
         impl DocumentBulkCreate {
-            pub fn requests<T>(mut self, value: T) -> Self
+            pub fn requests<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::DocumentCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::DocumentCreate>,
             {
-                self.requests = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for requests: {e}")
-                    });
+                self.requests = ::vidplat_core::array_of("requests", value);
                 self
             }
         }
@@ -16373,70 +15514,42 @@ pub mod types {
         impl DocumentCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentCreateFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentCreateFilename>,
             {
-                self.filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filename: {e}")
-                    });
+                self.filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::DocumentCreateTitle>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::DocumentCreateTitle>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentCreateType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentCreateType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -16480,16 +15593,12 @@ pub mod types {
             }
         }
         impl DocumentList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Document>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Document>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -16543,72 +15652,42 @@ pub mod types {
         impl DocumentUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentUpdateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentUpdateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentUpdateFilename>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentUpdateFilename>,
             {
-                self.filename = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filename: {e}")
-                    });
+                self.filename = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filename", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentUpdateTitle>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentUpdateTitle>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentUpdateType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentUpdateType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::DocumentUpdateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::DocumentUpdateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -16659,28 +15738,18 @@ pub mod types {
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ErrorCode>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ErrorCode>,
             {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
+                self.code = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("code", why));
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
+                self.message = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("message", why));
                 self
             }
         }
@@ -16750,88 +15819,58 @@ pub mod types {
         impl ForwardPolicy {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn is_default<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
+                self.is_default = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_default", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn rules<T>(mut self, value: T) -> Self
+            pub fn rules<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ForwardRule>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ForwardRule>,
             {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
-                    });
+                self.rules = ::vidplat_core::array_of("rules", value);
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -16879,16 +15918,12 @@ pub mod types {
             }
         }
         impl ForwardPolicyList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ForwardPolicy>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ForwardPolicy>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -16935,58 +15970,46 @@ pub mod types {
             }
         }
         impl ForwardRule {
-            pub fn conditions<T>(mut self, value: T) -> Self
+            pub fn conditions<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PolicyCondition>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PolicyCondition>,
             {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
+                self.conditions = ::vidplat_core::array_of("conditions", value);
                 self
             }
             pub fn forward_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ForwardType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ForwardType>,
             {
-                self.forward_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for forward_type: {e}")
-                    });
+                self.forward_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("forward_type", why));
                 self
             }
             pub fn target_content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.target_content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for target_content_name: {e}"
-                        )
-                    });
+                self.target_content_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "target_content_name",
+                        why,
+                    ));
                 self
             }
             pub fn target_image_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.target_image_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for target_image_url: {e}"
-                        )
-                    });
+                self.target_image_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "target_image_url",
+                        why,
+                    ));
                 self
             }
         }
@@ -17045,52 +16068,34 @@ pub mod types {
         impl Label {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -17131,14 +16136,10 @@ pub mod types {
         impl LabelCreate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::LabelCreateName>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::LabelCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -17170,16 +16171,12 @@ pub mod types {
             }
         }
         impl LabelList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Label>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Label>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -17213,16 +16210,10 @@ pub mod types {
         impl LabelUpdate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::LabelUpdateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::LabelUpdateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -17276,64 +16267,44 @@ pub mod types {
         impl PageAuthentication {
             pub fn masthead<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.masthead = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for masthead: {e}")
-                    });
+                self.masthead = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("masthead", why));
                 self
             }
             pub fn password<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.password = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for password: {e}")
-                    });
+                self.password = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("password", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn username<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.username = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for username: {e}")
-                    });
+                self.username = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("username", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -17484,294 +16455,219 @@ pub mod types {
         impl PageConfigurations {
             pub fn authentication<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PageAuthentication>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageAuthentication>,
             {
-                self.authentication = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for authentication: {e}"
-                        )
-                    });
+                self.authentication = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("authentication", why));
                 self
             }
             pub fn chat_room_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.chat_room_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chat_room_id: {e}")
-                    });
+                self.chat_room_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("chat_room_id", why));
                 self
             }
             pub fn chat_tag_template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.chat_tag_template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for chat_tag_template: {e}"
-                        )
-                    });
+                self.chat_tag_template = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "chat_tag_template",
+                        why,
+                    ));
                 self
             }
             pub fn custom_body_elements_bottom<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_body_elements_bottom = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_body_elements_bottom: {e}"
-                        )
-                    });
+                self.custom_body_elements_bottom = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_body_elements_bottom",
+                        why,
+                    ));
                 self
             }
             pub fn custom_body_elements_top<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_body_elements_top = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_body_elements_top: {e}"
-                        )
-                    });
+                self.custom_body_elements_top = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_body_elements_top",
+                        why,
+                    ));
                 self
             }
-            pub fn custom_error_responses<T>(mut self, value: T) -> Self
+            pub fn custom_error_responses<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomErrorResponse>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CustomErrorResponse>,
             {
-                self.custom_error_responses = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_error_responses: {e}"
-                        )
-                    });
+                self.custom_error_responses = ::vidplat_core::array_of(
+                    "custom_error_responses",
+                    value,
+                );
                 self
             }
             pub fn custom_head_elements<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_head_elements = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_head_elements: {e}"
-                        )
-                    });
+                self.custom_head_elements = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_head_elements",
+                        why,
+                    ));
                 self
             }
             pub fn custom_styles<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_styles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for custom_styles: {e}")
-                    });
+                self.custom_styles = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("custom_styles", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn exposed_metadata<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PageExposedMetadata>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageExposedMetadata>,
             {
-                self.exposed_metadata = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for exposed_metadata: {e}"
-                        )
-                    });
+                self.exposed_metadata = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "exposed_metadata",
+                        why,
+                    ));
                 self
             }
             pub fn footer<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PageFooter>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageFooter>,
             {
-                self.footer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for footer: {e}")
-                    });
+                self.footer = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("footer", why));
                 self
             }
             pub fn masthead<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.masthead = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for masthead: {e}")
-                    });
+                self.masthead = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("masthead", why));
                 self
             }
             pub fn noindex<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.noindex = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for noindex: {e}")
-                    });
+                self.noindex = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("noindex", why));
                 self
             }
             pub fn player_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_id: {e}")
-                    });
+                self.player_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_id", why));
                 self
             }
             pub fn player_tag_template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_tag_template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_tag_template: {e}"
-                        )
-                    });
+                self.player_tag_template = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_tag_template",
+                        why,
+                    ));
                 self
             }
-            pub fn social_buttons<T>(mut self, value: T) -> Self
+            pub fn social_buttons<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.social_buttons = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for social_buttons: {e}"
-                        )
-                    });
+                self.social_buttons = ::vidplat_core::array_of("social_buttons", value);
                 self
             }
             pub fn subheader<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.subheader = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subheader: {e}")
-                    });
+                self.subheader = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("subheader", why));
                 self
             }
             pub fn template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for template: {e}")
-                    });
+                self.template = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("template", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
-            pub fn whitelist_cidrs<T>(mut self, value: T) -> Self
+            pub fn whitelist_cidrs<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.whitelist_cidrs = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for whitelist_cidrs: {e}"
-                        )
-                    });
+                self.whitelist_cidrs = ::vidplat_core::array_of(
+                    "whitelist_cidrs",
+                    value,
+                );
                 self
             }
-            pub fn whitelist_referers<T>(mut self, value: T) -> Self
+            pub fn whitelist_referers<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.whitelist_referers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for whitelist_referers: {e}"
-                        )
-                    });
+                self.whitelist_referers = ::vidplat_core::array_of(
+                    "whitelist_referers",
+                    value,
+                );
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -17881,90 +16777,60 @@ pub mod types {
         impl PageExposedMetadata {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
+                self.category = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn documents<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("documents", why));
                 self
             }
             pub fn labels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("labels", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
-            pub fn tag_keys<T>(mut self, value: T) -> Self
+            pub fn tag_keys<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.tag_keys = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tag_keys: {e}")
-                    });
+                self.tag_keys = ::vidplat_core::array_of("tag_keys", value);
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -18020,28 +16886,20 @@ pub mod types {
         impl PageFooter {
             pub fn text<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.text = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for text: {e}")
-                    });
+                self.text = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("text", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -18191,308 +17049,207 @@ pub mod types {
         impl PlayInformation {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
+                self.category = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category", why));
                 self
             }
-            pub fn chapters<T>(mut self, value: T) -> Self
+            pub fn chapters<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::PlayChapter>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PlayChapter>,
             {
-                self.chapters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chapters: {e}")
-                    });
+                self.chapters = ::vidplat_core::array_of("chapters", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn cta_actions<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CtaActions>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::CtaActions>,
             {
-                self.cta_actions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cta_actions: {e}")
-                    });
+                self.cta_actions = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("cta_actions", why));
                 self
             }
             pub fn default_subtitle_index<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.default_subtitle_index = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for default_subtitle_index: {e}"
-                        )
-                    });
+                self.default_subtitle_index = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "default_subtitle_index",
+                        why,
+                    ));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
-            pub fn documents<T>(mut self, value: T) -> Self
+            pub fn documents<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::PlayDocument>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PlayDocument>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::array_of("documents", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn image_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.image_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for image_url: {e}")
-                    });
+                self.image_url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("image_url", why));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn poster_slideshow<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlayPosterSlideshow>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlayPosterSlideshow>,
             {
-                self.poster_slideshow = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for poster_slideshow: {e}"
-                        )
-                    });
+                self.poster_slideshow = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "poster_slideshow",
+                        why,
+                    ));
                 self
             }
             pub fn poster_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.poster_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for poster_url: {e}")
-                    });
+                self.poster_url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("poster_url", why));
                 self
             }
             pub fn presentation<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PlayPresentation>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PlayPresentation>,
             {
-                self.presentation = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for presentation: {e}")
-                    });
+                self.presentation = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("presentation", why));
                 self
             }
             pub fn seek_preview_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.seek_preview_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for seek_preview_url: {e}"
-                        )
-                    });
+                self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "seek_preview_url",
+                        why,
+                    ));
                 self
             }
             pub fn stream_set_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.stream_set_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for stream_set_name: {e}"
-                        )
-                    });
+                self.stream_set_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("stream_set_name", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::PlayStream>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PlayStream>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value)
+                    .map(::std::option::Option::Some);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::PlaySubtitle>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PlaySubtitle>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value)
+                    .map(::std::option::Option::Some);
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<super::Tag>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PlayResponseType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PlayResponseType>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn video_url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.video_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_url: {e}")
-                    });
+                self.video_url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_url", why));
                 self
             }
         }
@@ -18579,28 +17336,20 @@ pub mod types {
         impl PlayPosterSlideshow {
             pub fn interval<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.interval = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for interval: {e}")
-                    });
+                self.interval = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("interval", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -18711,190 +17460,129 @@ pub mod types {
         impl PlayStream {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.audio_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_bitrate: {e}")
-                    });
+                self.audio_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_bitrate", why));
                 self
             }
             pub fn audio_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioCodec>,
             {
-                self.audio_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_codec: {e}")
-                    });
+                self.audio_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_codec", why));
                 self
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.audio_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_label: {e}")
-                    });
+                self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_label", why));
                 self
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.audio_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_language: {e}"
-                        )
-                    });
+                self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_language", why));
                 self
             }
             pub fn audio_track_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioTrackType>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioTrackType>,
             {
-                self.audio_track_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_track_type: {e}"
-                        )
-                    });
+                self.audio_track_type = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "audio_track_type",
+                        why,
+                    ));
                 self
             }
             pub fn channels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
+                self.channels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("channels", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn framerate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.framerate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for framerate: {e}")
-                    });
+                self.framerate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("framerate", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn sample_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.sample_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sample_rate: {e}")
-                    });
+                self.sample_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("sample_rate", why));
                 self
             }
             pub fn video_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.video_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_bitrate: {e}")
-                    });
+                self.video_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_bitrate", why));
                 self
             }
             pub fn video_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::VideoCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::VideoCodec>,
             {
-                self.video_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_codec: {e}")
-                    });
+                self.video_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_codec", why));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -19005,128 +17693,84 @@ pub mod types {
         impl PlaylistItem {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
+                self.category = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category", why));
                 self
             }
             pub fn content_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentType>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentType>,
             {
-                self.content_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_type: {e}")
-                    });
+                self.content_type = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_type", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn duration<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for duration: {e}")
-                    });
+                self.duration = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("duration", why));
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value);
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::ContentStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::ContentStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
-            pub fn tags<T>(mut self, value: T) -> Self
+            pub fn tags<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Tag>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
+                self.tags = ::vidplat_core::array_of("tags", value);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -19197,54 +17841,41 @@ pub mod types {
         impl PlaylistItemOverrides {
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn primary_poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_id: {e}"
-                        )
-                    });
+                self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_id",
+                        why,
+                    ));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -19305,54 +17936,41 @@ pub mod types {
         impl PlaylistItemOverridesCreate {
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn primary_poster_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.primary_poster_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_name: {e}"
-                        )
-                    });
+                self.primary_poster_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_name",
+                        why,
+                    ));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -19413,54 +18031,41 @@ pub mod types {
         impl PlaylistItemOverridesUpdate {
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn primary_poster_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.primary_poster_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for primary_poster_id: {e}"
-                        )
-                    });
+                self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "primary_poster_id",
+                        why,
+                    ));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -19521,56 +18126,39 @@ pub mod types {
         impl PlaylistItems {
             pub fn playlist_description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playlist_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_description: {e}"
-                        )
-                    });
+                self.playlist_description = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "playlist_description",
+                        why,
+                    ));
                 self
             }
-            pub fn playlist_items<T>(mut self, value: T) -> Self
+            pub fn playlist_items<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PlaylistItem>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PlaylistItem>,
             {
-                self.playlist_items = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_items: {e}"
-                        )
-                    });
+                self.playlist_items = ::vidplat_core::array_of("playlist_items", value);
                 self
             }
             pub fn playlist_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playlist_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playlist_name: {e}")
-                    });
+                self.playlist_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playlist_name", why));
                 self
             }
             pub fn playlist_title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.playlist_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playlist_title: {e}"
-                        )
-                    });
+                self.playlist_title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playlist_title", why));
                 self
             }
         }
@@ -19624,42 +18212,26 @@ pub mod types {
         impl PolicyCondition {
             pub fn operand<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PolicyConditionOperand>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PolicyConditionOperand>,
             {
-                self.operand = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for operand: {e}")
-                    });
+                self.operand = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("operand", why));
                 self
             }
             pub fn parameter<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PolicyConditionParameter>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PolicyConditionParameter>,
             {
-                self.parameter = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for parameter: {e}")
-                    });
+                self.parameter = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("parameter", why));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("value", why));
                 self
             }
         }
@@ -19746,128 +18318,87 @@ pub mod types {
         impl Poster {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PosterFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PosterFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.timestamp = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for timestamp: {e}")
-                    });
+                self.timestamp = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("timestamp", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
             pub fn used_in_slideshow<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.used_in_slideshow = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for used_in_slideshow: {e}"
-                        )
-                    });
+                self.used_in_slideshow = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "used_in_slideshow",
+                        why,
+                    ));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -19921,16 +18452,12 @@ pub mod types {
             }
         }
         impl PosterBulkCreate {
-            pub fn requests<T>(mut self, value: T) -> Self
+            pub fn requests<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PosterCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PosterCreate>,
             {
-                self.requests = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for requests: {e}")
-                    });
+                self.requests = ::vidplat_core::array_of("requests", value);
                 self
             }
         }
@@ -19993,92 +18520,61 @@ pub mod types {
         impl PosterCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PosterCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PosterCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::PosterFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::PosterFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.timestamp = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for timestamp: {e}")
-                    });
+                self.timestamp = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("timestamp", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PosterCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PosterCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
             pub fn used_in_slideshow<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<bool>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<bool>,
             {
-                self.used_in_slideshow = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for used_in_slideshow: {e}"
-                        )
-                    });
+                self.used_in_slideshow = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "used_in_slideshow",
+                        why,
+                    ));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -20126,16 +18622,12 @@ pub mod types {
             }
         }
         impl PosterList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Poster>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Poster>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -20167,16 +18659,12 @@ pub mod types {
             }
         }
         impl PosterOrder {
-            pub fn order<T>(mut self, value: T) -> Self
+            pub fn order<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for order: {e}")
-                    });
+                self.order = ::vidplat_core::array_of("order", value);
                 self
             }
         }
@@ -20240,94 +18728,63 @@ pub mod types {
         impl PosterUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PosterUpdateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PosterUpdateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PosterFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PosterFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn timestamp<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.timestamp = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for timestamp: {e}")
-                    });
+                self.timestamp = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("timestamp", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PosterUpdateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PosterUpdateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
             pub fn used_in_slideshow<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.used_in_slideshow = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for used_in_slideshow: {e}"
-                        )
-                    });
+                self.used_in_slideshow = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "used_in_slideshow",
+                        why,
+                    ));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -20375,12 +18832,10 @@ pub mod types {
         impl RegisteredId {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
         }
@@ -20419,24 +18874,18 @@ pub mod types {
         impl RegisteredItem {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -20476,14 +18925,10 @@ pub mod types {
         impl RegisteredName {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -20519,16 +18964,13 @@ pub mod types {
         impl RevokedAudienceAdd {
             pub fn revoked_audience<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::RevokedAudienceAddRevokedAudience>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::RevokedAudienceAddRevokedAudience>,
             {
-                self.revoked_audience = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for revoked_audience: {e}"
-                        )
-                    });
+                self.revoked_audience = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "revoked_audience",
+                        why,
+                    ));
                 self
             }
         }
@@ -20581,52 +19023,36 @@ pub mod types {
         impl ScopeCondition {
             pub fn operand<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.operand = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for operand: {e}")
-                    });
+                self.operand = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("operand", why));
                 self
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for path: {e}")
-                    });
+                self.path = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("path", why));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("value", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -20715,138 +19141,97 @@ pub mod types {
         impl Site {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.access_denial_timeout = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for access_denial_timeout: {e}"
-                        )
-                    });
+                self.access_denial_timeout = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "access_denial_timeout",
+                        why,
+                    ));
                 self
             }
             pub fn configurations<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SiteConfigurations>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SiteConfigurations>,
             {
-                self.configurations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for configurations: {e}"
-                        )
-                    });
+                self.configurations = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("configurations", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
-            pub fn domain_names<T>(mut self, value: T) -> Self
+            pub fn domain_names<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.domain_names = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for domain_names: {e}")
-                    });
+                self.domain_names = ::vidplat_core::array_of("domain_names", value);
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn max_simultaneous_viewers<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.max_simultaneous_viewers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_simultaneous_viewers: {e}"
-                        )
-                    });
+                self.max_simultaneous_viewers = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "max_simultaneous_viewers",
+                        why,
+                    ));
                 self
             }
             pub fn propagation_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PropagationStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PropagationStatus>,
             {
-                self.propagation_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for propagation_status: {e}"
-                        )
-                    });
+                self.propagation_status = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "propagation_status",
+                        why,
+                    ));
                 self
             }
             pub fn ssl_certificate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::SslCertificate>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SslCertificate>,
             {
-                self.ssl_certificate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for ssl_certificate: {e}"
-                        )
-                    });
+                self.ssl_certificate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("ssl_certificate", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::SiteStatus>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SiteStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -20957,152 +19342,105 @@ pub mod types {
         impl SiteAuthentication {
             pub fn client_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.client_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for client_id: {e}")
-                    });
+                self.client_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("client_id", why));
                 self
             }
             pub fn client_secret<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.client_secret = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for client_secret: {e}")
-                    });
+                self.client_secret = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("client_secret", why));
                 self
             }
             pub fn hide_update_password<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.hide_update_password = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for hide_update_password: {e}"
-                        )
-                    });
+                self.hide_update_password = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "hide_update_password",
+                        why,
+                    ));
                 self
             }
             pub fn issuer<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.issuer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for issuer: {e}")
-                    });
+                self.issuer = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("issuer", why));
                 self
             }
             pub fn logout_endpoint<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.logout_endpoint = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for logout_endpoint: {e}"
-                        )
-                    });
+                self.logout_endpoint = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("logout_endpoint", why));
                 self
             }
             pub fn masthead<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.masthead = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for masthead: {e}")
-                    });
+                self.masthead = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("masthead", why));
                 self
             }
             pub fn password<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.password = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for password: {e}")
-                    });
+                self.password = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("password", why));
                 self
             }
             pub fn pool_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.pool_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pool_id: {e}")
-                    });
+                self.pool_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("pool_id", why));
                 self
             }
             pub fn scope<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.scope = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for scope: {e}")
-                    });
+                self.scope = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("scope", why));
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn username<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.username = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for username: {e}")
-                    });
+                self.username = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("username", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -21287,348 +19625,264 @@ pub mod types {
         impl SiteConfigurations {
             pub fn authentication<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SiteAuthentication>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SiteAuthentication>,
             {
-                self.authentication = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for authentication: {e}"
-                        )
-                    });
+                self.authentication = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("authentication", why));
                 self
             }
             pub fn chat_room_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.chat_room_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for chat_room_id: {e}")
-                    });
+                self.chat_room_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("chat_room_id", why));
                 self
             }
             pub fn chat_tag_template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.chat_tag_template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for chat_tag_template: {e}"
-                        )
-                    });
+                self.chat_tag_template = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "chat_tag_template",
+                        why,
+                    ));
                 self
             }
             pub fn content_scope<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::ContentScope>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::ContentScope>,
             {
-                self.content_scope = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_scope: {e}")
-                    });
+                self.content_scope = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_scope", why));
                 self
             }
             pub fn custom_body_elements_bottom<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_body_elements_bottom = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_body_elements_bottom: {e}"
-                        )
-                    });
+                self.custom_body_elements_bottom = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_body_elements_bottom",
+                        why,
+                    ));
                 self
             }
             pub fn custom_body_elements_top<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_body_elements_top = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_body_elements_top: {e}"
-                        )
-                    });
+                self.custom_body_elements_top = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_body_elements_top",
+                        why,
+                    ));
                 self
             }
-            pub fn custom_error_responses<T>(mut self, value: T) -> Self
+            pub fn custom_error_responses<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CustomErrorResponse>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::CustomErrorResponse>,
             {
-                self.custom_error_responses = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_error_responses: {e}"
-                        )
-                    });
+                self.custom_error_responses = ::vidplat_core::array_of(
+                    "custom_error_responses",
+                    value,
+                );
                 self
             }
             pub fn custom_head_elements<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_head_elements = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for custom_head_elements: {e}"
-                        )
-                    });
+                self.custom_head_elements = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "custom_head_elements",
+                        why,
+                    ));
                 self
             }
             pub fn custom_styles<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.custom_styles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for custom_styles: {e}")
-                    });
+                self.custom_styles = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("custom_styles", why));
                 self
             }
             pub fn default_contents_per_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.default_contents_per_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for default_contents_per_page: {e}"
-                        )
-                    });
+                self.default_contents_per_page = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "default_contents_per_page",
+                        why,
+                    ));
                 self
             }
             pub fn default_contents_sort<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.default_contents_sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for default_contents_sort: {e}"
-                        )
-                    });
+                self.default_contents_sort = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "default_contents_sort",
+                        why,
+                    ));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn exposed_metadata<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SiteExposedMetadata>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SiteExposedMetadata>,
             {
-                self.exposed_metadata = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for exposed_metadata: {e}"
-                        )
-                    });
+                self.exposed_metadata = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "exposed_metadata",
+                        why,
+                    ));
                 self
             }
             pub fn footer<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PageFooter>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageFooter>,
             {
-                self.footer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for footer: {e}")
-                    });
+                self.footer = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("footer", why));
                 self
             }
             pub fn masthead<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.masthead = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for masthead: {e}")
-                    });
+                self.masthead = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("masthead", why));
                 self
             }
             pub fn noindex<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.noindex = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for noindex: {e}")
-                    });
+                self.noindex = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("noindex", why));
                 self
             }
             pub fn player_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for player_id: {e}")
-                    });
+                self.player_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("player_id", why));
                 self
             }
             pub fn player_tag_template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.player_tag_template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for player_tag_template: {e}"
-                        )
-                    });
+                self.player_tag_template = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "player_tag_template",
+                        why,
+                    ));
                 self
             }
-            pub fn social_buttons<T>(mut self, value: T) -> Self
+            pub fn social_buttons<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.social_buttons = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for social_buttons: {e}"
-                        )
-                    });
+                self.social_buttons = ::vidplat_core::array_of("social_buttons", value);
                 self
             }
             pub fn subheader<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::serde_json::Value>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::serde_json::Value>,
             {
-                self.subheader = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subheader: {e}")
-                    });
+                self.subheader = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("subheader", why));
                 self
             }
             pub fn template<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.template = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for template: {e}")
-                    });
+                self.template = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("template", why));
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
+                self.title = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("title", why));
                 self
             }
-            pub fn user_content_scopes<T>(mut self, value: T) -> Self
+            pub fn user_content_scopes<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::UserContentScope>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::UserContentScope>,
             {
-                self.user_content_scopes = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for user_content_scopes: {e}"
-                        )
-                    });
+                self.user_content_scopes = ::vidplat_core::array_of(
+                    "user_content_scopes",
+                    value,
+                );
                 self
             }
-            pub fn whitelist_cidrs<T>(mut self, value: T) -> Self
+            pub fn whitelist_cidrs<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.whitelist_cidrs = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for whitelist_cidrs: {e}"
-                        )
-                    });
+                self.whitelist_cidrs = ::vidplat_core::array_of(
+                    "whitelist_cidrs",
+                    value,
+                );
                 self
             }
-            pub fn whitelist_referers<T>(mut self, value: T) -> Self
+            pub fn whitelist_referers<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.whitelist_referers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for whitelist_referers: {e}"
-                        )
-                    });
+                self.whitelist_referers = ::vidplat_core::array_of(
+                    "whitelist_referers",
+                    value,
+                );
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -21756,116 +20010,81 @@ pub mod types {
         impl SiteExposedMetadata {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
+                self.category = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("category", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn documents<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.documents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for documents: {e}")
-                    });
+                self.documents = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("documents", why));
                 self
             }
             pub fn labels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("labels", why));
                 self
             }
             pub fn playback_count<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.playback_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for playback_count: {e}"
-                        )
-                    });
+                self.playback_count = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_count", why));
                 self
             }
             pub fn related_contents<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.related_contents = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for related_contents: {e}"
-                        )
-                    });
+                self.related_contents = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "related_contents",
+                        why,
+                    ));
                 self
             }
-            pub fn tag_keys<T>(mut self, value: T) -> Self
+            pub fn tag_keys<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.tag_keys = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tag_keys: {e}")
-                    });
+                self.tag_keys = ::vidplat_core::array_of("tag_keys", value);
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -21918,16 +20137,12 @@ pub mod types {
             }
         }
         impl SiteList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Site>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Site>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -21996,110 +20211,78 @@ pub mod types {
         impl SslCertificate {
             pub fn common_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.common_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for common_name: {e}")
-                    });
+                self.common_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("common_name", why));
                 self
             }
             pub fn fingerprint_sha1<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.fingerprint_sha1 = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for fingerprint_sha1: {e}"
-                        )
-                    });
+                self.fingerprint_sha1 = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "fingerprint_sha1",
+                        why,
+                    ));
                 self
             }
             pub fn fingerprint_sha256<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.fingerprint_sha256 = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for fingerprint_sha256: {e}"
-                        )
-                    });
+                self.fingerprint_sha256 = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "fingerprint_sha256",
+                        why,
+                    ));
                 self
             }
             pub fn imported_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.imported_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for imported_at: {e}")
-                    });
+                self.imported_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("imported_at", why));
                 self
             }
             pub fn not_after<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.not_after = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for not_after: {e}")
-                    });
+                self.not_after = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("not_after", why));
                 self
             }
             pub fn not_before<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.not_before = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for not_before: {e}")
-                    });
+                self.not_before = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("not_before", why));
                 self
             }
             pub fn serial_number<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.serial_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for serial_number: {e}")
-                    });
+                self.serial_number = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("serial_number", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -22256,278 +20439,183 @@ pub mod types {
         impl Stream {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.audio_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_bitrate: {e}")
-                    });
+                self.audio_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_bitrate", why));
                 self
             }
             pub fn audio_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioCodec>,
             {
-                self.audio_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_codec: {e}")
-                    });
+                self.audio_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_codec", why));
                 self
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.audio_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_label: {e}")
-                    });
+                self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_label", why));
                 self
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.audio_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_language: {e}"
-                        )
-                    });
+                self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_language", why));
                 self
             }
             pub fn audio_track_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioTrackType>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioTrackType>,
             {
-                self.audio_track_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_track_type: {e}"
-                        )
-                    });
+                self.audio_track_type = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "audio_track_type",
+                        why,
+                    ));
                 self
             }
             pub fn channels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
+                self.channels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("channels", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn encoder_task_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.encoder_task_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_task_id: {e}"
-                        )
-                    });
+                self.encoder_task_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encoder_task_id", why));
                 self
             }
             pub fn filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filesize: {e}")
-                    });
+                self.filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filesize", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn framerate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.framerate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for framerate: {e}")
-                    });
+                self.framerate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("framerate", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn is_original<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.is_original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_original: {e}")
-                    });
+                self.is_original = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_original", why));
                 self
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for path: {e}")
-                    });
+                self.path = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("path", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn sample_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.sample_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sample_rate: {e}")
-                    });
+                self.sample_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("sample_rate", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn video_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.video_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_bitrate: {e}")
-                    });
+                self.video_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_bitrate", why));
                 self
             }
             pub fn video_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::VideoCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::VideoCodec>,
             {
-                self.video_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_codec: {e}")
-                    });
+                self.video_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_codec", why));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -22605,16 +20693,12 @@ pub mod types {
             }
         }
         impl StreamBulkCreate {
-            pub fn requests<T>(mut self, value: T) -> Self
+            pub fn requests<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamCreate>,
             {
-                self.requests = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for requests: {e}")
-                    });
+                self.requests = ::vidplat_core::array_of("requests", value);
                 self
             }
         }
@@ -22736,258 +20820,172 @@ pub mod types {
         impl StreamCreate {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.audio_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_bitrate: {e}")
-                    });
+                self.audio_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_bitrate", why));
                 self
             }
             pub fn audio_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioCodec>,
             {
-                self.audio_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_codec: {e}")
-                    });
+                self.audio_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_codec", why));
                 self
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamCreateAudioLabel>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamCreateAudioLabel>,
             {
-                self.audio_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_label: {e}")
-                    });
+                self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_label", why));
                 self
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamCreateAudioLanguage>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamCreateAudioLanguage>,
             {
-                self.audio_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_language: {e}"
-                        )
-                    });
+                self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_language", why));
                 self
             }
             pub fn audio_track_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioTrackType>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioTrackType>,
             {
-                self.audio_track_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_track_type: {e}"
-                        )
-                    });
+                self.audio_track_type = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "audio_track_type",
+                        why,
+                    ));
                 self
             }
             pub fn channels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
+                self.channels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("channels", why));
                 self
             }
             pub fn encoder_task_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.encoder_task_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_task_id: {e}"
-                        )
-                    });
+                self.encoder_task_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encoder_task_id", why));
                 self
             }
             pub fn filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filesize: {e}")
-                    });
+                self.filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filesize", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::StreamFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn framerate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.framerate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for framerate: {e}")
-                    });
+                self.framerate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("framerate", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn is_original<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<bool>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<bool>,
             {
-                self.is_original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_original: {e}")
-                    });
+                self.is_original = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_original", why));
                 self
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamCreateOriginDomainName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamCreateOriginDomainName>,
             {
-                self.origin_domain_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for origin_domain_name: {e}"
-                        )
-                    });
+                self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "origin_domain_name",
+                        why,
+                    ));
                 self
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::StreamCreatePath>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::StreamCreatePath>,
             {
-                self.path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for path: {e}")
-                    });
+                self.path = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("path", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<f64>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<f64>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn sample_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.sample_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sample_rate: {e}")
-                    });
+                self.sample_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("sample_rate", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::StreamStatus>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::StreamStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn video_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.video_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_bitrate: {e}")
-                    });
+                self.video_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_bitrate", why));
                 self
             }
             pub fn video_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::VideoCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::VideoCodec>,
             {
-                self.video_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_codec: {e}")
-                    });
+                self.video_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_codec", why));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -23061,16 +21059,12 @@ pub mod types {
             }
         }
         impl StreamList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Stream>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Stream>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -23109,28 +21103,18 @@ pub mod types {
         impl StreamSelection {
             pub fn key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamSelectionKey>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamSelectionKey>,
             {
-                self.key = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for key: {e}")
-                    });
+                self.key = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("key", why));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("value", why));
                 self
             }
         }
@@ -23195,80 +21179,50 @@ pub mod types {
         impl StreamSet {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn distribution_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.distribution_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for distribution_id: {e}"
-                        )
-                    });
+                self.distribution_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("distribution_id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value);
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -23331,56 +21285,35 @@ pub mod types {
         impl StreamSetCreate {
             pub fn distribution_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.distribution_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for distribution_id: {e}"
-                        )
-                    });
+                self.distribution_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("distribution_id", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamSetCreateName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamSetCreateName>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value)
+                    .map(::std::option::Option::Some);
                 self
             }
         }
@@ -23422,16 +21355,12 @@ pub mod types {
             }
         }
         impl StreamSetList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamSet>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamSet>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -23465,14 +21394,10 @@ pub mod types {
         impl StreamSetRegistration {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
         }
@@ -23518,44 +21443,28 @@ pub mod types {
         impl StreamSetUpdate {
             pub fn distribution_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.distribution_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for distribution_id: {e}"
-                        )
-                    });
+                self.distribution_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("distribution_id", why));
                 self
             }
-            pub fn streams<T>(mut self, value: T) -> Self
+            pub fn streams<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.streams = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for streams: {e}")
-                    });
+                self.streams = ::vidplat_core::array_of("streams", value)
+                    .map(::std::option::Option::Some);
                 self
             }
-            pub fn subtitles<T>(mut self, value: T) -> Self
+            pub fn subtitles<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
-                >,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::uuid::Uuid>,
             {
-                self.subtitles = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitles: {e}")
-                    });
+                self.subtitles = ::vidplat_core::array_of("subtitles", value)
+                    .map(::std::option::Option::Some);
                 self
             }
         }
@@ -23692,264 +21601,172 @@ pub mod types {
         impl StreamUpdate {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.audio_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_bitrate: {e}")
-                    });
+                self.audio_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_bitrate", why));
                 self
             }
             pub fn audio_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioCodec>,
             {
-                self.audio_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_codec: {e}")
-                    });
+                self.audio_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_codec", why));
                 self
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamUpdateAudioLabel>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamUpdateAudioLabel>,
             {
-                self.audio_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for audio_label: {e}")
-                    });
+                self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_label", why));
                 self
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamUpdateAudioLanguage>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamUpdateAudioLanguage>,
             {
-                self.audio_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_language: {e}"
-                        )
-                    });
+                self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("audio_language", why));
                 self
             }
             pub fn audio_track_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::AudioTrackType>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::AudioTrackType>,
             {
-                self.audio_track_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for audio_track_type: {e}"
-                        )
-                    });
+                self.audio_track_type = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "audio_track_type",
+                        why,
+                    ));
                 self
             }
             pub fn channels<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
+                self.channels = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("channels", why));
                 self
             }
             pub fn encoder_task_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
             {
-                self.encoder_task_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for encoder_task_id: {e}"
-                        )
-                    });
+                self.encoder_task_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("encoder_task_id", why));
                 self
             }
             pub fn filesize<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.filesize = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for filesize: {e}")
-                    });
+                self.filesize = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("filesize", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn framerate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.framerate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for framerate: {e}")
-                    });
+                self.framerate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("framerate", why));
                 self
             }
             pub fn height<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.height = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for height: {e}")
-                    });
+                self.height = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("height", why));
                 self
             }
             pub fn is_original<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.is_original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_original: {e}")
-                    });
+                self.is_original = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_original", why));
                 self
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamUpdateOriginDomainName>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamUpdateOriginDomainName>,
             {
-                self.origin_domain_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for origin_domain_name: {e}"
-                        )
-                    });
+                self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "origin_domain_name",
+                        why,
+                    ));
                 self
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::StreamUpdatePath>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::StreamUpdatePath>,
             {
-                self.path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for path: {e}")
-                    });
+                self.path = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("path", why));
                 self
             }
             pub fn playback_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<f64>,
             {
-                self.playback_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for playback_rate: {e}")
-                    });
+                self.playback_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("playback_rate", why));
                 self
             }
             pub fn sample_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.sample_rate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sample_rate: {e}")
-                    });
+                self.sample_rate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("sample_rate", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::StreamStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::StreamStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn video_bitrate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.video_bitrate = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_bitrate: {e}")
-                    });
+                self.video_bitrate = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_bitrate", why));
                 self
             }
             pub fn video_codec<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::VideoCodec>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::VideoCodec>,
             {
-                self.video_codec = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_codec: {e}")
-                    });
+                self.video_codec = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("video_codec", why));
                 self
             }
             pub fn width<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.width = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for width: {e}")
-                    });
+                self.width = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("width", why));
                 self
             }
         }
@@ -24065,114 +21882,79 @@ pub mod types {
         impl StreamingPolicy {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
+                self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("description", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn is_default<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
+                self.is_default = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("is_default", why));
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
+                self.name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("name", why));
                 self
             }
             pub fn preferred_language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.preferred_language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for preferred_language: {e}"
-                        )
-                    });
+                self.preferred_language = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "preferred_language",
+                        why,
+                    ));
                 self
             }
-            pub fn rules<T>(mut self, value: T) -> Self
+            pub fn rules<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamingRule>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamingRule>,
             {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
-                    });
+                self.rules = ::vidplat_core::array_of("rules", value);
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn url_lifetime<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.url_lifetime = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url_lifetime: {e}")
-                    });
+                self.url_lifetime = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url_lifetime", why));
                 self
             }
         }
@@ -24224,16 +22006,12 @@ pub mod types {
             }
         }
         impl StreamingPolicyList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamingPolicy>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamingPolicy>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -24271,28 +22049,20 @@ pub mod types {
             }
         }
         impl StreamingRule {
-            pub fn conditions<T>(mut self, value: T) -> Self
+            pub fn conditions<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PolicyCondition>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::PolicyCondition>,
             {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
+                self.conditions = ::vidplat_core::array_of("conditions", value);
                 self
             }
-            pub fn then<T>(mut self, value: T) -> Self
+            pub fn then<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::StreamSelection>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::StreamSelection>,
             {
-                self.then = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for then: {e}")
-                    });
+                self.then = ::vidplat_core::array_of("then", value);
                 self
             }
         }
@@ -24367,102 +22137,66 @@ pub mod types {
         impl Subtitle {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::SubtitleFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::SubtitleFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for label: {e}")
-                    });
+                self.label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("label", why));
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for language: {e}")
-                    });
+                self.language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("language", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -24512,16 +22246,12 @@ pub mod types {
             }
         }
         impl SubtitleBulkCreate {
-            pub fn requests<T>(mut self, value: T) -> Self
+            pub fn requests<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::SubtitleCreate>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::SubtitleCreate>,
             {
-                self.requests = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for requests: {e}")
-                    });
+                self.requests = ::vidplat_core::array_of("requests", value);
                 self
             }
         }
@@ -24577,66 +22307,42 @@ pub mod types {
         impl SubtitleCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleCreateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleCreateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::SubtitleFormat>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::SubtitleFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::SubtitleCreateLabel>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::SubtitleCreateLabel>,
             {
-                self.label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for label: {e}")
-                    });
+                self.label = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("label", why));
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::SubtitleCreateLanguage>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::SubtitleCreateLanguage>,
             {
-                self.language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for language: {e}")
-                    });
+                self.language = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("language", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleCreateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleCreateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -24680,16 +22386,12 @@ pub mod types {
             }
         }
         impl SubtitleList {
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::Subtitle>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::Subtitle>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
         }
@@ -24743,72 +22445,42 @@ pub mod types {
         impl SubtitleUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleUpdateContent>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateContent>,
             {
-                self.content = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content: {e}")
-                    });
+                self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content", why));
                 self
             }
             pub fn format<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::SubtitleFormat>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::SubtitleFormat>,
             {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
+                self.format = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("format", why));
                 self
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleUpdateLabel>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateLabel>,
             {
-                self.label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for label: {e}")
-                    });
+                self.label = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("label", why));
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleUpdateLanguage>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateLanguage>,
             {
-                self.language = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for language: {e}")
-                    });
+                self.language = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("language", why));
                 self
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SubtitleUpdateUrl>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateUrl>,
             {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
+                self.url = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("url", why));
                 self
             }
         }
@@ -24859,26 +22531,18 @@ pub mod types {
         impl Tag {
             pub fn key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.key = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for key: {e}")
-                    });
+                self.key = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("key", why));
                 self
             }
             pub fn value<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
+                self.value = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("value", why));
                 self
             }
         }
@@ -24936,66 +22600,46 @@ pub mod types {
             }
         }
         impl UserContentScope {
-            pub fn categories<T>(mut self, value: T) -> Self
+            pub fn categories<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
+                self.categories = ::vidplat_core::array_of("categories", value);
                 self
             }
-            pub fn conditions<T>(mut self, value: T) -> Self
+            pub fn conditions<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ScopeCondition>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ScopeCondition>,
             {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
+                self.conditions = ::vidplat_core::array_of("conditions", value);
                 self
             }
-            pub fn labels<T>(mut self, value: T) -> Self
+            pub fn labels<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.labels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for labels: {e}")
-                    });
+                self.labels = ::vidplat_core::array_of("labels", value);
                 self
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
+                self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("type_", why));
                 self
             }
             pub fn extra<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
+                T: ::vidplat_core::IntoValue<
                     ::serde_json::Map<::std::string::String, ::serde_json::Value>,
                 >,
-                T::Error: ::std::fmt::Display,
             {
-                self.extra = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for extra: {e}")
-                    });
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("extra", why));
                 self
             }
         }
@@ -25091,148 +22735,103 @@ pub mod types {
         impl ViewingPage {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.access_denial_timeout = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for access_denial_timeout: {e}"
-                        )
-                    });
+                self.access_denial_timeout = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "access_denial_timeout",
+                        why,
+                    ));
                 self
             }
             pub fn configurations<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PageConfigurations>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageConfigurations>,
             {
-                self.configurations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for configurations: {e}"
-                        )
-                    });
+                self.configurations = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("configurations", why));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn created_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.created_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for created_at: {e}")
-                    });
+                self.created_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("created_at", why));
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn max_simultaneous_viewers<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.max_simultaneous_viewers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_simultaneous_viewers: {e}"
-                        )
-                    });
+                self.max_simultaneous_viewers = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "max_simultaneous_viewers",
+                        why,
+                    ));
                 self
             }
-            pub fn revoked_audiences<T>(mut self, value: T) -> Self
+            pub fn revoked_audiences<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.revoked_audiences = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for revoked_audiences: {e}"
-                        )
-                    });
+                self.revoked_audiences = ::vidplat_core::array_of(
+                    "revoked_audiences",
+                    value,
+                );
                 self
             }
             pub fn signing_key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.signing_key = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for signing_key: {e}")
-                    });
+                self.signing_key = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("signing_key", why));
                 self
             }
             pub fn site_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.site_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site_id: {e}")
-                    });
+                self.site_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site_id", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PageStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PageStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
             pub fn updated_at<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<vidplat_core::Timestamp>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
-                self.updated_at = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for updated_at: {e}")
-                    });
+                self.updated_at = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("updated_at", why));
                 self
             }
         }
@@ -25322,110 +22921,82 @@ pub mod types {
         impl ViewingPageCreate {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.access_denial_timeout = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for access_denial_timeout: {e}"
-                        )
-                    });
+                self.access_denial_timeout = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "access_denial_timeout",
+                        why,
+                    ));
                 self
             }
             pub fn configurations<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PageConfigurations>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageConfigurations>,
             {
-                self.configurations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for configurations: {e}"
-                        )
-                    });
+                self.configurations = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("configurations", why));
                 self
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::ViewingPageCreateContentName>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<super::ViewingPageCreateContentName>,
             {
-                self.content_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for content_name: {e}")
-                    });
+                self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("content_name", why));
                 self
             }
             pub fn max_simultaneous_viewers<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.max_simultaneous_viewers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_simultaneous_viewers: {e}"
-                        )
-                    });
+                self.max_simultaneous_viewers = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "max_simultaneous_viewers",
+                        why,
+                    ));
                 self
             }
-            pub fn revoked_audiences<T>(mut self, value: T) -> Self
+            pub fn revoked_audiences<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.revoked_audiences = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for revoked_audiences: {e}"
-                        )
-                    });
+                self.revoked_audiences = ::vidplat_core::array_of(
+                    "revoked_audiences",
+                    value,
+                );
                 self
             }
             pub fn signature_required<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<bool>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<bool>,
             {
-                self.signature_required = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for signature_required: {e}"
-                        )
-                    });
+                self.signature_required = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "signature_required",
+                        why,
+                    ));
                 self
             }
             pub fn site_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.site_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site_id: {e}")
-                    });
+                self.site_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site_id", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<crate::types::PageStatus>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoValue<crate::types::PageStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
         }
@@ -25492,50 +23063,34 @@ pub mod types {
         impl ViewingPageList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.current_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for current_page: {e}")
-                    });
+                self.current_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("current_page", why));
                 self
             }
-            pub fn data<T>(mut self, value: T) -> Self
+            pub fn data<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ViewingPage>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<super::ViewingPage>,
             {
-                self.data = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data: {e}")
-                    });
+                self.data = ::vidplat_core::array_of("data", value);
                 self
             }
             pub fn per_page<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.per_page = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_page: {e}")
-                    });
+                self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("per_page", why));
                 self
             }
             pub fn truncated<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<bool>,
             {
-                self.truncated = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for truncated: {e}")
-                    });
+                self.truncated = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("truncated", why));
                 self
             }
         }
@@ -25584,24 +23139,18 @@ pub mod types {
         impl ViewingPageRegistration {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
+                self.id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("id", why));
                 self
             }
             pub fn signing_key<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::std::string::String>,
             {
-                self.signing_key = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for signing_key: {e}")
-                    });
+                self.signing_key = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("signing_key", why));
                 self
             }
         }
@@ -25668,86 +23217,63 @@ pub mod types {
         impl ViewingPageUpdate {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.access_denial_timeout = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for access_denial_timeout: {e}"
-                        )
-                    });
+                self.access_denial_timeout = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "access_denial_timeout",
+                        why,
+                    ));
                 self
             }
             pub fn configurations<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PageConfigurations>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<super::PageConfigurations>,
             {
-                self.configurations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for configurations: {e}"
-                        )
-                    });
+                self.configurations = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("configurations", why));
                 self
             }
             pub fn max_simultaneous_viewers<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<i64>,
             {
-                self.max_simultaneous_viewers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_simultaneous_viewers: {e}"
-                        )
-                    });
+                self.max_simultaneous_viewers = ::vidplat_core::IntoOptional::into_optional(
+                        value,
+                    )
+                    .map_err(|why| ::vidplat_core::member_error(
+                        "max_simultaneous_viewers",
+                        why,
+                    ));
                 self
             }
-            pub fn revoked_audiences<T>(mut self, value: T) -> Self
+            pub fn revoked_audiences<I, T>(mut self, value: I) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<::std::string::String>,
             {
-                self.revoked_audiences = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for revoked_audiences: {e}"
-                        )
-                    });
+                self.revoked_audiences = ::vidplat_core::array_of(
+                    "revoked_audiences",
+                    value,
+                );
                 self
             }
             pub fn site_id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
-                self.site_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for site_id: {e}")
-                    });
+                self.site_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("site_id", why));
                 self
             }
             pub fn status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::PageStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
+                T: ::vidplat_core::IntoOptional<crate::types::PageStatus>,
             {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
+                self.status = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map_err(|why| ::vidplat_core::member_error("status", why));
                 self
             }
         }
@@ -26247,6 +23773,999 @@ pub mod types {
                 .finish()
         }
     }
+    ::vidplat_core::into_value!(
+        CategoryCreateName : & str => | value | < CategoryCreateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CategoryCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryUpdateName : & str => | value | < CategoryUpdateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        CategoryUpdateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreateDescription : & str => | value | < ContentCreateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentCreateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreateName : & str => | value | < ContentCreateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ContentCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreatePresentationDocumentName : & str => | value | <
+        ContentCreatePresentationDocumentName > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        ContentCreatePresentationDocumentName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreatePrimaryPosterName : & str => | value | <
+        ContentCreatePrimaryPosterName > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentCreatePrimaryPosterName >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreateSeekPreviewContent : & str => | value | <
+        ContentCreateSeekPreviewContent > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentCreateSeekPreviewContent >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreateSeekPreviewUrl : & str => | value | < ContentCreateSeekPreviewUrl >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentCreateSeekPreviewUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreateTitle : & str => | value | < ContentCreateTitle > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ContentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreateContent : & str => | value | < ContentDocumentCreateContent
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < ContentDocumentCreateContent > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreateFilename : & str => | value | <
+        ContentDocumentCreateFilename > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentDocumentCreateFilename >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreateTitle : & str => | value | < ContentDocumentCreateTitle >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentDocumentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreateType : & str => | value | < ContentDocumentCreateType >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentDocumentCreateType > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreateUrl : & str => | value | < ContentDocumentCreateUrl >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentDocumentCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentPosterCreateContent : & str => | value | < ContentPosterCreateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentPosterCreateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentPosterCreateUrl : & str => | value | < ContentPosterCreateUrl >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentPosterCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamCreateAudioLabel : & str => | value | <
+        ContentStreamCreateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentStreamCreateAudioLabel >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamCreateAudioLanguage : & str => | value | <
+        ContentStreamCreateAudioLanguage > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        ContentStreamCreateAudioLanguage > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamCreateOriginDomainName : & str => | value | <
+        ContentStreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        ContentStreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamCreatePath : & str => | value | < ContentStreamCreatePath >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentStreamCreatePath > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamSetCreateName : & str => | value | < ContentStreamSetCreateName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentStreamSetCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSubtitleCreateContent : & str => | value | < ContentSubtitleCreateContent
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < ContentSubtitleCreateContent > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSubtitleCreateLabel : & str => | value | < ContentSubtitleCreateLabel >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentSubtitleCreateLabel > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSubtitleCreateLanguage : & str => | value | <
+        ContentSubtitleCreateLanguage > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentSubtitleCreateLanguage >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSubtitleCreateUrl : & str => | value | < ContentSubtitleCreateUrl >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentSubtitleCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentUpdateDescription : & str => | value | < ContentUpdateDescription >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentUpdateDescription > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentUpdateSeekPreviewContent : & str => | value | <
+        ContentUpdateSeekPreviewContent > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < ContentUpdateSeekPreviewContent >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentUpdateSeekPreviewUrl : & str => | value | < ContentUpdateSeekPreviewUrl >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ContentUpdateSeekPreviewUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentUpdateTitle : & str => | value | < ContentUpdateTitle > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ContentUpdateTitle > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteContentContentName : & str => | value | < DeleteContentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteContentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteDocumentContentName : & str => | value | < DeleteDocumentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeletePosterContentName : & str => | value | < DeletePosterContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeletePosterContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteStreamContentName : & str => | value | < DeleteStreamContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteStreamSetContentName : & str => | value | < DeleteStreamSetContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteStreamSetSetName : & str => | value | < DeleteStreamSetSetName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeleteSubtitleContentName : & str => | value | < DeleteSubtitleContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DeleteSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreateContent : & str => | value | < DocumentCreateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentCreateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreateFilename : & str => | value | < DocumentCreateFilename >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentCreateFilename > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreateTitle : & str => | value | < DocumentCreateTitle >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentCreateTitle > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreateType : & str => | value | < DocumentCreateType > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        DocumentCreateType > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreateUrl : & str => | value | < DocumentCreateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        DocumentCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdateContent : & str => | value | < DocumentUpdateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdateFilename : & str => | value | < DocumentUpdateFilename >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentUpdateFilename > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdateTitle : & str => | value | < DocumentUpdateTitle >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < DocumentUpdateTitle > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdateType : & str => | value | < DocumentUpdateType > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        DocumentUpdateType > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdateUrl : & str => | value | < DocumentUpdateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        DocumentUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetCategoryStatistics : & str => | value | < GetCategoryStatistics >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetCategoryStatistics > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetContentContentName : & str => | value | < GetContentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetContentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetContentStatisticsContentName : & str => | value | <
+        GetContentStatisticsContentName > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < GetContentStatisticsContentName >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetDocumentContentName : & str => | value | < GetDocumentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlayInformationContentName : & str => | value | <
+        GetPlayInformationContentName > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < GetPlayInformationContentName >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlayInformationSs : & str => | value | < GetPlayInformationSs >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetPlayInformationSs > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlayInformationXVmsClientCountry : & str => | value | <
+        GetPlayInformationXVmsClientCountry > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        GetPlayInformationXVmsClientCountry > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlayInformationXVmsClientReferer : & str => | value | <
+        GetPlayInformationXVmsClientReferer > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        GetPlayInformationXVmsClientReferer > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlayInformationXVmsUserAgent : & str => | value | <
+        GetPlayInformationXVmsUserAgent > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < GetPlayInformationXVmsUserAgent >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPlaylistItemsPlaylistName : & str => | value | < GetPlaylistItemsPlaylistName
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < GetPlaylistItemsPlaylistName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetPosterContentName : & str => | value | < GetPosterContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetPosterContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetStreamContentName : & str => | value | < GetStreamContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetStreamSetContentName : & str => | value | < GetStreamSetContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetStreamSetSetName : & str => | value | < GetStreamSetSetName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        GetSubtitleContentName : & str => | value | < GetSubtitleContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < GetSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        LabelCreateName : & str => | value | < LabelCreateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        LabelCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        LabelUpdateName : & str => | value | < LabelUpdateName > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        LabelUpdateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListCategoriesStatistics : & str => | value | < ListCategoriesStatistics >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListCategoriesStatistics > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListContentsQuery : & str => | value | < ListContentsQuery > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ListContentsQuery > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListContentsSort : & str => | value | < ListContentsSort > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        ListContentsSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListDocumentsContentName : & str => | value | < ListDocumentsContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListDocumentsContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListPostersContentName : & str => | value | < ListPostersContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListPostersContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListStreamSetsContentName : & str => | value | < ListStreamSetsContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListStreamSetsContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListStreamsContentName : & str => | value | < ListStreamsContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListStreamsContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListSubtitlesContentName : & str => | value | < ListSubtitlesContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListSubtitlesContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListViewingPagesContent : & str => | value | < ListViewingPagesContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListViewingPagesContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListViewingPagesPlaylist : & str => | value | < ListViewingPagesPlaylist >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListViewingPagesPlaylist > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListViewingPagesQuery : & str => | value | < ListViewingPagesQuery >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListViewingPagesQuery > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ListViewingPagesSort : & str => | value | < ListViewingPagesSort >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ListViewingPagesSort > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterCreateContent : & str => | value | < PosterCreateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PosterCreateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterCreateUrl : & str => | value | < PosterCreateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        PosterCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterUpdateContent : & str => | value | < PosterUpdateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < PosterUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterUpdateUrl : & str => | value | < PosterUpdateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        PosterUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterDocumentContentName : & str => | value | < RegisterDocumentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < RegisterDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterDocumentsBulkContentName : & str => | value | <
+        RegisterDocumentsBulkContentName > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        RegisterDocumentsBulkContentName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterPosterContentName : & str => | value | < RegisterPosterContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < RegisterPosterContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterPostersBulkContentName : & str => | value | <
+        RegisterPostersBulkContentName > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < RegisterPostersBulkContentName >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterStreamContentName : & str => | value | < RegisterStreamContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < RegisterStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterStreamSetContentName : & str => | value | < RegisterStreamSetContentName
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < RegisterStreamSetContentName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterStreamsBulkContentName : & str => | value | <
+        RegisterStreamsBulkContentName > ::try_from(value).map_err(| e | e.to_string()),
+        ::std::string::String => | value | < RegisterStreamsBulkContentName >
+        ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterSubtitleContentName : & str => | value | < RegisterSubtitleContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < RegisterSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisterSubtitlesBulkContentName : & str => | value | <
+        RegisterSubtitlesBulkContentName > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        RegisterSubtitlesBulkContentName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ReorderPostersContentName : & str => | value | < ReorderPostersContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < ReorderPostersContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RevokedAudienceAddRevokedAudience : & str => | value | <
+        RevokedAudienceAddRevokedAudience > ::try_from(value).map_err(| e | e
+        .to_string()), ::std::string::String => | value | <
+        RevokedAudienceAddRevokedAudience > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamCreateAudioLabel : & str => | value | < StreamCreateAudioLabel >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < StreamCreateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamCreateAudioLanguage : & str => | value | < StreamCreateAudioLanguage >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < StreamCreateAudioLanguage > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamCreateOriginDomainName : & str => | value | < StreamCreateOriginDomainName
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < StreamCreateOriginDomainName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamCreatePath : & str => | value | < StreamCreatePath > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        StreamCreatePath > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSetCreateName : & str => | value | < StreamSetCreateName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < StreamSetCreateName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamUpdateAudioLabel : & str => | value | < StreamUpdateAudioLabel >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < StreamUpdateAudioLabel > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamUpdateAudioLanguage : & str => | value | < StreamUpdateAudioLanguage >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < StreamUpdateAudioLanguage > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamUpdateOriginDomainName : & str => | value | < StreamUpdateOriginDomainName
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < StreamUpdateOriginDomainName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamUpdatePath : & str => | value | < StreamUpdatePath > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        StreamUpdatePath > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleCreateContent : & str => | value | < SubtitleCreateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleCreateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleCreateLabel : & str => | value | < SubtitleCreateLabel >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleCreateLabel > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleCreateLanguage : & str => | value | < SubtitleCreateLanguage >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleCreateLanguage > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleCreateUrl : & str => | value | < SubtitleCreateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        SubtitleCreateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleUpdateContent : & str => | value | < SubtitleUpdateContent >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleUpdateContent > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleUpdateLabel : & str => | value | < SubtitleUpdateLabel >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleUpdateLabel > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleUpdateLanguage : & str => | value | < SubtitleUpdateLanguage >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < SubtitleUpdateLanguage > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleUpdateUrl : & str => | value | < SubtitleUpdateUrl > ::try_from(value)
+        .map_err(| e | e.to_string()), ::std::string::String => | value | <
+        SubtitleUpdateUrl > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateContentContentName : & str => | value | < UpdateContentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateContentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateDocumentContentName : & str => | value | < UpdateDocumentContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateDocumentContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdatePosterContentName : & str => | value | < UpdatePosterContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdatePosterContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateStreamContentName : & str => | value | < UpdateStreamContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateStreamContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateStreamSetContentName : & str => | value | < UpdateStreamSetContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateStreamSetContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateStreamSetSetName : & str => | value | < UpdateStreamSetSetName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateStreamSetSetName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UpdateSubtitleContentName : & str => | value | < UpdateSubtitleContentName >
+        ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => | value
+        | < UpdateSubtitleContentName > ::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPageCreateContentName : & str => | value | < ViewingPageCreateContentName
+        > ::try_from(value).map_err(| e | e.to_string()), ::std::string::String => |
+        value | < ViewingPageCreateContentName > ::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        BulkRegistration : builder::BulkRegistration => | value |
+        BulkRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Category : builder::Category => | value | Category::try_from(value).map_err(| e |
+        e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryCreate : builder::CategoryCreate => | value |
+        CategoryCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryList : builder::CategoryList => | value | CategoryList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryParent : builder::CategoryParent => | value |
+        CategoryParent::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryRegistration : builder::CategoryRegistration => | value |
+        CategoryRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryStatistics : builder::CategoryStatistics => | value |
+        CategoryStatistics::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CategoryUpdate : builder::CategoryUpdate => | value |
+        CategoryUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Chapter : builder::Chapter => | value | Chapter::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ChapterCreate : builder::ChapterCreate => | value |
+        ChapterCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ChapterUpdate : builder::ChapterUpdate => | value |
+        ChapterUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Content : builder::Content => | value | Content::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentCreate : builder::ContentCreate => | value |
+        ContentCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentDocumentCreate : builder::ContentDocumentCreate => | value |
+        ContentDocumentCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentList : builder::ContentList => | value | ContentList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentPosterCreate : builder::ContentPosterCreate => | value |
+        ContentPosterCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentRegistration : builder::ContentRegistration => | value |
+        ContentRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentScope : builder::ContentScope => | value | ContentScope::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStatistics : builder::ContentStatistics => | value |
+        ContentStatistics::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamCreate : builder::ContentStreamCreate => | value |
+        ContentStreamCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentStreamSetCreate : builder::ContentStreamSetCreate => | value |
+        ContentStreamSetCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSubtitleCreate : builder::ContentSubtitleCreate => | value |
+        ContentSubtitleCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentSummary : builder::ContentSummary => | value |
+        ContentSummary::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ContentUpdate : builder::ContentUpdate => | value |
+        ContentUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CtaActions : builder::CtaActions => | value | CtaActions::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        CtaCardOption : builder::CtaCardOption => | value |
+        CtaCardOption::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DeliveryVolume : builder::DeliveryVolume => | value |
+        DeliveryVolume::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Document : builder::Document => | value | Document::try_from(value).map_err(| e |
+        e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentBulkCreate : builder::DocumentBulkCreate => | value |
+        DocumentBulkCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentCreate : builder::DocumentCreate => | value |
+        DocumentCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentList : builder::DocumentList => | value | DocumentList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        DocumentUpdate : builder::DocumentUpdate => | value |
+        DocumentUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Error : builder::Error => | value | Error::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ForwardPolicy : builder::ForwardPolicy => | value |
+        ForwardPolicy::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ForwardPolicyList : builder::ForwardPolicyList => | value |
+        ForwardPolicyList::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ForwardRule : builder::ForwardRule => | value | ForwardRule::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Label : builder::Label => | value | Label::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        LabelCreate : builder::LabelCreate => | value | LabelCreate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        LabelList : builder::LabelList => | value | LabelList::try_from(value).map_err(|
+        e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        LabelUpdate : builder::LabelUpdate => | value | LabelUpdate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PageAuthentication : builder::PageAuthentication => | value |
+        PageAuthentication::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PageConfigurations : builder::PageConfigurations => | value |
+        PageConfigurations::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PageExposedMetadata : builder::PageExposedMetadata => | value |
+        PageExposedMetadata::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PageFooter : builder::PageFooter => | value | PageFooter::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlayInformation : builder::PlayInformation => | value |
+        PlayInformation::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlayPosterSlideshow : builder::PlayPosterSlideshow => | value |
+        PlayPosterSlideshow::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlayStream : builder::PlayStream => | value | PlayStream::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlaylistItem : builder::PlaylistItem => | value | PlaylistItem::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlaylistItemOverrides : builder::PlaylistItemOverrides => | value |
+        PlaylistItemOverrides::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlaylistItemOverridesCreate : builder::PlaylistItemOverridesCreate => | value |
+        PlaylistItemOverridesCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlaylistItemOverridesUpdate : builder::PlaylistItemOverridesUpdate => | value |
+        PlaylistItemOverridesUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PlaylistItems : builder::PlaylistItems => | value |
+        PlaylistItems::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PolicyCondition : builder::PolicyCondition => | value |
+        PolicyCondition::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Poster : builder::Poster => | value | Poster::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterBulkCreate : builder::PosterBulkCreate => | value |
+        PosterBulkCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterCreate : builder::PosterCreate => | value | PosterCreate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterList : builder::PosterList => | value | PosterList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterOrder : builder::PosterOrder => | value | PosterOrder::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        PosterUpdate : builder::PosterUpdate => | value | PosterUpdate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisteredId : builder::RegisteredId => | value | RegisteredId::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisteredItem : builder::RegisteredItem => | value |
+        RegisteredItem::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RegisteredName : builder::RegisteredName => | value |
+        RegisteredName::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        RevokedAudienceAdd : builder::RevokedAudienceAdd => | value |
+        RevokedAudienceAdd::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ScopeCondition : builder::ScopeCondition => | value |
+        ScopeCondition::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Site : builder::Site => | value | Site::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SiteAuthentication : builder::SiteAuthentication => | value |
+        SiteAuthentication::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SiteConfigurations : builder::SiteConfigurations => | value |
+        SiteConfigurations::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SiteExposedMetadata : builder::SiteExposedMetadata => | value |
+        SiteExposedMetadata::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SiteList : builder::SiteList => | value | SiteList::try_from(value).map_err(| e |
+        e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SslCertificate : builder::SslCertificate => | value |
+        SslCertificate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Stream : builder::Stream => | value | Stream::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamBulkCreate : builder::StreamBulkCreate => | value |
+        StreamBulkCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamCreate : builder::StreamCreate => | value | StreamCreate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamList : builder::StreamList => | value | StreamList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSelection : builder::StreamSelection => | value |
+        StreamSelection::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSet : builder::StreamSet => | value | StreamSet::try_from(value).map_err(|
+        e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSetCreate : builder::StreamSetCreate => | value |
+        StreamSetCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSetList : builder::StreamSetList => | value |
+        StreamSetList::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSetRegistration : builder::StreamSetRegistration => | value |
+        StreamSetRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamSetUpdate : builder::StreamSetUpdate => | value |
+        StreamSetUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamUpdate : builder::StreamUpdate => | value | StreamUpdate::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamingPolicy : builder::StreamingPolicy => | value |
+        StreamingPolicy::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamingPolicyList : builder::StreamingPolicyList => | value |
+        StreamingPolicyList::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        StreamingRule : builder::StreamingRule => | value |
+        StreamingRule::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Subtitle : builder::Subtitle => | value | Subtitle::try_from(value).map_err(| e |
+        e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleBulkCreate : builder::SubtitleBulkCreate => | value |
+        SubtitleBulkCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleCreate : builder::SubtitleCreate => | value |
+        SubtitleCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleList : builder::SubtitleList => | value | SubtitleList::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        SubtitleUpdate : builder::SubtitleUpdate => | value |
+        SubtitleUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        Tag : builder::Tag => | value | Tag::try_from(value).map_err(| e | e
+        .to_string()),
+    );
+    ::vidplat_core::into_value!(
+        UserContentScope : builder::UserContentScope => | value |
+        UserContentScope::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPage : builder::ViewingPage => | value | ViewingPage::try_from(value)
+        .map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPageCreate : builder::ViewingPageCreate => | value |
+        ViewingPageCreate::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPageList : builder::ViewingPageList => | value |
+        ViewingPageList::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPageRegistration : builder::ViewingPageRegistration => | value |
+        ViewingPageRegistration::try_from(value).map_err(| e | e.to_string()),
+    );
+    ::vidplat_core::into_value!(
+        ViewingPageUpdate : builder::ViewingPageUpdate => | value |
+        ViewingPageUpdate::try_from(value).map_err(| e | e.to_string()),
+    );
 }
 #[derive(Clone, Debug)]
 /**Client for Video Management Service API
@@ -27565,17 +26084,12 @@ pub mod builder {
                 statistics: Ok(None),
             }
         }
-        pub fn statistics<V>(mut self, value: V) -> Self
+        pub fn statistics<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListCategoriesStatistics>,
+            T: ::vidplat_core::IntoOptional<types::ListCategoriesStatistics>,
         {
-            self.statistics = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListCategoriesStatistics` for statistics failed"
-                        .to_string()
-                });
+            self.statistics = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("statistics", why));
             self
         }
         ///Sends a `GET` request to `/v1/categories`
@@ -27662,16 +26176,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn create_parents<V>(mut self, value: V) -> Self
+        pub fn create_parents<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<bool>,
+            T: ::vidplat_core::IntoOptional<bool>,
         {
-            self.create_parents = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `bool` for create_parents failed".to_string()
-                });
+            self.create_parents = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("create_parents", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -27793,28 +26303,20 @@ pub mod builder {
                 statistics: Ok(None),
             }
         }
-        pub fn category_id<V>(mut self, value: V) -> Self
+        pub fn category_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.category_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for category_id failed".to_string()
-                });
+            self.category_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("category_id", why));
             self
         }
-        pub fn statistics<V>(mut self, value: V) -> Self
+        pub fn statistics<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetCategoryStatistics>,
+            T: ::vidplat_core::IntoOptional<types::GetCategoryStatistics>,
         {
-            self.statistics = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetCategoryStatistics` for statistics failed"
-                        .to_string()
-                });
+            self.statistics = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("statistics", why));
             self
         }
         ///Sends a `GET` request to `/v1/categories/{category-id}`
@@ -27910,15 +26412,12 @@ pub mod builder {
                 category_id: Err("category_id was not initialized".to_string()),
             }
         }
-        pub fn category_id<V>(mut self, value: V) -> Self
+        pub fn category_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.category_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for category_id failed".to_string()
-                });
+            self.category_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("category_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/categories/{category-id}`
@@ -28014,27 +26513,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn category_id<V>(mut self, value: V) -> Self
+        pub fn category_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.category_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for category_id failed".to_string()
-                });
+            self.category_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("category_id", why));
             self
         }
-        pub fn rename_children<V>(mut self, value: V) -> Self
+        pub fn rename_children<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<bool>,
+            T: ::vidplat_core::IntoOptional<bool>,
         {
-            self.rename_children = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `bool` for rename_children failed".to_string()
-                });
+            self.rename_children = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("rename_children", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -28239,15 +26731,12 @@ pub mod builder {
                 policy_id: Err("policy_id was not initialized".to_string()),
             }
         }
-        pub fn policy_id<V>(mut self, value: V) -> Self
+        pub fn policy_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.policy_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for policy_id failed".to_string()
-                });
+            self.policy_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("policy_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/content-forward-policies/{policy-id}`
@@ -28357,117 +26846,78 @@ pub mod builder {
                 type_: Ok(None),
             }
         }
-        pub fn category<V>(mut self, value: V) -> Self
+        pub fn category<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
         {
-            self.category = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for category failed".to_string()
-                });
+            self.category = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("category", why));
             self
         }
-        pub fn filters<V>(mut self, value: V) -> Self
+        pub fn filters<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::string::String>,
+            T: ::vidplat_core::IntoOptional<::std::string::String>,
         {
-            self.filters = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: string :: String` for filters failed"
-                        .to_string()
-                });
+            self.filters = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("filters", why));
             self
         }
-        pub fn label<V>(mut self, value: V) -> Self
+        pub fn label<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
         {
-            self.label = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for label failed".to_string()
-                });
+            self.label = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("label", why));
             self
         }
-        pub fn page<V>(mut self, value: V) -> Self
+        pub fn page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for page failed"
-                        .to_string()
-                });
+            self.page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("page", why));
             self
         }
-        pub fn per_page<V>(mut self, value: V) -> Self
+        pub fn per_page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.per_page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for per_page failed"
-                        .to_string()
-                });
+            self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("per_page", why));
             self
         }
-        pub fn query<V>(mut self, value: V) -> Self
+        pub fn query<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListContentsQuery>,
+            T: ::vidplat_core::IntoOptional<types::ListContentsQuery>,
         {
-            self.query = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListContentsQuery` for query failed".to_string()
-                });
+            self.query = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("query", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListContentsSort>,
+            T: ::vidplat_core::IntoOptional<types::ListContentsSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListContentsSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn status<V>(mut self, value: V) -> Self
+        pub fn status<I, T>(mut self, value: I) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<crate::types::ContentStatus>>,
+            I: ::std::iter::IntoIterator<Item = T>,
+            T: ::vidplat_core::IntoValue<crate::types::ContentStatus>,
         {
-            self.status = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < crate :: types :: ContentStatus >` for status failed"
-                        .to_string()
-                });
+            self.status = ::vidplat_core::array_of("status", value)
+                .map(::std::option::Option::Some);
             self
         }
-        pub fn type_<V>(mut self, value: V) -> Self
+        pub fn type_<I, T>(mut self, value: I) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<crate::types::ContentType>>,
+            I: ::std::iter::IntoIterator<Item = T>,
+            T: ::vidplat_core::IntoValue<crate::types::ContentType>,
         {
-            self.type_ = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < crate :: types :: ContentType >` for type_ failed"
-                        .to_string()
-                });
+            self.type_ = ::vidplat_core::array_of("type_", value)
+                .map(::std::option::Option::Some);
             self
         }
         ///Sends a `GET` request to `/v1/contents`
@@ -28687,16 +27137,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetContentContentName>,
+            T: ::vidplat_core::IntoValue<types::GetContentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetContentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}`
@@ -28790,16 +27236,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteContentContentName>,
+            T: ::vidplat_core::IntoValue<types::DeleteContentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteContentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}`
@@ -28893,16 +27335,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateContentContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdateContentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateContentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -29022,16 +27460,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListDocumentsContentName>,
+            T: ::vidplat_core::IntoValue<types::ListDocumentsContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ListDocumentsContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/documents`
@@ -29127,16 +27561,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterDocumentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterDocumentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -29262,16 +27692,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterDocumentsBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterDocumentsBulkContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterDocumentsBulkContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -29397,27 +27823,20 @@ pub mod builder {
                 document_id: Err("document_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::GetDocumentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetDocumentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn document_id<V>(mut self, value: V) -> Self
+        pub fn document_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.document_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for document_id failed".to_string()
-                });
+            self.document_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("document_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/documents/{document-id}`
@@ -29514,27 +27933,20 @@ pub mod builder {
                 document_id: Err("document_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::DeleteDocumentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteDocumentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn document_id<V>(mut self, value: V) -> Self
+        pub fn document_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.document_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for document_id failed".to_string()
-                });
+            self.document_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("document_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}/documents/{document-id}`
@@ -29631,27 +28043,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdateDocumentContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateDocumentContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn document_id<V>(mut self, value: V) -> Self
+        pub fn document_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.document_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for document_id failed".to_string()
-                });
+            self.document_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("document_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -29794,103 +28199,78 @@ pub mod builder {
                 x_vms_user_agent: Ok(None),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlayInformationContentName>,
+            T: ::vidplat_core::IntoValue<types::GetPlayInformationContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetPlayInformationContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn disable_cfp<V>(mut self, value: V) -> Self
+        pub fn disable_cfp<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<bool>,
+            T: ::vidplat_core::IntoOptional<bool>,
         {
-            self.disable_cfp = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| "conversion to `bool` for disable_cfp failed".to_string());
+            self.disable_cfp = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("disable_cfp", why));
             self
         }
-        pub fn ss<V>(mut self, value: V) -> Self
+        pub fn ss<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlayInformationSs>,
+            T: ::vidplat_core::IntoOptional<types::GetPlayInformationSs>,
         {
-            self.ss = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetPlayInformationSs` for ss failed".to_string()
-                });
+            self.ss = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("ss", why));
             self
         }
-        pub fn x_vms_client_country<V>(mut self, value: V) -> Self
+        pub fn x_vms_client_country<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlayInformationXVmsClientCountry>,
+            T: ::vidplat_core::IntoOptional<types::GetPlayInformationXVmsClientCountry>,
         {
-            self.x_vms_client_country = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetPlayInformationXVmsClientCountry` for x_vms_client_country failed"
-                        .to_string()
-                });
+            self.x_vms_client_country = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "x_vms_client_country",
+                    why,
+                ));
             self
         }
-        pub fn x_vms_client_ip<V>(mut self, value: V) -> Self
+        pub fn x_vms_client_ip<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::net::Ipv4Addr>,
+            T: ::vidplat_core::IntoOptional<::std::net::Ipv4Addr>,
         {
-            self.x_vms_client_ip = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: net :: Ipv4Addr` for x_vms_client_ip failed"
-                        .to_string()
-                });
+            self.x_vms_client_ip = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("x_vms_client_ip", why));
             self
         }
-        pub fn x_vms_client_referer<V>(mut self, value: V) -> Self
+        pub fn x_vms_client_referer<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlayInformationXVmsClientReferer>,
+            T: ::vidplat_core::IntoOptional<types::GetPlayInformationXVmsClientReferer>,
         {
-            self.x_vms_client_referer = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetPlayInformationXVmsClientReferer` for x_vms_client_referer failed"
-                        .to_string()
-                });
+            self.x_vms_client_referer = ::vidplat_core::IntoOptional::into_optional(
+                    value,
+                )
+                .map_err(|why| ::vidplat_core::member_error(
+                    "x_vms_client_referer",
+                    why,
+                ));
             self
         }
-        pub fn x_vms_date<V>(mut self, value: V) -> Self
+        pub fn x_vms_date<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Timestamp>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
         {
-            self.x_vms_date = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Timestamp` for x_vms_date failed"
-                        .to_string()
-                });
+            self.x_vms_date = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("x_vms_date", why));
             self
         }
-        pub fn x_vms_user_agent<V>(mut self, value: V) -> Self
+        pub fn x_vms_user_agent<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlayInformationXVmsUserAgent>,
+            T: ::vidplat_core::IntoOptional<types::GetPlayInformationXVmsUserAgent>,
         {
-            self.x_vms_user_agent = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `GetPlayInformationXVmsUserAgent` for x_vms_user_agent failed"
-                        .to_string()
-                });
+            self.x_vms_user_agent = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("x_vms_user_agent", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/play`
@@ -30020,16 +28400,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListPostersContentName>,
+            T: ::vidplat_core::IntoValue<types::ListPostersContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ListPostersContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/posters`
@@ -30125,16 +28501,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterPosterContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterPosterContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterPosterContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -30258,16 +28630,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterPostersBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterPostersBulkContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterPostersBulkContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -30393,16 +28761,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ReorderPostersContentName>,
+            T: ::vidplat_core::IntoValue<types::ReorderPostersContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ReorderPostersContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -30522,27 +28886,20 @@ pub mod builder {
                 poster_id: Err("poster_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPosterContentName>,
+            T: ::vidplat_core::IntoValue<types::GetPosterContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetPosterContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn poster_id<V>(mut self, value: V) -> Self
+        pub fn poster_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.poster_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for poster_id failed".to_string()
-                });
+            self.poster_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("poster_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/posters/{poster-id}`
@@ -30639,27 +28996,20 @@ pub mod builder {
                 poster_id: Err("poster_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeletePosterContentName>,
+            T: ::vidplat_core::IntoValue<types::DeletePosterContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeletePosterContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn poster_id<V>(mut self, value: V) -> Self
+        pub fn poster_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.poster_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for poster_id failed".to_string()
-                });
+            self.poster_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("poster_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}/posters/{poster-id}`
@@ -30756,27 +29106,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdatePosterContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdatePosterContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdatePosterContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn poster_id<V>(mut self, value: V) -> Self
+        pub fn poster_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.poster_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for poster_id failed".to_string()
-                });
+            self.poster_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("poster_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -30903,53 +29246,36 @@ pub mod builder {
                 start: Ok(None),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetContentStatisticsContentName>,
+            T: ::vidplat_core::IntoValue<types::GetContentStatisticsContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetContentStatisticsContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn end<V>(mut self, value: V) -> Self
+        pub fn end<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Date>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Date>,
         {
-            self.end = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Date` for end failed".to_string()
-                });
+            self.end = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("end", why));
             self
         }
-        pub fn granularity<V>(mut self, value: V) -> Self
+        pub fn granularity<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::StatisticsGranularity>,
+            T: ::vidplat_core::IntoOptional<crate::types::StatisticsGranularity>,
         {
-            self.granularity = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: StatisticsGranularity` for granularity failed"
-                        .to_string()
-                });
+            self.granularity = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("granularity", why));
             self
         }
-        pub fn start<V>(mut self, value: V) -> Self
+        pub fn start<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<vidplat_core::Date>,
+            T: ::vidplat_core::IntoOptional<vidplat_core::Date>,
         {
-            self.start = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `vidplat_core :: Date` for start failed".to_string()
-                });
+            self.start = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("start", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/statistics`
@@ -31049,16 +29375,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListStreamSetsContentName>,
+            T: ::vidplat_core::IntoValue<types::ListStreamSetsContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ListStreamSetsContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/stream-sets`
@@ -31154,16 +29476,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterStreamSetContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterStreamSetContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -31289,27 +29607,20 @@ pub mod builder {
                 set_name: Err("set_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::GetStreamSetContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetStreamSetContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn set_name<V>(mut self, value: V) -> Self
+        pub fn set_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::GetStreamSetSetName>,
         {
-            self.set_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetStreamSetSetName` for set_name failed".to_string()
-                });
+            self.set_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("set_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/stream-sets/{set-name}`
@@ -31406,28 +29717,20 @@ pub mod builder {
                 set_name: Err("set_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::DeleteStreamSetContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteStreamSetContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn set_name<V>(mut self, value: V) -> Self
+        pub fn set_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::DeleteStreamSetSetName>,
         {
-            self.set_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteStreamSetSetName` for set_name failed"
-                        .to_string()
-                });
+            self.set_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("set_name", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}/stream-sets/{set-name}`
@@ -31524,28 +29827,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdateStreamSetContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateStreamSetContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn set_name<V>(mut self, value: V) -> Self
+        pub fn set_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::UpdateStreamSetSetName>,
         {
-            self.set_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateStreamSetSetName` for set_name failed"
-                        .to_string()
-                });
+            self.set_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("set_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -31668,16 +29963,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListStreamsContentName>,
+            T: ::vidplat_core::IntoValue<types::ListStreamsContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ListStreamsContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/streams`
@@ -31773,16 +30064,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterStreamContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterStreamContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -31906,16 +30193,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterStreamsBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterStreamsBulkContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterStreamsBulkContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -32041,27 +30324,20 @@ pub mod builder {
                 stream_id: Err("stream_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::GetStreamContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetStreamContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn stream_id<V>(mut self, value: V) -> Self
+        pub fn stream_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.stream_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
-                });
+            self.stream_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("stream_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/streams/{stream-id}`
@@ -32158,27 +30434,20 @@ pub mod builder {
                 stream_id: Err("stream_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::DeleteStreamContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteStreamContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn stream_id<V>(mut self, value: V) -> Self
+        pub fn stream_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.stream_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
-                });
+            self.stream_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("stream_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}/streams/{stream-id}`
@@ -32275,27 +30544,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdateStreamContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateStreamContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn stream_id<V>(mut self, value: V) -> Self
+        pub fn stream_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.stream_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for stream_id failed".to_string()
-                });
+            self.stream_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("stream_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -32416,16 +30678,12 @@ pub mod builder {
                 content_name: Err("content_name was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListSubtitlesContentName>,
+            T: ::vidplat_core::IntoValue<types::ListSubtitlesContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `ListSubtitlesContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/subtitles`
@@ -32521,16 +30779,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterSubtitleContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterSubtitleContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -32656,16 +30910,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::RegisterSubtitlesBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::RegisterSubtitlesBulkContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `RegisterSubtitlesBulkContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -32791,27 +31041,20 @@ pub mod builder {
                 subtitle_id: Err("subtitle_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::GetSubtitleContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetSubtitleContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn subtitle_id<V>(mut self, value: V) -> Self
+        pub fn subtitle_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.subtitle_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for subtitle_id failed".to_string()
-                });
+            self.subtitle_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("subtitle_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/contents/{content-name}/subtitles/{subtitle-id}`
@@ -32908,27 +31151,20 @@ pub mod builder {
                 subtitle_id: Err("subtitle_id was not initialized".to_string()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::DeleteSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::DeleteSubtitleContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `DeleteSubtitleContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn subtitle_id<V>(mut self, value: V) -> Self
+        pub fn subtitle_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.subtitle_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for subtitle_id failed".to_string()
-                });
+            self.subtitle_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("subtitle_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/contents/{content-name}/subtitles/{subtitle-id}`
@@ -33025,27 +31261,20 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn content_name<V>(mut self, value: V) -> Self
+        pub fn content_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::UpdateSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::UpdateSubtitleContentName>,
         {
-            self.content_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `UpdateSubtitleContentName` for content_name failed"
-                        .to_string()
-                });
+            self.content_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("content_name", why));
             self
         }
-        pub fn subtitle_id<V>(mut self, value: V) -> Self
+        pub fn subtitle_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.subtitle_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for subtitle_id failed".to_string()
-                });
+            self.subtitle_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("subtitle_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -33180,93 +31409,60 @@ pub mod builder {
                 type_: Ok(None),
             }
         }
-        pub fn content<V>(mut self, value: V) -> Self
+        pub fn content<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListViewingPagesContent>,
+            T: ::vidplat_core::IntoOptional<types::ListViewingPagesContent>,
         {
-            self.content = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListViewingPagesContent` for content failed"
-                        .to_string()
-                });
+            self.content = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("content", why));
             self
         }
-        pub fn page<V>(mut self, value: V) -> Self
+        pub fn page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for page failed"
-                        .to_string()
-                });
+            self.page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("page", why));
             self
         }
-        pub fn per_page<V>(mut self, value: V) -> Self
+        pub fn per_page<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::std::num::NonZeroU64>,
+            T: ::vidplat_core::IntoOptional<::std::num::NonZeroU64>,
         {
-            self.per_page = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: num :: NonZeroU64` for per_page failed"
-                        .to_string()
-                });
+            self.per_page = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("per_page", why));
             self
         }
-        pub fn playlist<V>(mut self, value: V) -> Self
+        pub fn playlist<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListViewingPagesPlaylist>,
+            T: ::vidplat_core::IntoOptional<types::ListViewingPagesPlaylist>,
         {
-            self.playlist = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListViewingPagesPlaylist` for playlist failed"
-                        .to_string()
-                });
+            self.playlist = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("playlist", why));
             self
         }
-        pub fn query<V>(mut self, value: V) -> Self
+        pub fn query<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListViewingPagesQuery>,
+            T: ::vidplat_core::IntoOptional<types::ListViewingPagesQuery>,
         {
-            self.query = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListViewingPagesQuery` for query failed".to_string()
-                });
+            self.query = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("query", why));
             self
         }
-        pub fn sort<V>(mut self, value: V) -> Self
+        pub fn sort<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::ListViewingPagesSort>,
+            T: ::vidplat_core::IntoOptional<types::ListViewingPagesSort>,
         {
-            self.sort = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `ListViewingPagesSort` for sort failed".to_string()
-                });
+            self.sort = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("sort", why));
             self
         }
-        pub fn type_<V>(mut self, value: V) -> Self
+        pub fn type_<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<crate::types::ViewingPageType>,
+            T: ::vidplat_core::IntoOptional<crate::types::ViewingPageType>,
         {
-            self.type_ = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `crate :: types :: ViewingPageType` for type_ failed"
-                        .to_string()
-                });
+            self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("type_", why));
             self
         }
         ///Sends a `GET` request to `/v1/instant-pages`
@@ -33473,15 +31669,12 @@ pub mod builder {
                 page_id: Err("page_id was not initialized".to_string()),
             }
         }
-        pub fn page_id<V>(mut self, value: V) -> Self
+        pub fn page_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.page_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for page_id failed".to_string()
-                });
+            self.page_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("page_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/instant-pages/{page-id}`
@@ -33575,15 +31768,12 @@ pub mod builder {
                 page_id: Err("page_id was not initialized".to_string()),
             }
         }
-        pub fn page_id<V>(mut self, value: V) -> Self
+        pub fn page_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.page_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for page_id failed".to_string()
-                });
+            self.page_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("page_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/instant-pages/{page-id}`
@@ -33677,15 +31867,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn page_id<V>(mut self, value: V) -> Self
+        pub fn page_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.page_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for page_id failed".to_string()
-                });
+            self.page_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("page_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -33809,15 +31996,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn page_id<V>(mut self, value: V) -> Self
+        pub fn page_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.page_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for page_id failed".to_string()
-                });
+            self.page_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("page_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -34121,15 +32305,12 @@ pub mod builder {
                 label_id: Err("label_id was not initialized".to_string()),
             }
         }
-        pub fn label_id<V>(mut self, value: V) -> Self
+        pub fn label_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.label_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for label_id failed".to_string()
-                });
+            self.label_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("label_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/labels/{label-id}`
@@ -34222,15 +32403,12 @@ pub mod builder {
                 label_id: Err("label_id was not initialized".to_string()),
             }
         }
-        pub fn label_id<V>(mut self, value: V) -> Self
+        pub fn label_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.label_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for label_id failed".to_string()
-                });
+            self.label_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("label_id", why));
             self
         }
         ///Sends a `DELETE` request to `/v1/labels/{label-id}`
@@ -34323,15 +32501,12 @@ pub mod builder {
                 body: Ok(::std::default::Default::default()),
             }
         }
-        pub fn label_id<V>(mut self, value: V) -> Self
+        pub fn label_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.label_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for label_id failed".to_string()
-                });
+            self.label_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("label_id", why));
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
@@ -34450,28 +32625,20 @@ pub mod builder {
                 include_private: Ok(None),
             }
         }
-        pub fn playlist_name<V>(mut self, value: V) -> Self
+        pub fn playlist_name<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<types::GetPlaylistItemsPlaylistName>,
+            T: ::vidplat_core::IntoValue<types::GetPlaylistItemsPlaylistName>,
         {
-            self.playlist_name = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `GetPlaylistItemsPlaylistName` for playlist_name failed"
-                        .to_string()
-                });
+            self.playlist_name = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("playlist_name", why));
             self
         }
-        pub fn include_private<V>(mut self, value: V) -> Self
+        pub fn include_private<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<bool>,
+            T: ::vidplat_core::IntoOptional<bool>,
         {
-            self.include_private = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `bool` for include_private failed".to_string()
-                });
+            self.include_private = ::vidplat_core::IntoOptional::into_optional(value)
+                .map_err(|why| ::vidplat_core::member_error("include_private", why));
             self
         }
         ///Sends a `GET` request to `/v1/playlists/{playlist-name}/items`
@@ -34648,15 +32815,12 @@ pub mod builder {
                 site_id: Err("site_id was not initialized".to_string()),
             }
         }
-        pub fn site_id<V>(mut self, value: V) -> Self
+        pub fn site_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.site_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for site_id failed".to_string()
-                });
+            self.site_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("site_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/sites/{site-id}`
@@ -34825,15 +32989,12 @@ pub mod builder {
                 policy_id: Err("policy_id was not initialized".to_string()),
             }
         }
-        pub fn policy_id<V>(mut self, value: V) -> Self
+        pub fn policy_id<T>(mut self, value: T) -> Self
         where
-            V: std::convert::TryInto<::uuid::Uuid>,
+            T: ::vidplat_core::IntoValue<::uuid::Uuid>,
         {
-            self.policy_id = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: uuid :: Uuid` for policy_id failed".to_string()
-                });
+            self.policy_id = ::vidplat_core::IntoValue::into_value(value)
+                .map_err(|why| ::vidplat_core::member_error("policy_id", why));
             self
         }
         ///Sends a `GET` request to `/v1/streaming-policies/{policy-id}`
@@ -34909,6 +33070,30 @@ pub mod builder {
                     )
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for ListContents<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::Truncated;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_number(::vidplat_core::paging_field(&self.page))
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Number(page) => self.page(page),
+                _ => self,
+            }
+        }
+    }
+    impl<'a> ::vidplat_core::Paginated for ListViewingPages<'a> {
+        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::Truncated;
+        fn first(&self) -> ::vidplat_core::PagePosition {
+            ::vidplat_core::first_number(::vidplat_core::paging_field(&self.page))
+        }
+        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+            match position {
+                ::vidplat_core::PagePosition::Number(page) => self.page(page),
+                _ => self,
             }
         }
     }

@@ -9,7 +9,7 @@
 //!     drift cancelled out. `get_task_decode_only` times the decoding part alone.
 //! (c) `list_10k_tasks`: 10,000 tasks (100 pages of 100) from a server that adds
 //!     5 ms to every list request: the paginator's concurrent prefetch
-//!     (`pagination::numbered`) against a plain page-after-page loop, and the
+//!     (`list_tasks().items().prefetch(n)`) against a plain page-after-page loop, and the
 //!     client's CPU floor (`decode_only`: the 100 bodies decoded from memory).
 
 use axum::body::Bytes;
@@ -25,8 +25,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
-use vidplat::pagination::{items, numbered, Limits};
 use vidplat::Call;
+use vidplat::Paginate;
 
 const API_KEY: &str = "bench-api-key";
 const TASK_ID: u64 = 7;
@@ -330,17 +330,14 @@ async fn sequential_pages(encoder: &vidplat::encoder::Client) -> Vec<vidplat::en
 }
 
 async fn prefetched_pages(encoder: &vidplat::encoder::Client, prefetch: usize) -> Vec<vidplat::encoder::types::Task> {
-    items(
-        numbered(
-            |page| encoder.list_tasks().page(page).per_page(PER_PAGE).send(),
-            prefetch,
-            Limits::default(),
-        ),
-        Limits::default(),
-    )
-    .try_collect()
-    .await
-    .unwrap()
+    encoder
+        .list_tasks()
+        .per_page(PER_PAGE)
+        .items()
+        .prefetch(prefetch)
+        .try_collect()
+        .await
+        .unwrap()
 }
 
 fn list_10k_tasks(c: &mut Criterion) {

@@ -61,15 +61,10 @@ pub enum Error {
     Decode(DecodeError),
     /// The client is not configured for this (missing or insecure base URL, bad route override, …).
     Config(ConfigError),
-    /// A waited-for task ended `failed` or `canceled`.
-    TaskEnded {
-        /// The task.
-        task_id: u64,
-        /// How it ended.
-        status: String,
-        /// The task's `error_code`, when it has one.
-        error_code: Option<i64>,
-    },
+    /// A waited-for task ended `failed` or `canceled`: the final task, as last
+    /// read (status, `error_code`, timestamps).
+    #[cfg(feature = "encoder")]
+    TaskEnded(Box<vidplat_encoder::types::Task>),
     /// A waiter gave up after its maximum wait; `last_status` is what it saw last.
     WaitTimedOut {
         /// How long it waited.
@@ -212,13 +207,11 @@ impl fmt::Display for Error {
             Error::BodyTooLarge { limit } => write!(f, "the answer is larger than {limit} bytes (the client's cap)"),
             Error::Decode(error) => error.fmt(f),
             Error::Config(error) => write!(f, "client configuration: {error}"),
-            Error::TaskEnded {
-                task_id,
-                status,
-                error_code,
-            } => {
-                write!(f, "task {task_id} ended {}", escape_controls(status))?;
-                match error_code {
+            #[cfg(feature = "encoder")]
+            Error::TaskEnded(task) => {
+                let status = task.status.as_ref().map(ToString::to_string).unwrap_or_default();
+                write!(f, "task {} ended {}", task.id.unwrap_or_default(), escape_controls(&status))?;
+                match task.error_code {
                     Some(code) => write!(f, " (error_code {code})"),
                     None => Ok(()),
                 }
@@ -322,27 +315,21 @@ impl<E> From<progenitor_client::Error<E>> for Error {
     }
 }
 
-/// A value a generated builder refused (typify checks lengths and patterns
-/// when a body is built): progenitor says "conversion to `X` for <field>
-/// failed: <why>", typify adds "error converting supplied value for <member>: <why>".
+/// A value a generated builder refused, before anything was sent. Every
+/// setter names the member's whole path in one form (`vidplat_core::member_error`):
+/// "error converting supplied value for <path>: <why>"; progenitor may wrap it
+/// ("conversion to `X` for body failed: ..."), and a body built without a
+/// required member says "no value supplied for <member>".
 fn invalid_request(message: &str) -> Error {
-    let field = message
-        .split(" for ")
-        .nth(1)
-        .and_then(|r| r.split(" failed").next())
-        .unwrap_or("request");
-    let rule = message.split("failed: ").nth(1).unwrap_or(message);
-    let (field, rule) = match rule
-        .strip_prefix("error converting supplied value for ")
-        .and_then(|r| r.split_once(": "))
-    {
-        // Named like the runtime's own checks: the member's path within the body.
-        Some((member, why)) if field == "body" => (member.to_owned(), why),
-        Some((member, why)) => (format!("{field}.{member}"), why),
-        None => (field.to_owned(), rule),
+    const CONVERTING: &str = "error converting supplied value for ";
+    const MISSING: &str = "no value supplied for ";
+    let (field, rule) = match (message.split_once(CONVERTING), message.split_once(MISSING)) {
+        (Some((_, rest)), _) => rest.split_once(": ").unwrap_or((rest, "is invalid")),
+        (None, Some((_, member))) => (member, "is required"),
+        (None, None) => ("request", message),
     };
     Error::InvalidInput {
-        field,
+        field: field.strip_prefix("body.").unwrap_or(field).to_owned(),
         rule: rule.to_owned(),
     }
 }

@@ -69,7 +69,7 @@
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
 //! use vidplat::encoder::types::ErrorCode;
 //! use vidplat::{Call, Error};
-//! match client.encoder()?.get_task().task_id(7u64).call().await {
+//! match client.encoder()?.get_task().task_id(7).call().await {
 //!     Ok(task) => println!("task 7 is {:?}", task.status),
 //!     Err(error) if error.code_as::<ErrorCode>() == Some(ErrorCode::ModelNotFound) => println!("no task 7"),
 //!     Err(Error::InvalidInput { field, rule }) => println!("not sent: {field} {rule}"),
@@ -93,8 +93,8 @@
 //! // (http is accepted for loopback addresses only)
 //! let body = vidplat::encoder::types::TaskCreate::builder()
 //!     .input_filepath("movie.mp4")
-//!     .profile_id(std::num::NonZeroU64::new(1).unwrap())
-//!     .priority(Some(100)); // documented range: 0..=99
+//!     .profile_id(1)
+//!     .priority(100); // documented range: 0..=99
 //! let error = vidplat::Error::from(client.encoder().unwrap().register_task().body(body).send().await.unwrap_err());
 //! assert_eq!(error.to_string(), "invalid input, not sent: `priority` must be at most 99 (maximum)");
 //! # }
@@ -145,47 +145,72 @@
 //!
 //! ## Pagination
 //!
-//! [`pagination`] turns any list operation into a stream of pages or items:
-//! page-numbered with concurrent prefetch (tasks), `truncated` (contents,
-//! viewing pages), rank windows (analytics basic) and offset/limit (analytics cloud).
+//! Every list operation's builder has `.pages()` and `.items()`
+//! ([`Paginate`]), built from the paging style its YAML declares: page numbers
+//! with `last_page` (tasks, with concurrent prefetch), `truncated` (contents,
+//! viewing pages), rank windows (analytics basic) and offset/limit (analytics
+//! cloud). Caps: `.max_pages(n)` on pages, `.max_items(n)` on items.
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
-//! use futures::TryStreamExt;
-//! use std::num::NonZeroU64;
-//! use vidplat::pagination::{items, offset_limit, Limits};
-//! let analytics = client.analytics()?;
-//! let limit = NonZeroU64::new(1000).unwrap();
-//! let rows: Vec<_> = items(
-//!     offset_limit(limit, |offset, limit| analytics.cloud_by_os().offset(offset).limit(limit).send(), Limits::default()),
-//!     Limits::default().max_items(5000),
-//! )
-//! .try_collect()
-//! .await?;
+//! use vidplat::prelude::*;
+//! let tasks: Vec<_> = client.encoder()?.list_tasks().per_page(100).items().prefetch(4).try_collect().await?;
+//! let rows: Vec<_> = client.analytics()?.cloud_by_os().limit(1000).items().max_items(5000).try_collect().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Ids flow, setters take plain values
+//!
+//! An id read from a response passes to the next call as it is (`Option<i64>`,
+//! `Option<String>`): setters take any [`IntoValue`] (or [`IntoOptional`] for
+//! an optional member), so `.name("x")`, `.category_id(&category.id)` and
+//! `.streams([PresetStream::builder().video(...)])` need no conversion. A value
+//! that breaks a rule is refused before anything is sent, naming the member's
+//! path. `vidplat` re-exports [`uuid`] and [`chrono`].
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
+//! use vidplat::prelude::*;
+//! use vidplat::encoder::types::{PresetCreate, PresetStream, PresetStreamVideo, ProfileCreate, TaskCreate};
+//! let encoder = client.encoder()?;
+//! let preset = PresetCreate::builder()
+//!     .name("hls-720")
+//!     .streams([PresetStream::builder().video(PresetStreamVideo::builder().height(720))]);
+//! let preset = encoder.register_preset().body(preset).call().await?;
+//! let profile = encoder.register_profile().body(ProfileCreate::builder().name("web").presets([preset.id])).call().await?;
+//! let task = TaskCreate::builder().input_filepath("movie.mp4").profile_id(profile.id);
+//! let registered = encoder.register_task().body(task).call().await?;
 //! # Ok(()) }
 //! ```
 //!
 //! ## Waiters
 //!
 //! ```no_run
-//! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
-//! use vidplat::waiters::WaitOptions;
-//! let task = client.wait_for_task(std::num::NonZeroU64::new(7).unwrap(), WaitOptions::default()).await?;
-//! println!("ready: {:?}", task.output_filename);
+//! # async fn run(client: vidplat::Client, task_id: Option<i64>, ids: Vec<Option<i64>>) -> Result<(), vidplat::Error> {
+//! use std::time::Duration;
+//! // Ready, or `Error::TaskEnded` carrying the final task.
+//! let task = client.wait_for_task(task_id).max_wait(Duration::from_secs(600)).await?;
+//! // Many tasks, 8 polled at once: each one's final state, whatever it is.
+//! let finals = client.wait_for_tasks(ids).concurrency(8).await;
 //! # Ok(()) }
 //! ```
 //!
 //! ## Signed viewing-page URLs
 //!
 //! ```
-//! use vidplat::signing::{sign, verify, Grant, SigningKey};
+//! use std::time::Duration;
+//! use vidplat::signing::{page_url, sign, verify, Grant, SigningKey};
 //! let key = SigningKey::new("0123456789abcdef0123456789abcdef")?; // 32 characters, or refused
-//! let grant = Grant { expires: Some(1_767_225_600), audience: Some("user-42".into()) };
-//! let url = sign("https://portal.example.jp/pages/p-1", &key, &grant)?;
-//! assert!(url.ends_with("&version=1"));
-//! assert_eq!(verify(&url, &key, 1_767_225_000), Ok(grant));
+//! let grant = Grant::valid_for(Duration::from_secs(3600)).audience("user-42");
+//! let url = sign(&page_url("portal.example.jp", "p-1")?, &key, &grant)?;
+//! assert!(url.starts_with("https://portal.example.jp/pages/p-1?expires="));
+//! assert_eq!(verify(&url, &key, grant.expires.unwrap() - 60), Ok(grant));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A page as a response gives it signs with [`signing::sign_page`] (its id and
+//! `signing_key`, on the domain you choose: no response says which domain
+//! serves a page).
 //!
 //! See [`signing`] for the rules: fragments, expiry (`now == expires` has
 //! expired), the one accepted form, non-ASCII hosts and paths.
@@ -212,7 +237,15 @@
 //! attempts, status, latency_ms, quota_wait_ms) through the `tracing` crate;
 //! no header, key or signature is ever recorded.
 
+//! ## Every operation
+//!
+//! The [`operations`] page lists every operation of the three services with
+//! its builder method, body and response types and paging style.
+
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+#[doc = include_str!("operations.md")]
+pub mod operations {}
 
 mod call;
 mod client;
@@ -224,11 +257,23 @@ pub mod waiters;
 
 pub use call::Call;
 pub use client::{Client, ClientBuilder};
+pub use pagination::Paginate;
+pub use vidplat_core::{IntoOptional, IntoValue, PagingStyle};
+/// The crates whose types appear in vidplat's own: ids (`uuid::Uuid`) and
+/// dates (`chrono`), so a program needs no direct dependency to name them.
+pub use {chrono, uuid};
+
+/// The traits most programs use: `use vidplat::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Call, Paginate};
+    pub use futures::{StreamExt as _, TryStreamExt as _};
+}
 pub use error::{
     ApiError, ConfigError, DecodeError, Error, Quota, ServiceErrorCode, TimeoutError, TimeoutKind, TransportError,
 };
 pub use vidplat_core::{
-    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, RetryPolicy, Timestamp, Transport,
+    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait, RetryPolicy, Timestamp,
+    Transport,
 };
 #[cfg(feature = "redis")]
 pub use vidplat_core::{RedisQuota, RedisQuotaError, RedisUnavailable};

@@ -1,178 +1,325 @@
-//! Streams over list operations, in the four paging styles the documents use.
+//! Paginators on the list operations' builders.
 //!
-//! Each function takes a closure that builds and sends one page request from
-//! its position, and returns a stream of pages; [`items`] turns any page
-//! stream into a stream of items. [`Limits`] caps pages or items. Analytics
-//! pages go through the client's quota limiter like every other call.
+//! Every list operation whose YAML declares its paging style (`x-paging`) has
+//! `.pages()` and `.items()` through [`Paginate`]: set the query as usual
+//! (filters, sort, page size), then stream. Pages arrive in order; the stream
+//! starts where the builder does (its `page`, `offset` or `start_with..=end_with`,
+//! else the first row) and ends where the documents say the list ends:
+//!
+//! | Style | Operations | Next page | Ends |
+//! |---|---|---|---|
+//! | `last_page` | tasks | page + 1 (up to [`Pages::prefetch`] at once) | after `last_page` |
+//! | `truncated` | contents, viewing pages | page + 1 | a page not `truncated` |
+//! | `rank_windows` | analytics basic | the next window as wide as the first (default 1..=100) | a page not `truncated` |
+//! | `offset_limit` | analytics cloud | offset + rows received | a page not `truncated` |
+//!
+//! An empty page always ends the stream. Analytics pages go through the
+//! client's quota limiter like every other call, one after the other.
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
 //! use futures::TryStreamExt;
-//! use vidplat::pagination::{items, numbered, Limits};
+//! use vidplat::Paginate;
 //!
-//! let encoder = client.encoder()?;
-//! let tasks: Vec<_> = items(
-//!     numbered(|page| encoder.list_tasks().page(page).per_page(100).send(), 4, Limits::default()),
-//!     Limits::default().max_items(250),
-//! )
-//! .try_collect()
-//! .await?;
+//! let tasks: Vec<_> = client.encoder()?.list_tasks().per_page(100).items().max_items(250).try_collect().await?;
+//! let rows: Vec<_> = client.analytics()?.cloud_by_os().limit(1000).items().try_collect().await?;
 //! # Ok(()) }
 //! ```
 
 use crate::Error;
 use futures::stream::{self, BoxStream, Stream, StreamExt, TryStreamExt};
 use progenitor_client::ResponseValue;
-use std::future::Future;
-use std::num::NonZeroU64;
-use vidplat_core::Paged;
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use vidplat_core::{PagePosition, Paged, Paginated, PagingStyle};
 
-/// Optional caps on a stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    /// Stop after this many pages.
-    pub max_pages: Option<usize>,
-    /// Stop after this many items.
-    pub max_items: Option<usize>,
+/// `.pages()` and `.items()` for every list operation's builder.
+pub trait Paginate: Paginated + Unpin {
+    /// The pages of the list, in order.
+    fn pages<'a>(self) -> Pages<'a, Self>
+    where
+        Self: 'a,
+    {
+        Pages {
+            operation: Some(self),
+            prefetch: 1,
+            max_pages: None,
+            stream: None,
+        }
+    }
+
+    /// The rows of every page, in order.
+    fn items<'a>(self) -> Items<'a, Self>
+    where
+        Self: 'a,
+    {
+        Items {
+            pages: self.pages(),
+            max_items: None,
+            stream: None,
+        }
+    }
 }
 
-impl Limits {
-    /// Caps the pages.
+impl<O: Paginated + Unpin> Paginate for O {}
+
+/// The row type of an operation's pages.
+pub type Item<O> = <<O as vidplat_core::Operation>::Success as Paged>::Item;
+
+/// A stream of pages (`Result<Page, Error>`); the first error ends it.
+pub struct Pages<'a, O: Paginated> {
+    operation: Option<O>,
+    prefetch: usize,
+    max_pages: Option<usize>,
+    stream: Option<BoxStream<'a, Result<O::Success, Error>>>,
+}
+
+impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
+    /// How many pages may be in flight at once, where the style says up
+    /// front how many pages there are (`last_page`); other styles learn from
+    /// each page whether there is another, so they fetch one at a time.
+    /// Default 1.
+    pub fn prefetch(mut self, depth: usize) -> Self {
+        self.prefetch = depth.max(1);
+        self
+    }
+
+    /// Stops after this many pages.
     pub fn max_pages(mut self, pages: usize) -> Self {
         self.max_pages = Some(pages);
         self
     }
 
-    /// Caps the items.
+    fn start(&mut self) -> BoxStream<'a, Result<O::Success, Error>> {
+        let Some(operation) = self.operation.take() else {
+            return stream::empty().boxed();
+        };
+        let first = operation.first();
+        let pages = match (O::STYLE, first) {
+            (PagingStyle::LastPage, PagePosition::Number(start)) => numbered(operation, start.get(), self.prefetch),
+            _ => sequential(operation, first, truncated_and_not_empty),
+        };
+        pages.take(self.max_pages.unwrap_or(usize::MAX)).boxed()
+    }
+}
+
+impl<'a, O: Paginated + Unpin + 'a> Stream for Pages<'a, O> {
+    type Item = Result<O::Success, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.stream.is_none() {
+            let started = self.start();
+            self.stream = Some(started);
+        }
+        match self.stream.as_mut() {
+            Some(stream) => stream.poll_next_unpin(cx),
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+impl<O: Paginated> fmt::Debug for Pages<'_, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pages")
+            .field("operation", &O::ID)
+            .field("style", &O::STYLE)
+            .field("prefetch", &self.prefetch)
+            .field("max_pages", &self.max_pages)
+            .field("started", &self.stream.is_some())
+            .finish()
+    }
+}
+
+/// A stream of rows (`Result<Row, Error>`) across pages; the first error ends it.
+pub struct Items<'a, O: Paginated> {
+    pages: Pages<'a, O>,
+    max_items: Option<usize>,
+    stream: Option<BoxStream<'a, Result<Item<O>, Error>>>,
+}
+
+impl<'a, O> Items<'a, O>
+where
+    O: Paginated + Unpin + 'a,
+    Item<O>: Send + 'a,
+{
+    /// As [`Pages::prefetch`].
+    pub fn prefetch(mut self, depth: usize) -> Self {
+        self.pages = self.pages.prefetch(depth);
+        self
+    }
+
+    /// Stops after this many rows: no page is asked for after the one that
+    /// holds the last (pages already in flight through prefetch are dropped).
     pub fn max_items(mut self, items: usize) -> Self {
         self.max_items = Some(items);
         self
     }
 }
 
-/// Page-numbered lists with `last_page` (tasks). Page 1 is fetched first;
-/// once `last_page` is known, up to `prefetch` further pages are in flight at
-/// once (pages still arrive in order).
-pub fn numbered<'a, P, E, F, Fut>(fetch: F, prefetch: usize, limits: Limits) -> BoxStream<'a, Result<P, Error>>
+impl<'a, O> Stream for Items<'a, O>
 where
-    P: Paged + Send + 'a,
-    F: Fn(NonZeroU64) -> Fut + Send + Sync + 'a,
-    Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
-    Error: From<progenitor_client::Error<E>>,
-    E: Send + 'a,
+    O: Paginated + Unpin + 'a,
+    Item<O>: Send + 'a,
 {
-    let fetch = std::sync::Arc::new(fetch);
-    let first = {
-        let fetch = fetch.clone();
-        async move {
-            fetch(NonZeroU64::MIN)
-                .await
-                .map(ResponseValue::into_inner)
-                .map_err(Error::from)
+    type Item = Result<Item<O>, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.stream.is_none() {
+            let max_items = self.max_items.unwrap_or(usize::MAX);
+            let pages = std::mem::replace(
+                &mut self.pages,
+                Pages {
+                    operation: None,
+                    prefetch: 1,
+                    max_pages: None,
+                    stream: None,
+                },
+            );
+            let rows = pages
+                .map_ok(|page| stream::iter(page.into_items().into_iter().map(Ok)))
+                .try_flatten()
+                .take(max_items)
+                .boxed();
+            self.stream = Some(rows);
         }
-    };
-    let pages = stream::once(first)
-        .map(move |first| {
-            let rest: BoxStream<'a, Result<P, Error>> = match &first {
-                Ok(page) if !page.is_empty() => {
-                    let last = page.last_page().unwrap_or(1).max(1) as u64;
-                    let fetch = fetch.clone();
-                    stream::iter(2..=last)
-                        .map(move |n| {
-                            let fetch = fetch.clone();
-                            async move {
-                                let n = NonZeroU64::MIN.saturating_add(n - 1);
-                                fetch(n).await.map(ResponseValue::into_inner).map_err(Error::from)
-                            }
-                        })
-                        .buffered(prefetch.max(1))
-                        .boxed()
-                }
-                _ => stream::empty().boxed(),
+        match self.stream.as_mut() {
+            Some(stream) => stream.poll_next_unpin(cx),
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+impl<O: Paginated> fmt::Debug for Items<'_, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Items")
+            .field("pages", &self.pages)
+            .field("max_items", &self.max_items)
+            .finish()
+    }
+}
+
+async fn fetch<O: Paginated>(operation: O, at: PagePosition) -> Result<O::Success, Error> {
+    operation
+        .at(at)
+        .send_operation()
+        .await
+        .map(ResponseValue::into_inner)
+        .map_err(Error::from)
+}
+
+/// `last_page` lists: the first page says how many there are, so the rest
+/// are asked for `prefetch` at a time (still yielded in order). Without a
+/// `last_page`, pages follow one by one until an empty one.
+fn numbered<'a, O: Paginated + 'a>(
+    operation: O,
+    start: u64,
+    prefetch: usize,
+) -> BoxStream<'a, Result<O::Success, Error>> {
+    let number = |n: u64| PagePosition::Number(std::num::NonZeroU64::new(n).unwrap_or(std::num::NonZeroU64::MAX));
+    stream::once(fetch(operation.clone(), number(start)))
+        .map(move |first| -> BoxStream<'a, Result<O::Success, Error>> {
+            let rest = match &first {
+                Ok(page) if page.is_empty() => stream::empty().boxed(),
+                Ok(page) => match page.last_page().and_then(|last| u64::try_from(last).ok()) {
+                    Some(last) => {
+                        let operation = operation.clone();
+                        stream::iter(start.saturating_add(1)..=last)
+                            .map(move |n| fetch(operation.clone(), number(n)))
+                            .buffered(prefetch)
+                            .boxed()
+                    }
+                    None => sequential(operation.clone(), number(start.saturating_add(1)), not_empty),
+                },
+                Err(_) => stream::empty().boxed(),
             };
-            stream::once(async move { first }).chain(rest)
+            stream::once(async move { first }).chain(rest).boxed()
         })
-        .flatten();
-    capped(pages, limits)
-}
-
-/// Page-numbered lists that say `truncated` while more pages exist (contents, viewing pages).
-pub fn truncated<'a, P, E, F, Fut>(fetch: F, limits: Limits) -> BoxStream<'a, Result<P, Error>>
-where
-    P: Paged + Send + 'a,
-    F: Fn(NonZeroU64) -> Fut + Send + 'a,
-    Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
-    Error: From<progenitor_client::Error<E>>,
-{
-    sequential(move |n| fetch(NonZeroU64::MIN.saturating_add(n)), limits)
-}
-
-/// Analytics basic edition: rank windows `start_with..=end_with` of `window` rows, while `truncated`.
-pub fn rank_windows<'a, P, E, F, Fut>(window: NonZeroU64, fetch: F, limits: Limits) -> BoxStream<'a, Result<P, Error>>
-where
-    P: Paged + Send + 'a,
-    F: Fn(NonZeroU64, NonZeroU64) -> Fut + Send + 'a,
-    Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
-    Error: From<progenitor_client::Error<E>>,
-{
-    let window = window.get();
-    let rank = |r: u64| NonZeroU64::new(r).unwrap_or(NonZeroU64::MAX);
-    sequential(
-        move |n| {
-            let first = n.saturating_mul(window).saturating_add(1);
-            fetch(rank(first), rank(n.saturating_add(1).saturating_mul(window)))
-        },
-        limits,
-    )
-}
-
-/// Analytics cloud edition: `offset`/`limit`, while `truncated`.
-pub fn offset_limit<'a, P, E, F, Fut>(limit: NonZeroU64, fetch: F, limits: Limits) -> BoxStream<'a, Result<P, Error>>
-where
-    P: Paged + Send + 'a,
-    F: Fn(i64, NonZeroU64) -> Fut + Send + 'a,
-    Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
-    Error: From<progenitor_client::Error<E>>,
-{
-    sequential(
-        move |n| fetch(i64::try_from(n.saturating_mul(limit.get())).unwrap_or(i64::MAX), limit),
-        limits,
-    )
-}
-
-/// Fetches page 0, 1, 2, … until one is not `truncated` (or is empty).
-fn sequential<'a, P, E, F, Fut>(fetch: F, limits: Limits) -> BoxStream<'a, Result<P, Error>>
-where
-    P: Paged + Send + 'a,
-    F: Fn(u64) -> Fut + Send + 'a,
-    Fut: Future<Output = Result<ResponseValue<P>, progenitor_client::Error<E>>> + Send + 'a,
-    Error: From<progenitor_client::Error<E>>,
-{
-    let pages = stream::try_unfold((fetch, Some(0u64)), |(fetch, next)| async move {
-        let Some(n) = next else { return Ok(None) };
-        let page = fetch(n).await.map_err(Error::from)?.into_inner();
-        let more = page.truncated() == Some(true) && !page.is_empty();
-        Ok(Some((page, (fetch, more.then(|| n.saturating_add(1))))))
-    });
-    capped(pages, limits)
-}
-
-fn capped<'a, P: Send + 'a>(
-    pages: impl Stream<Item = Result<P, Error>> + Send + 'a,
-    limits: Limits,
-) -> BoxStream<'a, Result<P, Error>> {
-    pages.take(limits.max_pages.unwrap_or(usize::MAX)).boxed()
-}
-
-/// The items of every page, in order, capped by `limits.max_items`.
-pub fn items<'a, P>(pages: BoxStream<'a, Result<P, Error>>, limits: Limits) -> BoxStream<'a, Result<P::Item, Error>>
-where
-    P: Paged + Send + 'a,
-    P::Item: Send + 'a,
-{
-    pages
-        .map_ok(|page| stream::iter(page.into_items().into_iter().map(Ok)))
-        .try_flatten()
-        .take(limits.max_items.unwrap_or(usize::MAX))
+        .flatten()
         .boxed()
+}
+
+fn truncated_and_not_empty<P: Paged>(page: &P) -> bool {
+    page.truncated() == Some(true) && !page.is_empty()
+}
+
+fn not_empty<P: Paged>(page: &P) -> bool {
+    !page.is_empty()
+}
+
+/// One page at a time from `first`, while `more(page)`.
+fn sequential<'a, O: Paginated + 'a>(
+    operation: O,
+    first: PagePosition,
+    more: fn(&O::Success) -> bool,
+) -> BoxStream<'a, Result<O::Success, Error>> {
+    stream::try_unfold((operation, Some(first)), move |(operation, next)| async move {
+        let Some(at) = next else { return Ok(None) };
+        let page = fetch(operation.clone(), at).await?;
+        let next = if more(&page) { following(at, page.len()) } else { None };
+        Ok(Some((page, (operation, next))))
+    })
+    .boxed()
+}
+
+/// The position after `at`, whose page held `rows` rows.
+fn following(at: PagePosition, rows: usize) -> Option<PagePosition> {
+    match at {
+        PagePosition::Number(n) => n.checked_add(1).map(PagePosition::Number),
+        PagePosition::Ranks { start, end } => {
+            let width = end.get().checked_sub(start.get())?.checked_add(1)?;
+            Some(PagePosition::Ranks {
+                start: end.checked_add(1)?,
+                end: end.checked_add(width)?,
+            })
+        }
+        PagePosition::Offset(offset) => offset.checked_add(u64::try_from(rows).ok()?).map(PagePosition::Offset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::num::NonZeroU64;
+
+    fn n(v: u64) -> NonZeroU64 {
+        NonZeroU64::new(v).unwrap()
+    }
+
+    #[test]
+    fn positions_follow_each_style() {
+        assert_eq!(
+            following(PagePosition::Number(n(3)), 10),
+            Some(PagePosition::Number(n(4)))
+        );
+        assert_eq!(
+            following(
+                PagePosition::Ranks {
+                    start: n(1),
+                    end: n(100)
+                },
+                100
+            ),
+            Some(PagePosition::Ranks {
+                start: n(101),
+                end: n(200)
+            })
+        );
+        // The next offset counts the rows received, not the limit asked for.
+        assert_eq!(
+            following(PagePosition::Offset(1000), 998),
+            Some(PagePosition::Offset(1998))
+        );
+        assert_eq!(following(PagePosition::Number(NonZeroU64::MAX), 1), None);
+        assert_eq!(
+            following(
+                PagePosition::Ranks {
+                    start: n(1),
+                    end: NonZeroU64::MAX
+                },
+                1
+            ),
+            None
+        );
+    }
 }

@@ -120,6 +120,87 @@ pub struct Grant {
     pub audience: Option<String>,
 }
 
+impl Grant {
+    /// A grant that expires `validity` from now (rounded up to the next
+    /// second), for anyone until [`audience`](Self::audience) names a user.
+    pub fn valid_for(validity: std::time::Duration) -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let expires = now.saturating_add(validity);
+        let seconds = expires.as_secs() + u64::from(expires.subsec_nanos() > 0);
+        Self {
+            expires: Some(seconds),
+            audience: None,
+        }
+    }
+
+    /// The user the URL is for (the page's simultaneous-viewer limit then applies).
+    pub fn audience(mut self, user: impl Into<String>) -> Self {
+        self.audience = Some(user.into());
+        self
+    }
+}
+
+/// A viewing page's URL, `https://{domain}/pages/{page_id}`: the documented
+/// form, on a site's domain (one of its `domain_names`) or on the shared
+/// portal domain (whose host the documents do not show). No response carries
+/// the URL itself (GAPS.md).
+pub fn page_url(domain: &str, page_id: &str) -> Result<String, SignError> {
+    let mut url =
+        reqwest::Url::parse("https://page.invalid/pages/").map_err(|e| SignError::InvalidUrl(e.to_string()))?;
+    url.set_host(Some(domain))
+        .map_err(|e| SignError::InvalidUrl(format!("{domain}: {e}")))?;
+    if page_id.is_empty() {
+        return Err(SignError::InvalidUrl("an empty page id".into()));
+    }
+    url.path_segments_mut()
+        .map_err(|()| SignError::InvalidUrl(domain.to_owned()))?
+        .pop_if_empty()
+        .push(page_id);
+    Ok(url.into())
+}
+
+/// A viewing page as a response gives it: its id and signing key (Register
+/// viewing page's answer, Get viewing page's).
+#[cfg(feature = "vms")]
+pub trait SignablePage {
+    /// The page's `id`.
+    fn page_id(&self) -> Option<&str>;
+    /// The page's `signing_key`.
+    fn signing_key(&self) -> Option<&str>;
+}
+
+#[cfg(feature = "vms")]
+impl SignablePage for crate::vms::types::ViewingPage {
+    fn page_id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+    fn signing_key(&self) -> Option<&str> {
+        self.signing_key.as_deref()
+    }
+}
+
+#[cfg(feature = "vms")]
+impl SignablePage for crate::vms::types::ViewingPageRegistration {
+    fn page_id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+    fn signing_key(&self) -> Option<&str> {
+        self.signing_key.as_deref()
+    }
+}
+
+/// Signs a page as a response gives it: its URL on `domain`
+/// ([`page_url`]), keyed with its `signing_key`.
+#[cfg(feature = "vms")]
+pub fn sign_page(page: &impl SignablePage, domain: &str, grant: &Grant) -> Result<String, SignError> {
+    let id = page.page_id().ok_or(SignError::MissingMember("id"))?;
+    let key = page.signing_key().ok_or(SignError::MissingMember("signing_key"))?;
+    let key = SigningKey::new(key).map_err(SignError::InvalidKey)?;
+    sign(&page_url(domain, id)?, &key, grant)
+}
+
 /// Why a page URL cannot be signed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -130,12 +211,19 @@ pub enum SignError {
     ReservedParameter(String),
     /// The page URL's own query repeats a parameter or has an empty one.
     NotCanonical(String),
+    /// The page, as read, lacks this member (`signing_key` is given only for
+    /// pages that require signatures).
+    MissingMember(&'static str),
+    /// The page's `signing_key` is not a valid key.
+    InvalidKey(InvalidSigningKey),
 }
 
 impl fmt::Display for SignError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SignError::InvalidUrl(why) => write!(f, "not a page URL: {}", escape_controls(why)),
+            SignError::MissingMember(member) => write!(f, "the viewing page has no `{member}`"),
+            SignError::InvalidKey(why) => write!(f, "the viewing page's signing_key: {why}"),
             SignError::ReservedParameter(name) => write!(
                 f,
                 "the page URL already carries `{}`, which signing adds",
@@ -368,6 +456,60 @@ mod tests {
     // `printf '%s' "$MESSAGE" | openssl dgst -sha256 -hmac "$KEY"`.
     const KEY: &str = "0123456789abcdef0123456789abcdef";
     const PAGE: &str = "https://portal.example.jp/pages/0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
+
+    #[test]
+    fn a_grant_from_a_validity_expires_that_long_from_now() {
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let grant = Grant::valid_for(std::time::Duration::from_secs(3600)).audience("viewer-42");
+        let expires = grant.expires.unwrap();
+        assert!(
+            (before + 3600..=before + 3602).contains(&expires),
+            "{expires} vs {before}"
+        );
+        assert_eq!(grant.audience.as_deref(), Some("viewer-42"));
+    }
+
+    #[test]
+    fn page_urls_follow_the_documented_form() {
+        assert_eq!(
+            page_url("Portal.Example.jp", "p-1").unwrap(),
+            "https://portal.example.jp/pages/p-1"
+        );
+        // An id cannot leave its path segment.
+        assert_eq!(
+            page_url("portal.example.jp", "../x?y#z").unwrap(),
+            "https://portal.example.jp/pages/..%2Fx%3Fy%23z"
+        );
+        assert!(matches!(page_url("bad host/", "p-1"), Err(SignError::InvalidUrl(_))));
+        assert!(matches!(
+            page_url("portal.example.jp", ""),
+            Err(SignError::InvalidUrl(_))
+        ));
+    }
+
+    #[test]
+    fn a_page_as_read_is_signed_with_its_own_key() {
+        let page: crate::vms::types::ViewingPage =
+            serde_json::from_value(serde_json::json!({"id": "p-1", "signing_key": KEY})).unwrap();
+        let grant = Grant {
+            expires: Some(1_767_225_600),
+            audience: None,
+        };
+        let signed = sign_page(&page, "portal.example.jp", &grant).unwrap();
+        assert_eq!(
+            signed,
+            sign("https://portal.example.jp/pages/p-1", &key(), &grant).unwrap()
+        );
+        let unsigned: crate::vms::types::ViewingPage =
+            serde_json::from_value(serde_json::json!({"id": "p-1"})).unwrap();
+        assert_eq!(
+            sign_page(&unsigned, "portal.example.jp", &grant),
+            Err(SignError::MissingMember("signing_key"))
+        );
+    }
 
     fn key() -> SigningKey {
         SigningKey::new(KEY).unwrap()

@@ -1,170 +1,441 @@
 //! Waiting for work the encoding service does in the background.
 //!
 //! A task moves waiting → encoding → uploading → ready (or failed, or
-//! canceling → canceled). The waiters poll with a growing interval, keep
-//! polling on statuses they do not know (the documents allow new ones), and
-//! give up after a maximum wait.
+//! canceling → canceled). A waiter polls with a growing, jittered interval,
+//! keeps polling on statuses it does not know (the documents allow new ones),
+//! and gives up after a maximum wait. Task and CSV import waiters share one
+//! polling core ([`Polling`]).
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client, task_id: Option<i64>) -> Result<(), vidplat::Error> {
+//! use std::time::Duration;
+//! // Ready, or an error saying how it ended (`Error::TaskEnded` carries the final task).
+//! let task = client.wait_for_task(task_id).max_wait(Duration::from_secs(600)).await?;
+//! // Whatever the end: the final task (`ready`, `failed` or `canceled`).
+//! let task = client.wait_for_task(task_id).final_task().await?;
+//! # Ok(()) }
+//! ```
 
 use crate::{Client, Error};
 use futures::stream::{self, BoxStream, StreamExt};
+use std::future::{Future, IntoFuture};
 use std::num::NonZeroU64;
+use std::pin::Pin;
 use std::time::Duration;
+use vidplat_core::IntoValue;
 use vidplat_encoder::types::{Task, TaskImport, TaskStatus};
 
-/// How to poll.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WaitOptions {
+/// How a waiter polls: the first pause, how it grows, its jitter and the
+/// maximum wait. The defaults (1 s growing by half to 30 s, ±20 % jitter, one
+/// hour) suit real encodes; against the simulator, poll every few milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Polling {
     /// The first pause between polls.
     pub initial_interval: Duration,
     /// The pause grows by half each poll, up to this.
     pub max_interval: Duration,
     /// Give up after this long.
     pub max_wait: Duration,
+    /// Each pause is shortened or lengthened by up to this fraction (0.0 to
+    /// 1.0), so that many waiters started together do not poll together.
+    pub jitter: f64,
 }
 
-impl Default for WaitOptions {
+impl Default for Polling {
     fn default() -> Self {
         Self {
-            initial_interval: Duration::from_secs(2),
+            initial_interval: Duration::from_secs(1),
             max_interval: Duration::from_secs(30),
             max_wait: Duration::from_secs(3600),
+            jitter: 0.2,
         }
     }
 }
 
-impl WaitOptions {
-    fn next(&self, interval: Duration) -> Duration {
+impl Polling {
+    fn grown(&self, interval: Duration) -> Duration {
         (interval + interval / 2).min(self.max_interval)
     }
-}
 
-/// Whether a status is final, and how it ended.
-fn ending(status: &TaskStatus) -> Option<Result<(), ()>> {
-    match status {
-        TaskStatus::Ready => Some(Ok(())),
-        TaskStatus::Failed | TaskStatus::Canceled => Some(Err(())),
-        _ => None,
-    }
-}
-
-fn ended(task_id: u64, task: &Task, status: &TaskStatus) -> Error {
-    Error::TaskEnded {
-        task_id,
-        status: status.to_string(),
-        error_code: task.error_code,
-    }
-}
-
-impl Client {
-    /// Waits until a task is `ready` and returns it; `failed` and `canceled`
-    /// end in [`Error::TaskEnded`] carrying the task's `error_code`.
-    pub async fn wait_for_task(&self, task_id: NonZeroU64, options: WaitOptions) -> Result<Task, Error> {
-        let mut changes = self.task_status_changes(task_id, options);
-        let mut last = None;
-        while let Some(change) = changes.next().await {
-            last = Some(change?);
-        }
-        let task = last.ok_or_else(|| Error::WaitTimedOut {
-            waited: Duration::ZERO,
-            last_status: None,
-        })?;
-        match task.status.as_ref().and_then(ending) {
-            Some(Ok(())) => Ok(task),
-            _ => Err(ended(
-                task_id.get(),
-                &task,
-                task.status.as_ref().unwrap_or(&TaskStatus::Other(String::new())),
-            )),
-        }
+    fn jittered(&self, interval: Duration) -> Duration {
+        let jitter = self.jitter.clamp(0.0, 1.0);
+        interval.mul_f64(1.0 + jitter * (2.0 * fastrand::f64() - 1.0))
     }
 
-    /// The task each time its status changes (the first poll included), ending
-    /// after `ready`, `failed` or `canceled`, or with [`Error::WaitTimedOut`].
-    pub fn task_status_changes(&self, task_id: NonZeroU64, options: WaitOptions) -> BoxStream<'_, Result<Task, Error>> {
-        struct State {
+    /// Polls `poll` until `done` says the value is final, yielding the first
+    /// value and every one whose `describe`d state differs from the previous
+    /// one; ends after the final one, with [`Error::WaitTimedOut`] (naming the
+    /// last state), or with the first error of a poll.
+    fn stream<'a, T, P, F, D, S>(self, poll: P, done: D, describe: S) -> BoxStream<'a, Result<T, Error>>
+    where
+        T: Send + 'a,
+        P: Fn() -> F + Send + 'a,
+        F: Future<Output = Result<T, Error>> + Send + 'a,
+        D: Fn(&T) -> bool + Send + 'a,
+        S: Fn(&T) -> Option<String> + Send + 'a,
+    {
+        struct State<P, D, S> {
+            poll: P,
+            done: D,
+            describe: S,
             started: tokio::time::Instant,
             interval: Duration,
-            last: Option<TaskStatus>,
-            done: bool,
+            pause: Option<Duration>,
+            last: Option<Option<String>>,
+            over: bool,
         }
         let state = State {
+            poll,
+            done,
+            describe,
             started: tokio::time::Instant::now(),
-            interval: options.initial_interval,
+            interval: self.initial_interval,
+            pause: None,
             last: None,
-            done: false,
+            over: false,
         };
         stream::unfold(state, move |mut state| async move {
-            if state.done {
+            if state.over {
                 return None;
             }
             loop {
-                let polled = match self.encoder() {
-                    Ok(encoder) => encoder.get_task().task_id(task_id).send().await.map_err(Error::from),
-                    Err(e) => Err(e),
-                };
-                let task = match polled {
-                    Ok(task) => task.into_inner(),
+                if let Some(pause) = state.pause.take() {
+                    tokio::time::sleep(pause).await;
+                    state.interval = self.grown(state.interval);
+                }
+                let value = match (state.poll)().await {
+                    Ok(value) => value,
                     Err(error) => {
-                        state.done = true;
+                        state.over = true;
                         return Some((Err(error), state));
                     }
                 };
-                let status = task.status.clone();
-                let changed = status != state.last;
-                state.last = status.clone();
-                if status.as_ref().and_then(ending).is_some() {
-                    state.done = true;
-                    return Some((Ok(task), state));
+                if (state.done)(&value) {
+                    state.over = true;
+                    return Some((Ok(value), state));
                 }
+                let described = (state.describe)(&value);
                 let waited = state.started.elapsed();
-                if waited + state.interval > options.max_wait {
-                    state.done = true;
-                    let last_status = status.map(|s| s.to_string());
-                    return Some((Err(Error::WaitTimedOut { waited, last_status }), state));
+                let pause = self.jittered(state.interval);
+                if waited + pause > self.max_wait {
+                    state.over = true;
+                    let timed_out = Error::WaitTimedOut {
+                        waited,
+                        last_status: described,
+                    };
+                    return Some((Err(timed_out), state));
                 }
-                tokio::time::sleep(state.interval).await;
-                state.interval = options.next(state.interval);
-                if changed {
-                    return Some((Ok(task), state));
+                state.pause = Some(pause);
+                if state.last.as_ref() != Some(&described) {
+                    state.last = Some(described);
+                    return Some((Ok(value), state));
                 }
             }
         })
         .boxed()
     }
+}
 
-    /// Waits until a CSV import job's tasks have all finished, and returns the job.
-    ///
-    /// The document does not show the members of `import_status` and
-    /// `task_status`, so "finished" is a predicate: `is_finished` decides from
-    /// the job as read. [`import_tasks_finished`] is a plausible default.
-    pub async fn wait_for_task_import(
-        &self,
-        import_id: NonZeroU64,
-        options: WaitOptions,
-        is_finished: impl Fn(&TaskImport) -> bool,
-    ) -> Result<TaskImport, Error> {
-        let started = tokio::time::Instant::now();
-        let mut interval = options.initial_interval;
-        loop {
-            let job = self
-                .encoder()?
-                .get_task_import()
-                .task_import_id(import_id)
-                .send()
-                .await?
-                .into_inner();
-            if is_finished(&job) {
-                return Ok(job);
+/// Whether a status is final.
+fn ended(status: Option<&TaskStatus>) -> bool {
+    matches!(
+        status,
+        Some(TaskStatus::Ready | TaskStatus::Failed | TaskStatus::Canceled)
+    )
+}
+
+/// Waits for one task: `.await` it (ready, else [`Error::TaskEnded`]), or
+/// call [`final_task`](Self::final_task) or [`status_changes`](Self::status_changes).
+#[must_use = "a waiter does nothing until awaited"]
+pub struct TaskWaiter<'a> {
+    client: &'a Client,
+    task_id: Result<NonZeroU64, String>,
+    polling: Polling,
+}
+
+impl std::fmt::Debug for TaskWaiter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskWaiter")
+            .field("task_id", &self.task_id)
+            .field("polling", &self.polling)
+            .finish()
+    }
+}
+
+impl<'a> TaskWaiter<'a> {
+    /// The first pause between polls (default 1 s).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.polling.initial_interval = interval;
+        self.polling.max_interval = self.polling.max_interval.max(interval);
+        self
+    }
+
+    /// The longest pause between polls (default 30 s).
+    pub fn max_interval(mut self, interval: Duration) -> Self {
+        self.polling.max_interval = interval;
+        self
+    }
+
+    /// Gives up after this long with [`Error::WaitTimedOut`] (default 1 h).
+    pub fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.polling.max_wait = max_wait;
+        self
+    }
+
+    /// The fraction (0.0 to 1.0) by which each pause varies (default 0.2).
+    pub fn jitter(mut self, jitter: f64) -> Self {
+        self.polling.jitter = jitter;
+        self
+    }
+
+    /// All polling options at once.
+    pub fn polling(mut self, polling: Polling) -> Self {
+        self.polling = polling;
+        self
+    }
+
+    /// The task each time its status changes (the first poll included),
+    /// ending after `ready`, `failed` or `canceled`, or with
+    /// [`Error::WaitTimedOut`].
+    pub fn status_changes(self) -> BoxStream<'a, Result<Task, Error>> {
+        let task_id = match self.task_id {
+            Ok(task_id) => task_id,
+            Err(why) => return stream::once(async move { Err(invalid_task_id(why)) }).boxed(),
+        };
+        let client = self.client;
+        self.polling.stream(
+            move || get_task(client, task_id),
+            |task: &Task| ended(task.status.as_ref()),
+            |task: &Task| task.status.as_ref().map(ToString::to_string),
+        )
+    }
+
+    /// The final task, however it ended (`ready`, `failed` or `canceled`):
+    /// an error only when polling failed or the wait timed out.
+    pub async fn final_task(self) -> Result<Task, Error> {
+        let mut changes = self.status_changes();
+        let mut last = None;
+        while let Some(change) = changes.next().await {
+            last = Some(change?);
+        }
+        last.ok_or(Error::WaitTimedOut {
+            waited: Duration::ZERO,
+            last_status: None,
+        })
+    }
+
+    async fn ready(self) -> Result<Task, Error> {
+        let task = self.final_task().await?;
+        match task.status {
+            Some(TaskStatus::Ready) => Ok(task),
+            _ => Err(Error::TaskEnded(Box::new(task))),
+        }
+    }
+}
+
+impl<'a> IntoFuture for TaskWaiter<'a> {
+    type Output = Result<Task, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.ready())
+    }
+}
+
+async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
+    Ok(client.encoder()?.get_task().task_id(task_id).send().await?.into_inner())
+}
+
+fn invalid_task_id(why: String) -> Error {
+    Error::InvalidInput {
+        field: "task_id".into(),
+        rule: why,
+    }
+}
+
+/// Waits for many tasks, a bounded number polled at once: `.await` gives each
+/// task's final state (whatever it is) in the order the ids were given.
+#[must_use = "a waiter does nothing until awaited"]
+pub struct TasksWaiter<'a> {
+    client: &'a Client,
+    task_ids: Vec<Result<NonZeroU64, String>>,
+    polling: Polling,
+    concurrency: usize,
+}
+
+impl std::fmt::Debug for TasksWaiter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TasksWaiter")
+            .field("tasks", &self.task_ids.len())
+            .field("polling", &self.polling)
+            .field("concurrency", &self.concurrency)
+            .finish()
+    }
+}
+
+impl<'a> TasksWaiter<'a> {
+    /// How many tasks are polled at once (default 8).
+    pub fn concurrency(mut self, tasks: usize) -> Self {
+        self.concurrency = tasks.max(1);
+        self
+    }
+
+    /// How each task is polled ([`Polling::default`] unless set).
+    pub fn polling(mut self, polling: Polling) -> Self {
+        self.polling = polling;
+        self
+    }
+
+    /// Each task's final state as it ends (in the order they end), with its
+    /// index in the ids given.
+    pub fn as_they_end(self) -> BoxStream<'a, (usize, Result<Task, Error>)> {
+        let (client, polling) = (self.client, self.polling);
+        stream::iter(self.task_ids.into_iter().enumerate())
+            .map(move |(index, task_id)| async move {
+                let waiter = TaskWaiter {
+                    client,
+                    task_id,
+                    polling,
+                };
+                (index, waiter.final_task().await)
+            })
+            .buffer_unordered(self.concurrency)
+            .boxed()
+    }
+}
+
+impl<'a> IntoFuture for TasksWaiter<'a> {
+    type Output = Vec<Result<Task, Error>>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let count = self.task_ids.len();
+        let ended = self.as_they_end();
+        Box::pin(async move {
+            let mut finals: Vec<Option<Result<Task, Error>>> = (0..count).map(|_| None).collect();
+            let mut ended = ended;
+            while let Some((index, outcome)) = ended.next().await {
+                if let Some(slot) = finals.get_mut(index) {
+                    *slot = Some(outcome);
+                }
             }
-            let waited = started.elapsed();
-            if waited + interval > options.max_wait {
-                return Err(Error::WaitTimedOut {
-                    waited,
-                    last_status: serde_json::to_string(&job.task_status).ok(),
-                });
+            finals
+                .into_iter()
+                .map(|outcome| {
+                    outcome.unwrap_or(Err(Error::WaitTimedOut {
+                        waited: Duration::ZERO,
+                        last_status: None,
+                    }))
+                })
+                .collect()
+        })
+    }
+}
+
+/// Waits for a CSV import job: `.await` gives the job once
+/// [`until`](Self::until)'s predicate holds (by default
+/// [`import_tasks_finished`], a guess: see there).
+#[must_use = "a waiter does nothing until awaited"]
+pub struct TaskImportWaiter<'a> {
+    client: &'a Client,
+    import_id: Result<NonZeroU64, String>,
+    polling: Polling,
+    finished: Box<dyn Fn(&TaskImport) -> bool + Send + Sync + 'a>,
+}
+
+impl std::fmt::Debug for TaskImportWaiter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskImportWaiter")
+            .field("import_id", &self.import_id)
+            .field("polling", &self.polling)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> TaskImportWaiter<'a> {
+    /// How the job is polled ([`Polling::default`] unless set).
+    pub fn polling(mut self, polling: Polling) -> Self {
+        self.polling = polling;
+        self
+    }
+
+    /// Decides from the job as read whether it has finished.
+    pub fn until(mut self, finished: impl Fn(&TaskImport) -> bool + Send + Sync + 'a) -> Self {
+        self.finished = Box::new(finished);
+        self
+    }
+}
+
+impl<'a> IntoFuture for TaskImportWaiter<'a> {
+    type Output = Result<TaskImport, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let import_id = self.import_id.map_err(|rule| Error::InvalidInput {
+                field: "task_import_id".into(),
+                rule,
+            })?;
+            let client = self.client;
+            let finished = self.finished;
+            let mut changes = self.polling.stream(
+                move || async move {
+                    Ok(client
+                        .encoder()?
+                        .get_task_import()
+                        .task_import_id(import_id)
+                        .send()
+                        .await?
+                        .into_inner())
+                },
+                move |job: &TaskImport| finished(job),
+                |job: &TaskImport| serde_json::to_string(&job.task_status).ok(),
+            );
+            let mut last = None;
+            while let Some(job) = changes.next().await {
+                last = Some(job?);
             }
-            tokio::time::sleep(interval).await;
-            interval = options.next(interval);
+            last.ok_or(Error::WaitTimedOut {
+                waited: Duration::ZERO,
+                last_status: None,
+            })
+        })
+    }
+}
+
+impl Client {
+    /// Waits for a task; takes the id as any response carries it
+    /// (`Option<i64>`, `i64`, `NonZeroU64`). See [`TaskWaiter`].
+    pub fn wait_for_task(&self, task_id: impl IntoValue<NonZeroU64>) -> TaskWaiter<'_> {
+        TaskWaiter {
+            client: self,
+            task_id: task_id.into_value(),
+            polling: Polling::default(),
+        }
+    }
+
+    /// Waits for many tasks, at most 8 polled at once unless
+    /// [`TasksWaiter::concurrency`] says otherwise.
+    pub fn wait_for_tasks<I>(&self, task_ids: I) -> TasksWaiter<'_>
+    where
+        I: IntoIterator,
+        I::Item: IntoValue<NonZeroU64>,
+    {
+        TasksWaiter {
+            client: self,
+            task_ids: task_ids.into_iter().map(IntoValue::into_value).collect(),
+            polling: Polling::default(),
+            concurrency: 8,
+        }
+    }
+
+    /// Waits for a CSV import job's tasks to finish. See [`TaskImportWaiter`].
+    pub fn wait_for_task_import(&self, import_id: impl IntoValue<NonZeroU64>) -> TaskImportWaiter<'_> {
+        TaskImportWaiter {
+            client: self,
+            import_id: import_id.into_value(),
+            polling: Polling::default(),
+            finished: Box::new(import_tasks_finished),
         }
     }
 }
@@ -172,7 +443,8 @@ impl Client {
 /// A guess at "all tasks finished" for [`Client::wait_for_task_import`]: the
 /// job's `task_status` counts no task as waiting, encoding, uploading or
 /// canceling. Assumes `task_status` holds counts per task status, which the
-/// document does not show; pass your own predicate if it does not.
+/// document does not show; pass your own predicate to
+/// [`TaskImportWaiter::until`] if it does not.
 pub fn import_tasks_finished(job: &TaskImport) -> bool {
     let Some(status) = serde_json::to_value(&job.task_status).ok().filter(|v| v.is_object()) else {
         return false;

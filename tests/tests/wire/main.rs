@@ -17,3 +17,4 @@ mod ops_encoder;
 mod ops_vms_catalog;
 mod ops_vms_media;
 mod prism;
+mod setters;

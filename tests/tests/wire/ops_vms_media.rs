@@ -169,14 +169,14 @@ async fn register_content() {
     }))
     .await;
     let body = ContentCreate::builder()
-        .name(some("spring-campaign_2025"))
+        .name("spring-campaign_2025")
         .title("Spring campaign 2025")
-        .description(some("Highlights of the 2025 spring campaign."))
+        .description("Highlights of the 2025 spring campaign.")
         .type_(ContentType::Vod)
         .status(ContentStatus::Limited)
         .encode_status(EncodeStatus::Completed)
-        .publish_start(some("2025-04-01 00:00:00"))
-        .publish_end(some("2025-06-30 23:59:59"))
+        .publish_start("2025-04-01 00:00:00")
+        .publish_end("2025-06-30 23:59:59")
         .duration(1832)
         .category_id(uuid!("5b0c8f52-8d1e-4a3b-9f2e-1c6d7a8b9e01"))
         .labels(vec![
@@ -186,11 +186,11 @@ async fn register_content() {
         .tags(vec![tag("campaign", "spring-2025"), tag("region", "関東")])
         .forward_policy_id(uuid!("0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"))
         .streaming_policy_id(uuid!("1d2e3f40-5b6c-4d7e-8f90-a1b2c3d4e5f6"))
-        .seek_preview_url(some("https://storage.example.jp/previews/spring-campaign_2025.vtt"))
+        .seek_preview_url("https://storage.example.jp/previews/spring-campaign_2025.vtt")
         .encoder_transaction_id(NonZeroU64::new(48213))
         .poster_slideshow_interval(3000_u64)
-        .primary_poster_name(some("cover"))
-        .presentation_document_name(some("slides"))
+        .primary_poster_name("cover")
+        .presentation_document_name("slides")
         .playlist_item_overrides(PlaylistItemOverridesCreate {
             extra: Default::default(),
             title: Some("Spring 2025".to_owned()),
@@ -213,17 +213,13 @@ async fn register_content() {
         ])
         .stream_sets(vec![
             ContentStreamSetCreate::builder()
-                .name(some("hls-main"))
+                .name("hls-main")
                 .distribution_id(uuid!("6f1e2d3c-4b5a-4968-8776-655443322110"))
                 .stream_names(vec!["hls-1080p".to_owned(), "hls-720p".to_owned()])
-                .subtitle_names(vec!["sub-ja".to_owned(), "sub-en".to_owned()])
-                .try_into()
-                .unwrap(),
+                .subtitle_names(vec!["sub-ja".to_owned(), "sub-en".to_owned()]),
             ContentStreamSetCreate::builder()
-                .name(some("mp4-fallback"))
-                .stream_names(vec!["mp4-720p".to_owned()])
-                .try_into()
-                .unwrap(),
+                .name("mp4-fallback")
+                .stream_names(vec!["mp4-720p".to_owned()]),
         ])
         .streams(vec![
             ContentStreamCreate::builder()
@@ -239,31 +235,25 @@ async fn register_content() {
                 .audio_bitrate(128_000)
                 .sample_rate(48_000)
                 .channels(2)
-                .audio_language(some("ja"))
-                .audio_label(some("日本語"))
+                .audio_language("ja")
+                .audio_label("日本語")
                 .playback_rate(1.0)
                 .filesize(1_154_310_422)
                 .encoder_task_id(NonZeroU64::new(90211))
                 .is_original(false)
-                .status(StreamStatus::Completed)
-                .try_into()
-                .unwrap(),
+                .status(StreamStatus::Completed),
             ContentStreamCreate::builder()
                 .name("hls-720p".to_owned())
                 .path("/spring-campaign_2025/hls/720p/index.m3u8")
                 .format(StreamFormat::Hls)
                 .video_bitrate(2_500_000)
                 .width(1280)
-                .height(720)
-                .try_into()
-                .unwrap(),
+                .height(720),
             ContentStreamCreate::builder()
                 .name("mp4-720p".to_owned())
                 .path("/spring-campaign_2025/mp4/720p.mp4")
-                .origin_domain_name(some("origin.example.jp"))
-                .format(StreamFormat::Mp4)
-                .try_into()
-                .unwrap(),
+                .origin_domain_name("origin.example.jp")
+                .format(StreamFormat::Mp4),
         ])
         .subtitles(vec![
             ContentSubtitleCreate::builder()
@@ -271,17 +261,13 @@ async fn register_content() {
                 .format(SubtitleFormat::Webvtt)
                 .language("ja")
                 .label("日本語")
-                .url(some("https://storage.example.jp/subtitles/spring-ja.vtt"))
-                .try_into()
-                .unwrap(),
+                .url("https://storage.example.jp/subtitles/spring-ja.vtt"),
             ContentSubtitleCreate::builder()
                 .name("sub-en".to_owned())
                 .format(SubtitleFormat::Webvtt)
                 .language("en")
                 .label("English")
-                .url(some("https://storage.example.jp/subtitles/spring-en.vtt"))
-                .try_into()
-                .unwrap(),
+                .url("https://storage.example.jp/subtitles/spring-en.vtt"),
         ])
         .posters(vec![
             ContentPosterCreate::builder()
@@ -289,30 +275,24 @@ async fn register_content() {
                 .format(PosterFormat::Png)
                 .width(1920)
                 .height(1080)
-                .url(some("https://storage.example.jp/posters/spring-cover.png"))
+                .url("https://storage.example.jp/posters/spring-cover.png")
                 .timestamp(0)
-                .used_in_slideshow(true)
-                .try_into()
-                .unwrap(),
+                .used_in_slideshow(true),
             ContentPosterCreate::builder()
                 .name("chapter-2".to_owned())
                 .format(PosterFormat::Png)
                 .width(1280)
                 .height(720)
-                .url(some("https://storage.example.jp/posters/spring-lineup.png"))
+                .url("https://storage.example.jp/posters/spring-lineup.png")
                 .timestamp(754)
-                .used_in_slideshow(false)
-                .try_into()
-                .unwrap(),
+                .used_in_slideshow(false),
         ])
         .documents(vec![ContentDocumentCreate::builder()
             .name("slides".to_owned())
             .title("Campaign slides")
-            .type_(some("application/pdf"))
-            .url(some("https://storage.example.jp/docs/spring-slides.pdf"))
-            .filename(some("spring-slides.pdf"))
-            .try_into()
-            .unwrap()]);
+            .type_("application/pdf")
+            .url("https://storage.example.jp/docs/spring-slides.pdf")
+            .filename("spring-slides.pdf")]);
     let registered = wire
         .vms()
         .register_content()
@@ -1052,7 +1032,7 @@ async fn register_stream_set() {
         .content_name("spring-campaign_2025")
         .body(
             StreamSetCreate::builder()
-                .name(some("hls-low_bandwidth"))
+                .name("hls-low_bandwidth")
                 .distribution_id(uuid!("6f1e2d3c-4b5a-4968-8776-655443322110"))
                 .streams(vec![
                     uuid!("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6e"),
@@ -1280,7 +1260,7 @@ async fn register_stream() {
         .body(
             StreamCreate::builder()
                 .path("/spring-campaign_2025/hls/480p/index.m3u8")
-                .origin_domain_name(some("origin.example.jp"))
+                .origin_domain_name("origin.example.jp")
                 .format(StreamFormat::Hls)
                 .video_codec(VideoCodec("H264".to_owned()))
                 .video_bitrate(1_200_000)
@@ -1291,8 +1271,8 @@ async fn register_stream() {
                 .audio_bitrate(96_000)
                 .sample_rate(44_100)
                 .channels(2)
-                .audio_language(some("ja"))
-                .audio_label(some("日本語"))
+                .audio_language("ja")
+                .audio_label("日本語")
                 .playback_rate(1.0)
                 .filesize(402_653_184)
                 .encoder_task_id(NonZeroU64::new(90215))
@@ -1341,8 +1321,8 @@ async fn register_streams_bulk() {
         .vms()
         .register_streams_bulk()
         .content_name("spring-campaign_2025")
-        .body(StreamBulkCreate {
-            requests: vec![
+        .body(
+            StreamBulkCreate::builder().requests([
                 StreamCreate::builder()
                     .path("/spring-campaign_2025/hls/audio-ja/index.m3u8")
                     .format(StreamFormat::Hls)
@@ -1351,10 +1331,8 @@ async fn register_streams_bulk() {
                     .sample_rate(48_000)
                     .channels(2)
                     .audio_track_type(AudioTrackType("MAIN".to_owned()))
-                    .audio_language(some("ja"))
-                    .audio_label(some("日本語"))
-                    .try_into()
-                    .unwrap(),
+                    .audio_language("ja")
+                    .audio_label("日本語"),
                 StreamCreate::builder()
                     .path("/spring-campaign_2025/hls/1080p-2x/index.m3u8")
                     .format(StreamFormat::Hls)
@@ -1363,11 +1341,9 @@ async fn register_streams_bulk() {
                     .width(1920)
                     .height(1080)
                     .playback_rate(2.0)
-                    .encoder_task_id(NonZeroU64::new(90216))
-                    .try_into()
-                    .unwrap(),
-            ],
-        })
+                    .encoder_task_id(NonZeroU64::new(90216)),
+            ]),
+        )
         .send()
         .await
         .unwrap()
@@ -1625,8 +1601,8 @@ async fn register_subtitle() {
                 .format(SubtitleFormat::Webvtt)
                 .language("ja")
                 .label("日本語（字幕）")
-                .url(some("https://storage.example.jp/subtitles/spring-ja-cc.vtt"))
-                .content(some("V0VCVlRUCgowMDowMC4wMDAgLS0+IDAwOjA0LjAwMArjgZPjgpPjgavjgaHjga8K")),
+                .url("https://storage.example.jp/subtitles/spring-ja-cc.vtt")
+                .content("V0VCVlRUCgowMDowMC4wMDAgLS0+IDAwOjA0LjAwMArjgZPjgpPjgavjgaHjga8K"),
         )
         .send()
         .await
@@ -1658,31 +1634,25 @@ async fn register_subtitles_bulk() {
         .vms()
         .register_subtitles_bulk()
         .content_name("spring-campaign_2025")
-        .body(SubtitleBulkCreate {
-            requests: vec![
+        .body(
+            SubtitleBulkCreate::builder().requests([
                 SubtitleCreate::builder()
                     .format(SubtitleFormat::Webvtt)
                     .language("en")
                     .label("English")
-                    .url(some("https://storage.example.jp/subtitles/spring-en.vtt"))
-                    .try_into()
-                    .unwrap(),
+                    .url("https://storage.example.jp/subtitles/spring-en.vtt"),
                 SubtitleCreate::builder()
                     .format(SubtitleFormat::Webvtt)
                     .language("ko")
                     .label("한국어")
-                    .url(some("https://storage.example.jp/subtitles/spring-ko.vtt"))
-                    .try_into()
-                    .unwrap(),
+                    .url("https://storage.example.jp/subtitles/spring-ko.vtt"),
                 SubtitleCreate::builder()
                     .format(SubtitleFormat::Webvtt)
                     .language("zh")
                     .label("中文")
-                    .content(some("V0VCVlRUCgowMDowMC4wMDAgLS0+IDAwOjA0LjAwMApIZWxsbwo="))
-                    .try_into()
-                    .unwrap(),
-            ],
-        })
+                    .content("V0VCVlRUCgowMDowMC4wMDAgLS0+IDAwOjA0LjAwMApIZWxsbwo="),
+            ]),
+        )
         .send()
         .await
         .unwrap()
@@ -1888,8 +1858,8 @@ async fn register_poster() {
                 .format(PosterFormat::Png)
                 .width(1920)
                 .height(1080)
-                .url(some("https://storage.example.jp/posters/spring-finale.png"))
-                .content(some("iVBORw0KGgoAAAANSUhEUg=="))
+                .url("https://storage.example.jp/posters/spring-finale.png")
+                .content("iVBORw0KGgoAAAANSUhEUg==")
                 .timestamp(1790)
                 .used_in_slideshow(true),
         )
@@ -1923,25 +1893,21 @@ async fn register_posters_bulk() {
         .vms()
         .register_posters_bulk()
         .content_name("spring-campaign_2025")
-        .body(PosterBulkCreate {
-            requests: vec![
+        .body(
+            PosterBulkCreate::builder().requests([
                 PosterCreate::builder()
                     .format(PosterFormat::Png)
                     .width(1280)
                     .height(720)
-                    .url(some("https://storage.example.jp/posters/spring-scene-01.png"))
+                    .url("https://storage.example.jp/posters/spring-scene-01.png")
                     .timestamp(300)
-                    .used_in_slideshow(true)
-                    .try_into()
-                    .unwrap(),
+                    .used_in_slideshow(true),
                 PosterCreate::builder()
                     .format(PosterFormat::Unknown)
-                    .url(some("https://storage.example.jp/posters/spring-scene-02.jpg"))
-                    .timestamp(600)
-                    .try_into()
-                    .unwrap(),
-            ],
-        })
+                    .url("https://storage.example.jp/posters/spring-scene-02.jpg")
+                    .timestamp(600),
+            ]),
+        )
         .send()
         .await
         .unwrap()
@@ -2164,10 +2130,10 @@ async fn register_document() {
         .body(
             DocumentCreate::builder()
                 .title("Press release")
-                .type_(some("application/pdf"))
-                .url(some("https://storage.example.jp/docs/spring-press.pdf"))
-                .content(some("JVBERi0xLjcKJeLjz9MK"))
-                .filename(some("spring-press.pdf")),
+                .type_("application/pdf")
+                .url("https://storage.example.jp/docs/spring-press.pdf")
+                .content("JVBERi0xLjcKJeLjz9MK")
+                .filename("spring-press.pdf"),
         )
         .send()
         .await
@@ -2197,25 +2163,19 @@ async fn register_documents_bulk() {
         .vms()
         .register_documents_bulk()
         .content_name("spring-campaign_2025")
-        .body(DocumentBulkCreate {
-            requests: vec![
+        .body(
+            DocumentBulkCreate::builder().requests([
                 DocumentCreate::builder()
                     .title("Product catalogue")
-                    .type_(some("application/pdf"))
-                    .url(some("https://storage.example.jp/docs/catalogue-2025.pdf"))
-                    .try_into()
-                    .unwrap(),
+                    .type_("application/pdf")
+                    .url("https://storage.example.jp/docs/catalogue-2025.pdf"),
                 DocumentCreate::builder()
                     .title("価格表 2025年春")
-                    .type_(some(
-                        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                    ))
-                    .content(some("UEsDBBQABgAIAAAAIQA="))
-                    .filename(some("価格表.xlsx"))
-                    .try_into()
-                    .unwrap(),
-            ],
-        })
+                    .type_("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+                    .content("UEsDBBQABgAIAAAAIQA=")
+                    .filename("価格表.xlsx"),
+            ]),
+        )
         .send()
         .await
         .unwrap()
@@ -2339,14 +2299,6 @@ async fn with_content_name_outside_the_documented_characters() {
         assert!(message.contains("content_name"), "{name}: {message}");
     }
     wire.assert_nothing_sent().await;
-}
-
-/// A bounded optional value, parsed from its text.
-fn some<T: std::str::FromStr>(value: &str) -> Option<T>
-where
-    T::Err: std::fmt::Debug,
-{
-    Some(value.parse().unwrap())
 }
 
 /// The wire text of an optional timestamp or date.

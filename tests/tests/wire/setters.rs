@@ -1,0 +1,99 @@
+//! Setters that take plain values: what they accept goes out exactly as
+//! written, and what they refuse never leaves, with the member's whole path.
+
+use super::harness::{Expect, Wire};
+use serde_json::json;
+use vidplat::encoder::types::{PresetCreate, PresetStream, PresetStreamVideo, ProfileCreate, TaskCreate};
+use vidplat::vms::types::{ContentCreate, ContentStreamCreate};
+use vidplat::{Call, Error};
+
+fn refused(error: Error) -> (String, String) {
+    match error {
+        Error::InvalidInput { field, rule } => (field, rule),
+        other => panic!("expected a refusal before sending, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn ids_as_responses_carry_them_pass_straight_on() {
+    let wire = Wire::answering(200, json!({"id": 7})).await;
+    // What a response gives: `Option<i64>` for an encoder id.
+    let preset_id: Option<i64> = Some(7);
+    let body = ProfileCreate::builder().name("web").presets([preset_id, Some(8)]);
+    wire.encoder().register_profile().body(body).call().await.unwrap();
+    wire.verify(Expect::post("/v1/profiles").json(json!({"name": "web", "presets": [7, 8]})))
+        .await;
+
+    let wire = Wire::answering(200, json!({"id": 7, "status": "ready"})).await;
+    wire.encoder().get_task().task_id(preset_id).call().await.unwrap();
+    wire.verify(Expect::get("/v1/tasks/7")).await;
+}
+
+#[tokio::test]
+async fn a_missing_id_is_refused_naming_the_parameter() {
+    let wire = Wire::answering(200, json!({})).await;
+    let error = wire.encoder().get_task().task_id(None::<i64>).call().await.unwrap_err();
+    assert_eq!(refused(error), ("task_id".to_owned(), vidplat_core::MISSING.to_owned()));
+    let error = wire.encoder().get_task().task_id(0).call().await.unwrap_err();
+    assert_eq!(
+        refused(error),
+        ("task_id".to_owned(), "must be at least 1 (minimum)".to_owned())
+    );
+    wire.assert_nothing_sent().await;
+}
+
+#[tokio::test]
+async fn nested_builders_and_arrays_name_the_whole_path() {
+    let wire = Wire::answering(200, json!({})).await;
+    // A builder missing a required member, inside an array, inside the body.
+    let body = ContentCreate::builder()
+        .title("t")
+        .category_id("0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001")
+        .streams([ContentStreamCreate::builder().name("main").path("/main/index.m3u8")])
+        .stream_sets(Vec::<vidplat::vms::types::ContentStreamSetCreate>::new());
+    let error = wire.vms().register_content().body(body).call().await.unwrap_err();
+    assert_eq!(
+        refused(error),
+        ("streams[0].format".to_owned(), "is required".to_owned())
+    );
+
+    // A string that is not a UUID, where the YAML says uuid.
+    let body = ContentCreate::builder().title("t").category_id("cat-1");
+    let (field, rule) = refused(wire.vms().register_content().body(body).call().await.unwrap_err());
+    assert_eq!(field, "category_id");
+    assert!(rule.starts_with("is not a UUID"), "{rule}");
+
+    // An array element breaking its rule (no whitespace in angle labels).
+    let body = TaskCreate::builder()
+        .input_filepath("movie.mp4")
+        .profile_id(1)
+        .multi_angle_labels(["front", "back side"]);
+    let (field, _) = refused(wire.encoder().register_task().body(body).call().await.unwrap_err());
+    assert_eq!(field, "multi_angle_labels[1]");
+    wire.assert_nothing_sent().await;
+}
+
+#[tokio::test]
+async fn optional_members_with_a_rule_take_plain_values() {
+    let wire = Wire::answering(200, json!({"id": 1})).await;
+    let body = PresetCreate::builder()
+        .name("hls-720")
+        .description("HLS, 720p")
+        .destination("vms5://")
+        .output_filename("%INPUT_FILENAME%")
+        .streams([PresetStream::builder().video(PresetStreamVideo::builder().height(720))]);
+    wire.encoder().register_preset().body(body).call().await.unwrap();
+    wire.verify(Expect::post("/v1/presets").json(json!({
+        "name": "hls-720",
+        "description": "HLS, 720p",
+        "destination": "vms5://",
+        "output_filename": "%INPUT_FILENAME%",
+        "streams": [{"video": {"height": 720}}]
+    })))
+    .await;
+    let too_long = "x".repeat(1000);
+    let body = PresetCreate::builder().name(too_long.as_str());
+    let (field, rule) = refused(wire.encoder().register_preset().body(body).call().await.unwrap_err());
+    assert_eq!(field, "name");
+    assert!(rule.contains("longer than"), "{rule}");
+}
