@@ -7,6 +7,13 @@ pub mod redis_server;
 pub mod samples;
 pub mod surface;
 
+/// The README's Rust examples, compiled (and run unless marked `no_run`) as
+/// doc tests by `cargo test --workspace`, so they cannot drift from the SDK.
+/// Here, not in a published crate, because the README lies outside them.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 use std::path::{Path, PathBuf};
 
 /// The services, by short name, as in `openapi/<name>.yaml` and `crates/vidplat-<name>`.

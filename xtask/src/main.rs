@@ -7,6 +7,7 @@ mod crosscheck;
 mod gaps;
 mod index;
 mod lint;
+mod publish;
 mod services;
 mod setters;
 
@@ -24,7 +25,9 @@ commands:
                    with --docs, check that file against the documents in DIR too
   lint             install the pinned spec tools into .tools/ and lint openapi/*.yaml with them
   conformance      run schemathesis against the simulator (vidplat-sim) for every operation
-  ci [--docs DIR]  everything CI runs: fmt, clippy, lint, crosscheck, checks, tests";
+  docs             cargo doc of the library crates, every feature, warnings denied
+  package          cargo package the library crates; check each compiles from its .crate
+  ci [--docs DIR]  everything CI runs: fmt, clippy, docs, lint, crosscheck, checks, tests, package";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +42,8 @@ fn main() -> Result<()> {
         Some("crosscheck") => crosscheck::run(docs.as_deref()),
         Some("lint") => lint::run_all(),
         Some("conformance") => conformance::run_all(),
+        Some("docs") => publish::docs(),
+        Some("package") => publish::package(),
         Some("ci") => ci(docs.as_deref()),
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
@@ -57,6 +62,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     let started = std::time::Instant::now();
     cargo(&["fmt", "--all", "--check"])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    publish::docs()?;
     lint::run_all()?;
     crosscheck::run(docs)?;
     codegen::run(true)?;
@@ -74,6 +80,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
         cargo(&["run", "--quiet", "-p", "vidplat-sim", "--example", example])?;
     }
     cargo(&["bench", "--workspace", "--no-run"])?;
+    publish::package()?;
     conformance::run_all()?;
     fresh_clone()?;
     println!("xtask ci: all checks passed in {:.0?}", started.elapsed());

@@ -44,6 +44,7 @@ pub use builder::{check_routes, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{check_base_url, ConfigError};
 pub use decode::decode_response;
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
+pub use open_enum::ServiceErrorCode;
 pub use operation::Operation;
 pub use paged::{first_number, first_ranks, paging_field, PagePosition, Paged, Paginated, PagingStyle};
 pub use query::CommaSeparated;

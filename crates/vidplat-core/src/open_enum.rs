@@ -5,6 +5,15 @@
 //! The generator (`cargo xtask codegen`) writes one [`open_enum!`] invocation
 //! for every `x-extensible-enum` schema of the YAML.
 
+/// A service's `ErrorCode`: the open enumeration of the codes its documents
+/// list, read from an error answer's `code` (`vidplat::Error::code_as`).
+///
+/// Implemented by `vidplat_encoder::types::ErrorCode`,
+/// `vidplat_vms::types::ErrorCode` and `vidplat_analytics::types::ErrorCode`.
+/// Converting never fails: a code the enumeration does not know becomes
+/// `Other` with the code exactly as sent.
+pub trait ServiceErrorCode: for<'a> From<&'a str> {}
+
 /// Declares an open enumeration. See the module documentation.
 #[macro_export]
 macro_rules! open_enum {

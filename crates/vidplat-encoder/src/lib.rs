@@ -10,3 +10,6 @@ mod generated;
 pub use generated::*;
 
 vidplat_core::client_hooks!(Client);
+
+// The codes of this service's error answers, for `vidplat::Error::code_as`.
+impl vidplat_core::ServiceErrorCode for types::ErrorCode {}

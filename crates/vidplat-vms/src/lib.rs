@@ -11,6 +11,9 @@ pub use generated::*;
 
 vidplat_core::client_hooks!(Client);
 
+// The codes of this service's error answers, for `vidplat::Error::code_as`.
+impl vidplat_core::ServiceErrorCode for types::ErrorCode {}
+
 impl types::BulkRegisteredId {
     /// The registered item's id, whichever form the server wrote it in
     /// (`{"id": …}` or the bare string; the document does not show which).

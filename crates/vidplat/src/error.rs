@@ -4,13 +4,13 @@ use std::fmt;
 use std::time::Duration;
 use vidplat_core::{escape_controls, may_send_again, CallFailure, Delivery, FailureKind, Method, Service};
 
-pub use vidplat_core::{ApiError, ConfigError, DecodeError, Quota, TimeoutKind};
+pub use vidplat_core::{ApiError, ConfigError, DecodeError, Quota, ServiceErrorCode, TimeoutKind};
 
 /// Everything that can go wrong in a call. `#[non_exhaustive]`: match the
 /// kinds you handle and keep a catch-all arm.
 ///
-/// [`Error::code`], [`Error::message`] and [`Error::status`] return only what
-/// the server sent; [`Error::is_retryable`] never advises repeating a request
+/// [`Error::code`] (typed: [`Error::code_as`]), [`Error::message`] and
+/// [`Error::status`] return only what the server sent; [`Error::is_retryable`] never advises repeating a request
 /// that may already have done its work.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -102,6 +102,30 @@ impl Error {
     /// The service's error code, exactly as it sent it (never one the SDK made up).
     pub fn code(&self) -> Option<&str> {
         self.api().and_then(|api| api.code.as_deref())
+    }
+
+    /// The service's error code as the service's open `ErrorCode` enum:
+    /// `encoder::types::ErrorCode`, `vms::types::ErrorCode` or
+    /// `analytics::types::ErrorCode`, one variant per documented code. A code
+    /// the enum does not know comes back as `Other` with the code exactly as
+    /// sent; `None` when the server sent no code (or did not answer).
+    ///
+    /// ```
+    /// # #[cfg(feature = "encoder")] {
+    /// use vidplat::encoder::types::ErrorCode;
+    /// use vidplat::{ApiError, Error};
+    /// // What a 404 answer with this code becomes.
+    /// let answered = |code: &str| {
+    ///     let mut api = ApiError::status_only(404);
+    ///     api.code = Some(code.to_owned());
+    ///     Error::Api(Box::new(api))
+    /// };
+    /// assert_eq!(answered("MODEL_NOT_FOUND").code_as::<ErrorCode>(), Some(ErrorCode::ModelNotFound));
+    /// assert_eq!(answered("TASK_ARCHIVED").code_as(), Some(ErrorCode::Other("TASK_ARCHIVED".into())));
+    /// # }
+    /// ```
+    pub fn code_as<C: ServiceErrorCode>(&self) -> Option<C> {
+        self.code().map(C::from)
     }
 
     /// The service's error message, exactly as it sent it.

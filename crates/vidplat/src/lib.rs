@@ -67,15 +67,23 @@
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
+//! use vidplat::encoder::types::ErrorCode;
 //! use vidplat::{Call, Error};
 //! match client.encoder()?.get_task().task_id(7).call().await {
 //!     Ok(task) => println!("task 7 is {:?}", task.status),
-//!     Err(error) if error.code() == Some("MODEL_NOT_FOUND") => println!("no task 7"),
+//!     Err(error) if error.code_as::<ErrorCode>() == Some(ErrorCode::ModelNotFound) => println!("no task 7"),
 //!     Err(Error::InvalidInput { field, rule }) => println!("not sent: {field} {rule}"),
 //!     Err(error) => return Err(error),
 //! }
 //! # Ok(()) }
 //! ```
+//!
+//! Each service's documented error codes are the variants of its open
+//! `ErrorCode` enum ([`encoder::types::ErrorCode`],
+//! [`vms::types::ErrorCode`], [`analytics::types::ErrorCode`]);
+//! [`Error::code_as`] reads the answer's code as one of them, and a code the
+//! enum does not know as `Other` with the code as sent. [`Error::code`] gives
+//! the code as a string.
 //!
 //! Bounds the documents give are checked before a request leaves:
 //!
@@ -260,7 +268,9 @@ pub mod prelude {
     pub use crate::{Call, Paginate};
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
-pub use error::{ApiError, ConfigError, DecodeError, Error, Quota, TimeoutError, TimeoutKind, TransportError};
+pub use error::{
+    ApiError, ConfigError, DecodeError, Error, Quota, ServiceErrorCode, TimeoutError, TimeoutKind, TransportError,
+};
 pub use vidplat_core::{
     Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait, RetryPolicy, Timestamp,
     Transport,

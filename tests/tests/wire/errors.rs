@@ -145,6 +145,44 @@ async fn model_not_found_is_a_404_in_each_service() {
 }
 
 #[tokio::test]
+async fn error_codes_read_as_each_services_open_enum() {
+    use vidplat::{analytics, encoder, vms};
+    let wire = Wire::answering(404, json!({"code": "MODEL_NOT_FOUND", "message": "task not found"})).await;
+    let error = wire.encoder().get_task().task_id(7_u64).call().await.unwrap_err();
+    assert_eq!(
+        error.code_as::<encoder::types::ErrorCode>(),
+        Some(encoder::types::ErrorCode::ModelNotFound)
+    );
+    // The same code read through another service's enumeration is that service's variant.
+    assert_eq!(
+        error.code_as::<vms::types::ErrorCode>(),
+        Some(vms::types::ErrorCode::ModelNotFound)
+    );
+
+    let wire = Wire::with(error_body(400, "CATEGORY_ASSOCIATED", "the category has contents")).await;
+    let error = wire.vms().delete_category().category_id(ID).call().await.unwrap_err();
+    assert_eq!(
+        error.code_as::<vms::types::ErrorCode>(),
+        Some(vms::types::ErrorCode::CategoryAssociated)
+    );
+
+    // A code no document lists is kept, exactly as sent.
+    let wire = Wire::with(error_body(400, "QUERY_REJECTED_V3", "new code")).await;
+    let error = wire.analytics().basic_viewing_history().call().await.unwrap_err();
+    let code = error.code_as::<analytics::types::ErrorCode>();
+    assert_eq!(
+        code,
+        Some(analytics::types::ErrorCode::Other("QUERY_REJECTED_V3".into()))
+    );
+    assert!(!code.is_some_and(|code| code.is_known()));
+
+    // No code sent (a proxy's HTML page): no code to read.
+    let wire = answering_once(ResponseTemplate::new(502).set_body_string("<html>bad gateway</html>")).await;
+    let error = wire.vms().get_content().content_name("x").call().await.unwrap_err();
+    assert_eq!(error.code_as::<vms::types::ErrorCode>(), None);
+}
+
+#[tokio::test]
 async fn video_management_deletion_rules_keep_their_codes() {
     // The documents give no status for these codes; 400 stands in for "some 4xx".
     let vms_codes = [
