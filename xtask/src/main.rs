@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
 mod bounds;
+mod build_cost;
 mod codegen;
 mod conformance;
 mod crosscheck;
@@ -22,6 +23,9 @@ commands:
                    with --docs, check that file against the documents in DIR too
   lint             install the pinned spec tools into .tools/ and lint openapi/*.yaml with them
   conformance      run schemathesis against the simulator (vidplat-sim) for every operation
+  build-cost [--only SET] [--repo DIR]
+                   clean dev build of a crate using vidplat (all, encoder, vms, analytics)
+                   against one using only reqwest, serde, serde_json, tokio; prints the ratios
   ci [--docs DIR]  everything CI runs: fmt, clippy, lint, crosscheck, checks, tests";
 
 fn main() -> Result<()> {
@@ -37,6 +41,7 @@ fn main() -> Result<()> {
         Some("crosscheck") => crosscheck::run(docs.as_deref()),
         Some("lint") => lint::run_all(),
         Some("conformance") => conformance::run_all(),
+        Some("build-cost") => build_cost::run(&args[1..]),
         Some("ci") => ci(docs.as_deref()),
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");
