@@ -101,8 +101,12 @@ pub fn vidplat_main(set: &FeatureSet) -> String {
     let mut urls = String::new();
     let mut uses = String::new();
     for service in set.features {
-        urls.push_str(&format!("        .{service}_url(\"https://{service}.example.invalid\")\n"));
-        uses.push_str(&format!("    println!(\"{service}: {{}}\", client.{service}().is_ok());\n"));
+        urls.push_str(&format!(
+            "        .{service}_url(\"https://{service}.example.invalid\")\n"
+        ));
+        uses.push_str(&format!(
+            "    println!(\"{service}: {{}}\", client.{service}().is_ok());\n"
+        ));
     }
     format!(
         "#[tokio::main]\nasync fn main() -> Result<(), vidplat::Error> {{\n    let client = vidplat::Client::builder()\n\

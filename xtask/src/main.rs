@@ -7,6 +7,7 @@ mod conformance;
 mod crosscheck;
 mod gaps;
 mod lint;
+mod schemars_feature;
 mod services;
 
 use anyhow::{bail, Context, Result};

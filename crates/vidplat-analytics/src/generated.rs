@@ -14,13 +14,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     ///One audience entry holding the rating per playback position.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudience {
         ///Count and rating per playback position.
         #[serde(default)]
@@ -34,14 +29,8 @@ pub mod types {
         }
     }
     ///Response of the basic audience-rating operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingPage {
         ///One row per content title.
         #[serde(default)]
@@ -62,14 +51,8 @@ pub mod types {
         }
     }
     ///Audience rating of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingRow {
         ///Audience entries, each holding a positional segment array.
         #[serde(default)]
@@ -84,14 +67,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-category operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryPage {
         ///One row per content category.
         #[serde(default)]
@@ -112,14 +89,8 @@ pub mod types {
         }
     }
     ///Metric set A for one content category (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -167,14 +138,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitlePage {
         ///One row per content title.
         #[serde(default)]
@@ -195,14 +160,8 @@ pub mod types {
         }
     }
     ///Metric set A for one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -255,14 +214,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserPage {
         ///One row per content title and user.
         #[serde(default)]
@@ -283,14 +236,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -331,14 +278,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-viewing-environment operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentPage {
         ///One row per viewing environment and player.
         #[serde(default)]
@@ -359,14 +300,8 @@ pub mod types {
         }
     }
     ///Metric set A for one viewing environment and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -423,14 +358,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-OS operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsPage {
         ///One row per OS, OS version, player and player version.
         #[serde(default)]
@@ -451,14 +380,8 @@ pub mod types {
         }
     }
     ///Metric set A for one OS and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -515,14 +438,8 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (basic audience rating and viewing situation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicPlaybackPointSegment {
         ///Number of viewers at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -540,14 +457,8 @@ pub mod types {
         }
     }
     ///Response of the basic dimension/metric query.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryPage {
         ///One row per combination of the requested dimensions.
         #[serde(default)]
@@ -568,14 +479,8 @@ pub mod types {
         }
     }
     ///One row of the basic dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -674,14 +579,8 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionButton {
         ///Button ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -699,14 +598,8 @@ pub mod types {
         }
     }
     ///Response of the basic reaction operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionPage {
         ///One row per content title.
         #[serde(default)]
@@ -727,14 +620,8 @@ pub mod types {
         }
     }
     ///Reactions of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionRow {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -749,14 +636,8 @@ pub mod types {
         }
     }
     ///Reaction count at one position (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionSegment {
         ///Number of reactions at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -771,14 +652,8 @@ pub mod types {
         }
     }
     ///Active users of one content title.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeTitleCount {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -793,14 +668,8 @@ pub mod types {
         }
     }
     ///Active users in one minute (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountRow {
         ///Number of active users.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -818,18 +687,9 @@ pub mod types {
         }
     }
     ///`BasicRealtimeUserCountsLoginId`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountsLoginId(::std::string::String);
     impl ::std::ops::Deref for BasicRealtimeUserCountsLoginId {
         type Target = ::std::string::String;
@@ -890,14 +750,8 @@ pub mod types {
         }
     }
     ///Response of the basic real-time active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountsPage {
         ///One row per minute.
         #[serde(default)]
@@ -918,14 +772,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-region operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionPage {
         ///One row per country, region and city.
         #[serde(default)]
@@ -946,14 +794,8 @@ pub mod types {
         }
     }
     ///Metric set A for one country, region and city (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1007,14 +849,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-site-or-app operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSitePage {
         ///One row per site or app and player.
         #[serde(default)]
@@ -1035,14 +871,8 @@ pub mod types {
         }
     }
     ///Metric set A for one site or app and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSiteRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1096,14 +926,8 @@ pub mod types {
         }
     }
     ///One viewing situation with count and rating per playback position (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSituation {
         ///Bitrate (a string in the basic edition).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1130,14 +954,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-time-period operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodPage {
         ///One row per time period.
         #[serde(default)]
@@ -1158,14 +976,8 @@ pub mod types {
         }
     }
     ///Metric set A for one time period (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1213,14 +1025,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserPage {
         ///One row per user.
         #[serde(default)]
@@ -1241,14 +1047,8 @@ pub mod types {
         }
     }
     ///Metric set A without show_user_count and user_count for one user (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1290,14 +1090,8 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-history operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryPage {
         ///Viewing records, newest first.
         #[serde(default)]
@@ -1318,14 +1112,8 @@ pub mod types {
         }
     }
     ///One viewing record (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1378,14 +1166,8 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-situation operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationPage {
         ///One row per content title.
         #[serde(default)]
@@ -1406,14 +1188,8 @@ pub mod types {
         }
     }
     ///Viewing situation of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationRow {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1428,14 +1204,8 @@ pub mod types {
         }
     }
     ///Active users in one time period (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUserRow {
         ///Number of active users.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1450,14 +1220,8 @@ pub mod types {
         }
     }
     ///Response of the cloud active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUsersPage {
         ///One row per time period.
         #[serde(default)]
@@ -1472,18 +1236,9 @@ pub mod types {
         }
     }
     ///`CloudActiveUsersSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUsersSort(::std::string::String);
     impl ::std::ops::Deref for CloudActiveUsersSort {
         type Target = ::std::string::String;
@@ -1543,14 +1298,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-browser operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserPage {
         ///One row per browser, browser version, player and player version.
         #[serde(default)]
@@ -1565,14 +1314,8 @@ pub mod types {
         }
     }
     ///Metric set B for one browser and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1620,18 +1363,9 @@ pub mod types {
         }
     }
     ///`CloudByBrowserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByBrowserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByBrowserSort {
         type Target = ::std::string::String;
@@ -1691,18 +1425,9 @@ pub mod types {
         }
     }
     ///`CloudByContentCategorySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentCategorySort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentCategorySort {
         type Target = ::std::string::String;
@@ -1762,18 +1487,9 @@ pub mod types {
         }
     }
     ///`CloudByContentNameAndUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentNameAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameAndUserSort {
         type Target = ::std::string::String;
@@ -1834,18 +1550,9 @@ pub mod types {
         }
     }
     ///`CloudByContentNameSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentNameSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameSort {
         type Target = ::std::string::String;
@@ -1905,18 +1612,9 @@ pub mod types {
         }
     }
     ///`CloudByContentTitleAndUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentTitleAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
         type Target = ::std::string::String;
@@ -1977,18 +1675,9 @@ pub mod types {
         }
     }
     ///`CloudByContentTitleSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentTitleSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleSort {
         type Target = ::std::string::String;
@@ -2048,18 +1737,9 @@ pub mod types {
         }
     }
     ///`CloudByOsSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByOsSort(::std::string::String);
     impl ::std::ops::Deref for CloudByOsSort {
         type Target = ::std::string::String;
@@ -2119,18 +1799,9 @@ pub mod types {
         }
     }
     ///`CloudByRegionSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByRegionSort(::std::string::String);
     impl ::std::ops::Deref for CloudByRegionSort {
         type Target = ::std::string::String;
@@ -2190,18 +1861,9 @@ pub mod types {
         }
     }
     ///`CloudBySiteSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBySiteSort(::std::string::String);
     impl ::std::ops::Deref for CloudBySiteSort {
         type Target = ::std::string::String;
@@ -2261,18 +1923,9 @@ pub mod types {
         }
     }
     ///`CloudByTimePeriodSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByTimePeriodSort(::std::string::String);
     impl ::std::ops::Deref for CloudByTimePeriodSort {
         type Target = ::std::string::String;
@@ -2332,18 +1985,9 @@ pub mod types {
         }
     }
     ///`CloudByUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByUserSort {
         type Target = ::std::string::String;
@@ -2403,14 +2047,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-category operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryPage {
         ///One row per content category.
         #[serde(default)]
@@ -2425,14 +2063,8 @@ pub mod types {
         }
     }
     ///Metric set B for one content category (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2471,14 +2103,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNamePage {
         ///One row per content name.
         #[serde(default)]
@@ -2493,14 +2119,8 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content name (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2547,14 +2167,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserPage {
         ///One row per content name and user.
         #[serde(default)]
@@ -2569,14 +2183,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content name (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2614,14 +2222,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitlePage {
         ///One row per content title.
         #[serde(default)]
@@ -2636,14 +2238,8 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content title (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2690,14 +2286,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserPage {
         ///One row per content title and user.
         #[serde(default)]
@@ -2712,14 +2302,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2757,14 +2341,8 @@ pub mod types {
         }
     }
     ///Response of the cloud engagement operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPage {
         ///One item per playback position.
         #[serde(default)]
@@ -2776,14 +2354,8 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPoint {
         ///Number of viewers at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2801,14 +2373,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-OS operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsPage {
         ///One row per OS, OS version, player and player version.
         #[serde(default)]
@@ -2823,14 +2389,8 @@ pub mod types {
         }
     }
     ///Metric set B for one OS and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2878,14 +2438,8 @@ pub mod types {
         }
     }
     ///Response of the cloud dimension/metric query.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryPage {
         ///One row per combination of the requested dimensions.
         #[serde(default)]
@@ -2900,14 +2454,8 @@ pub mod types {
         }
     }
     ///One row of the cloud dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3006,18 +2554,9 @@ pub mod types {
         }
     }
     ///`CloudQuerySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQuerySort(::std::string::String);
     impl ::std::ops::Deref for CloudQuerySort {
         type Target = ::std::string::String;
@@ -3077,14 +2616,8 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionButton {
         ///Button ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3099,14 +2632,8 @@ pub mod types {
         }
     }
     ///Response of the cloud reaction operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionPage {
         ///One item per reaction button.
         #[serde(default)]
@@ -3118,14 +2645,8 @@ pub mod types {
         }
     }
     ///Reaction count in one position bucket (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionSegment {
         ///Number of reactions in the bucket.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3140,14 +2661,8 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountRow {
         ///Content name; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3168,14 +2683,8 @@ pub mod types {
         }
     }
     ///Response of the cloud real-time active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountsPage {
         ///Active-user counts.
         #[serde(default)]
@@ -3190,18 +2699,9 @@ pub mod types {
         }
     }
     ///`CloudRealtimeUserCountsSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountsSort(::std::string::String);
     impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
         type Target = ::std::string::String;
@@ -3261,14 +2761,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-region operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionPage {
         ///One row per country, region and city.
         #[serde(default)]
@@ -3283,14 +2777,8 @@ pub mod types {
         }
     }
     ///Metric set B for one country, region and city (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3335,14 +2823,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-site-or-app operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSitePage {
         ///One row per site or app and player.
         #[serde(default)]
@@ -3357,14 +2839,8 @@ pub mod types {
         }
     }
     ///Metric set B for one site or app and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSiteRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3409,14 +2885,8 @@ pub mod types {
         }
     }
     ///One viewing situation with the rating per playback position (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituation {
         ///Bitrate (an integer in the cloud edition).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3446,14 +2916,8 @@ pub mod types {
         }
     }
     ///Rating at one playback position (cloud viewing situation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituationSegment {
         ///Playback position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3468,14 +2932,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-time-period operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodPage {
         ///One row per time period.
         #[serde(default)]
@@ -3490,14 +2948,8 @@ pub mod types {
         }
     }
     ///Metric set B for one time period (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3536,14 +2988,8 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (unsupported predecessor operation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountLegacyRow {
         ///Content name; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3564,14 +3010,8 @@ pub mod types {
         }
     }
     ///Response of the unsupported predecessor of the cloud active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountsLegacyPage {
         ///Active-user counts.
         #[serde(default)]
@@ -3586,18 +3026,9 @@ pub mod types {
         }
     }
     ///`CloudUserCountsLegacySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountsLegacySort(::std::string::String);
     impl ::std::ops::Deref for CloudUserCountsLegacySort {
         type Target = ::std::string::String;
@@ -3657,14 +3088,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserPage {
         ///One row per user.
         #[serde(default)]
@@ -3679,14 +3104,8 @@ pub mod types {
         }
     }
     ///Metric set B without impression_user_count and user_count for one user (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3719,14 +3138,8 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-history operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryPage {
         ///Viewing records, newest first.
         #[serde(default)]
@@ -3741,14 +3154,8 @@ pub mod types {
         }
     }
     ///One viewing record (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryRow {
         ///Browser name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3798,14 +3205,8 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-situation operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingSituationPage {
         ///One item per viewing situation.
         #[serde(default)]
@@ -3817,14 +3218,8 @@ pub mod types {
         }
     }
     ///Error body of both editions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,

@@ -64,6 +64,7 @@ pub use validate::{first_violation, Check, Rule};
 pub mod __private {
     pub use progenitor_client;
     pub use reqwest;
+    #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;
 }
