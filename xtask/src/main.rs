@@ -9,6 +9,7 @@ mod gaps;
 mod lint;
 mod schemars_feature;
 mod services;
+mod streaming_lists;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};

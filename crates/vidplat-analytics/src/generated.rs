@@ -16673,39 +16673,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16925,39 +16925,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17159,39 +17159,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17339,39 +17339,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17537,39 +17537,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17753,39 +17753,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17933,39 +17933,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18149,39 +18149,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18301,32 +18301,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18510,39 +18510,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18726,39 +18726,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18928,46 +18928,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19151,39 +19151,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19370,39 +19370,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19586,39 +19586,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19786,39 +19786,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19986,39 +19986,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20190,39 +20190,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20435,39 +20435,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20635,39 +20635,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20788,39 +20788,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20986,39 +20986,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21219,39 +21219,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21456,39 +21456,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21656,39 +21656,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21809,39 +21809,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21965,39 +21965,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -22165,39 +22165,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -22365,39 +22365,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -22539,46 +22539,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -22779,39 +22779,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -23016,39 +23016,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -23203,39 +23203,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -23403,39 +23403,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }

@@ -8,7 +8,7 @@
 //! - `builder`, `runtime`, `pipeline`: building a runtime, preparing a request,
 //!   and the attempt loop; `transport`: the network, replaceable in tests;
 //! - `body`: reading an answer under a size cap; `answer`: judging it;
-//!   `decode`: decoding a success body; `failure`: the typed outcome of a
+//!   `decode`: decoding a success body; `stream`: large list bodies decoded while they arrive; `failure`: the typed outcome of a
 //!   failed call and how it travels back through progenitor;
 //! - `retry`, `timeout`, `quota`: when to send again, how long a call may take,
 //!   the analytics limiter; `redact`: what is never printed; `config`: configuration mistakes.
@@ -33,6 +33,7 @@ mod redact;
 mod retry;
 mod route;
 mod runtime;
+mod stream;
 mod table;
 mod time;
 mod timeout;
@@ -54,6 +55,7 @@ pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery
 pub use route::RouteTemplate;
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
+pub use stream::{decode_streaming_response, with_row_handover, Handed, RowReceiver};
 pub use table::{Method, OperationMeta, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};

@@ -210,6 +210,7 @@ mod call;
 mod client;
 mod error;
 pub mod pagination;
+pub mod rows;
 pub mod signing;
 #[cfg(feature = "encoder")]
 pub mod waiters;
@@ -217,6 +218,7 @@ pub mod waiters;
 pub use call::Call;
 pub use client::{Client, ClientBuilder};
 pub use error::{ApiError, ConfigError, DecodeError, Error, Quota, TimeoutError, TimeoutKind, TransportError};
+pub use rows::{RowStream, Rows};
 pub use vidplat_core::{
     Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, RetryPolicy, Timestamp, Transport,
 };
