@@ -1,5 +1,6 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
+mod api_version;
 mod bounds;
 mod build_cost;
 mod codegen;

@@ -16633,14 +16633,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16883,14 +16876,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17118,14 +17104,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17301,14 +17280,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/audience-rating/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17498,14 +17470,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17713,14 +17678,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/environment/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17895,14 +17853,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18109,14 +18060,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18271,14 +18215,7 @@ pub mod builder {
             let sort_key = sort_key.map_err(Error::InvalidRequest)?;
             let sort_order = sort_order.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18470,14 +18407,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18686,14 +18616,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18890,14 +18813,7 @@ pub mod builder {
                 "{}/v1/situation/data/{}", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19111,14 +19027,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19330,14 +19239,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19546,14 +19448,7 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19753,14 +19648,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/active-users/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19953,14 +19841,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/browser/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20157,14 +20038,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20400,14 +20274,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20602,14 +20469,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20758,14 +20618,7 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/engagement/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20949,14 +20802,7 @@ pub mod builder {
             let offset = offset.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21180,14 +21026,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21417,14 +21256,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21623,14 +21455,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21779,14 +21604,7 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21935,14 +21753,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22132,14 +21943,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22332,14 +22136,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22509,14 +22306,7 @@ pub mod builder {
                 "{}/v2/situation/{}/data", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22740,14 +22530,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22977,14 +22760,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -23171,14 +22947,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/user-counts/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -23370,14 +23139,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client

@@ -82,7 +82,7 @@ impl Runtime {
                 kind: FailureKind::Refused(format!("the {service} service has no operation `{operation_id}`")),
             });
         };
-        let method = inner.routes.get(op.id).map_or(op.method, |route| route.method);
+        let method = self.route(op.id).map_or(op.method, |route| route.method);
         let failure = |delivery, attempts, kind| CallFailure {
             service,
             operation: op.id,

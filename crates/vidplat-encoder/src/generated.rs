@@ -7129,14 +7129,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskCounts>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7205,14 +7198,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ExternalId>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/external_id", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7281,14 +7267,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::NotificationSettings>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7392,14 +7371,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7469,14 +7441,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::PresetList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7576,14 +7541,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7672,14 +7630,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7801,14 +7752,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7902,14 +7846,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7985,14 +7922,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ProfileList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8092,14 +8022,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8189,14 +8112,7 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8319,14 +8235,7 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8421,14 +8330,7 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8504,14 +8406,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskImportList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8596,14 +8491,7 @@ pub mod builder {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8699,14 +8587,7 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8800,14 +8681,7 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8932,14 +8806,7 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let sort = sort.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9040,14 +8907,7 @@ pub mod builder {
                 .and_then(|v| types::TaskCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9115,14 +8975,7 @@ pub mod builder {
         pub async fn send(self) -> Result<ResponseValue<()>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9210,14 +9063,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9310,14 +9156,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9425,14 +9264,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/upload/{}", client.baseurl, encode_path(& filename.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client

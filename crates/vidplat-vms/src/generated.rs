@@ -25997,14 +25997,7 @@ pub mod builder {
             let Self { client, statistics } = self;
             let statistics = statistics.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26122,14 +26115,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26240,14 +26226,7 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26341,14 +26320,7 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26487,14 +26459,7 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26577,14 +26542,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ForwardPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/content-forward-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26672,14 +26630,7 @@ pub mod builder {
                 "{}/v1/content-forward-policies/{}", client.baseurl, encode_path(&
                 policy_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26908,14 +26859,7 @@ pub mod builder {
             let status = status.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27024,14 +26968,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27121,14 +27058,7 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27222,14 +27152,7 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27352,14 +27275,7 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27456,14 +27372,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27590,14 +27499,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27725,14 +27627,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27843,14 +27738,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27958,14 +27846,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28104,14 +27985,7 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28334,14 +28208,7 @@ pub mod builder {
                 "{}/v1/contents/{}/play", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(6usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(5usize);
             if let Some(value) = x_vms_client_country {
                 header_map.append("x-vms-client-country", value.to_string().try_into()?);
             }
@@ -28454,14 +28321,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28586,14 +28446,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28721,14 +28574,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28850,14 +28696,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/order", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28968,14 +28807,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29083,14 +28915,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29227,14 +29052,7 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29377,14 +29195,7 @@ pub mod builder {
                 "{}/v1/contents/{}/statistics", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29483,14 +29294,7 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29617,14 +29421,7 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29735,14 +29532,7 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29851,14 +29641,7 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29998,14 +29781,7 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30102,14 +29878,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30234,14 +30003,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30369,14 +30131,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30487,14 +30242,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30602,14 +30350,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30746,14 +30487,7 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30850,14 +30584,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30984,14 +30711,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31119,14 +30839,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31237,14 +30950,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31352,14 +31058,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31498,14 +31197,7 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31694,14 +31386,7 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31810,14 +31495,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31906,14 +31584,7 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32006,14 +31677,7 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32137,14 +31801,7 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32269,14 +31926,7 @@ pub mod builder {
                 "{}/v1/instant-pages/{}/revoked-audiences", client.baseurl, encode_path(&
                 page_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32353,14 +32003,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LabelList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32458,14 +32101,7 @@ pub mod builder {
                 .and_then(|v| types::LabelCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32553,14 +32189,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32652,14 +32281,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32778,14 +32400,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32897,14 +32512,7 @@ pub mod builder {
                 "{}/v1/playlists/{}/items", client.baseurl, encode_path(& playlist_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32986,14 +32594,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::SiteList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/sites", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -33080,14 +32681,7 @@ pub mod builder {
             let url = format!(
                 "{}/v1/sites/{}", client.baseurl, encode_path(& site_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -33163,14 +32757,7 @@ pub mod builder {
         ) -> Result<ResponseValue<types::StreamingPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/streaming-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -33258,14 +32845,7 @@ pub mod builder {
                 "{}/v1/streaming-policies/{}", client.baseurl, encode_path(& policy_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
