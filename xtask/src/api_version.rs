@@ -26,6 +26,7 @@ pub fn drop_header(file: &mut syn::File) -> anyhow::Result<()> {
                 if f.block.stmts.len() == before {
                     continue;
                 }
+                let mut none_left = false;
                 for stmt in &mut f.block.stmts {
                     let text = stmt.to_token_stream().to_string();
                     let Some(at) = text.find("HeaderMap :: with_capacity (") else {
@@ -36,6 +37,7 @@ pub fn drop_header(file: &mut syn::File) -> anyhow::Result<()> {
                         continue;
                     };
                     let capacity: usize = text[start..start + len].trim().parse()?;
+                    none_left = capacity <= 1;
                     let fixed = format!(
                         "{}{}usize{}",
                         &text[..start],
@@ -43,6 +45,21 @@ pub fn drop_header(file: &mut syn::File) -> anyhow::Result<()> {
                         &text[start + len + "usize".len()..]
                     );
                     *stmt = syn::parse_str(&fixed)?;
+                }
+                if none_left {
+                    // No header left: no map to build, none to merge into the request.
+                    f.block.stmts.retain(|stmt| {
+                        !stmt
+                            .to_token_stream()
+                            .to_string()
+                            .contains("HeaderMap :: with_capacity (")
+                    });
+                    for stmt in &mut f.block.stmts {
+                        let text = stmt.to_token_stream().to_string();
+                        if text.contains(". headers (header_map)") {
+                            *stmt = syn::parse_str(&text.replace(". headers (header_map)", ""))?;
+                        }
+                    }
                 }
             }
         }
@@ -77,5 +94,30 @@ mod tests {
         assert!(!code.contains("api-version"), "{code}");
         assert!(code.contains("HeaderMap::with_capacity(1usize)"), "{code}");
         assert!(code.contains("\"x-vms-date\""), "{code}");
+    }
+
+    #[test]
+    fn with_no_header_left_no_map_is_built() {
+        let mut file: syn::File = syn::parse2(quote! {
+            pub mod builder {
+                impl<'a> GetTask<'a> {
+                    pub async fn send(self) -> Result<(), ()> {
+                        let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+                        header_map.append(
+                            ::reqwest::header::HeaderName::from_static("api-version"),
+                            ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
+                        );
+                        let request = client.client.get(url).header(ACCEPT, JSON).headers(header_map).build()?;
+                        Ok(())
+                    }
+                }
+            }
+        })
+        .unwrap();
+        super::drop_header(&mut file).unwrap();
+        let code = prettyplease::unparse(&file);
+        assert!(!code.contains("header_map"), "{code}");
+        assert!(code.contains(".header(ACCEPT, JSON)"), "{code}");
+        assert!(code.contains(".build()?"), "{code}");
     }
 }

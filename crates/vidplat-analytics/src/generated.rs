@@ -16633,7 +16633,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16656,7 +16655,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_category",
@@ -16876,7 +16874,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16901,7 +16898,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_query",
@@ -17104,7 +17100,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17128,7 +17123,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_time_period",
@@ -17280,7 +17274,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/audience-rating/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17301,7 +17294,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_audience_rating",
@@ -17470,7 +17462,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17492,7 +17483,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_reaction",
@@ -17678,7 +17668,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/environment/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17701,7 +17690,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_environment",
@@ -17853,7 +17841,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17874,7 +17861,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_viewing_history",
@@ -18060,7 +18046,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18083,7 +18068,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_os",
@@ -18215,7 +18199,6 @@ pub mod builder {
             let sort_key = sort_key.map_err(Error::InvalidRequest)?;
             let sort_order = sort_order.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18228,7 +18211,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("minutes", &minutes))
                 .query(&progenitor_client::QueryParam::new("sort_key", &sort_key))
                 .query(&progenitor_client::QueryParam::new("sort_order", &sort_order))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_realtime_user_counts",
@@ -18407,7 +18389,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18430,7 +18411,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_region",
@@ -18616,7 +18596,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18639,7 +18618,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_site",
@@ -18813,7 +18791,6 @@ pub mod builder {
                 "{}/v1/situation/data/{}", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18834,7 +18811,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_viewing_situation",
@@ -19027,7 +19003,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19050,7 +19025,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_title",
@@ -19239,7 +19213,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19262,7 +19235,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_title_and_user",
@@ -19448,7 +19420,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19471,7 +19442,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_user",
@@ -19648,7 +19618,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/active-users/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19664,7 +19633,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_active_users",
@@ -19841,7 +19809,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/browser/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19857,7 +19824,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_browser",
@@ -20038,7 +20004,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20054,7 +20019,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_category",
@@ -20274,7 +20238,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20292,7 +20255,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_query",
@@ -20469,7 +20431,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20485,7 +20446,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_time_period",
@@ -20618,7 +20578,6 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/engagement/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20631,7 +20590,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_engagement",
@@ -20802,7 +20760,6 @@ pub mod builder {
             let offset = offset.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20822,7 +20779,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_viewing_history",
@@ -21026,7 +20982,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21048,7 +21003,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_name",
@@ -21256,7 +21210,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21278,7 +21231,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_name_and_user",
@@ -21455,7 +21407,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21471,7 +21422,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_os",
@@ -21604,7 +21554,6 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21617,7 +21566,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_reaction",
@@ -21753,7 +21701,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21766,7 +21713,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("group_per", &group_per))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_realtime_user_counts",
@@ -21943,7 +21889,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21959,7 +21904,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_region",
@@ -22136,7 +22080,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22152,7 +22095,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_site",
@@ -22306,7 +22248,6 @@ pub mod builder {
                 "{}/v2/situation/{}/data", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22319,7 +22260,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_viewing_situation",
@@ -22530,7 +22470,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22552,7 +22491,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_title",
@@ -22760,7 +22698,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22782,7 +22719,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_title_and_user",
@@ -22947,7 +22883,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/user-counts/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -22962,7 +22897,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_user_counts_legacy",
@@ -23139,7 +23073,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -23155,7 +23088,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_user",

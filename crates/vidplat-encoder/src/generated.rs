@@ -7129,7 +7129,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskCounts>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7138,7 +7137,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task_counts",
@@ -7198,7 +7196,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ExternalId>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/external_id", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7207,7 +7204,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_external_id",
@@ -7267,7 +7263,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::NotificationSettings>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7276,7 +7271,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_notification_settings",
@@ -7371,7 +7365,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7381,7 +7374,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_notification_settings",
@@ -7441,7 +7433,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::PresetList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7450,7 +7441,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_presets",
@@ -7541,7 +7531,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7551,7 +7540,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_preset",
@@ -7630,7 +7618,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7639,7 +7626,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_preset",
@@ -7752,7 +7738,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7762,7 +7747,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_preset",
@@ -7846,7 +7830,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7855,7 +7838,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_preset",
@@ -7922,7 +7904,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ProfileList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7931,7 +7912,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_profiles",
@@ -8022,7 +8002,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8032,7 +8011,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_profile",
@@ -8112,7 +8090,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8121,7 +8098,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_profile",
@@ -8235,7 +8211,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8245,7 +8220,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_profile",
@@ -8330,7 +8304,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8339,7 +8312,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_profile",
@@ -8406,7 +8378,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskImportList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8415,7 +8386,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_task_imports",
@@ -8491,7 +8461,6 @@ pub mod builder {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8507,7 +8476,6 @@ pub mod builder {
                     ),
                 )
                 .body(body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "import_tasks_csv",
@@ -8587,7 +8555,6 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8596,7 +8563,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task_import",
@@ -8681,7 +8647,6 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8690,7 +8655,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_task_import",
@@ -8806,7 +8770,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let sort = sort.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8818,7 +8781,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("page", &page))
                 .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_tasks",
@@ -8907,7 +8869,6 @@ pub mod builder {
                 .and_then(|v| types::TaskCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8917,7 +8878,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_task",
@@ -8975,7 +8935,6 @@ pub mod builder {
         pub async fn send(self) -> Result<ResponseValue<()>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8984,7 +8943,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_all_tasks",
@@ -9063,7 +9021,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9072,7 +9029,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task",
@@ -9156,7 +9112,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9165,7 +9120,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_or_delete_task",
@@ -9264,7 +9218,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/upload/{}", client.baseurl, encode_path(& filename.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9274,7 +9227,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("readable", &readable))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_input_file",

@@ -25997,7 +25997,6 @@ pub mod builder {
             let Self { client, statistics } = self;
             let statistics = statistics.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26007,7 +26006,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("statistics", &statistics))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_categories",
@@ -26115,7 +26113,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26131,7 +26128,6 @@ pub mod builder {
                         &create_parents,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_category",
@@ -26226,7 +26222,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26236,7 +26231,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("statistics", &statistics))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_category",
@@ -26320,7 +26314,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26329,7 +26322,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_category",
@@ -26459,7 +26451,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26475,7 +26466,6 @@ pub mod builder {
                         &rename_children,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_category",
@@ -26542,7 +26532,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ForwardPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/content-forward-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26551,7 +26540,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_forward_policies",
@@ -26630,7 +26618,6 @@ pub mod builder {
                 "{}/v1/content-forward-policies/{}", client.baseurl, encode_path(&
                 policy_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26639,7 +26626,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_forward_policy",
@@ -26859,7 +26845,6 @@ pub mod builder {
             let status = status.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26877,7 +26862,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&vidplat_core::CommaSeparated::new("status", &status))
                 .query(&vidplat_core::CommaSeparated::new("type", &type_))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_contents",
@@ -26968,7 +26952,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26978,7 +26961,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_content",
@@ -27058,7 +27040,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27067,7 +27048,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_content",
@@ -27152,7 +27132,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27161,7 +27140,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_content",
@@ -27275,7 +27253,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27285,7 +27262,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_content",
@@ -27372,7 +27348,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27381,7 +27356,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_documents",
@@ -27499,7 +27473,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27509,7 +27482,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_document",
@@ -27627,7 +27599,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27637,7 +27608,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_documents_bulk",
@@ -27738,7 +27708,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27747,7 +27716,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_document",
@@ -27846,7 +27814,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27855,7 +27822,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_document",
@@ -27985,7 +27951,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27995,7 +27960,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_document",
@@ -28321,7 +28285,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28330,7 +28293,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_posters",
@@ -28446,7 +28408,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28456,7 +28417,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_poster",
@@ -28574,7 +28534,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28584,7 +28543,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_posters_bulk",
@@ -28696,7 +28654,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/order", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28706,7 +28663,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "reorder_posters",
@@ -28807,7 +28763,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28816,7 +28771,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_poster",
@@ -28915,7 +28869,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28924,7 +28877,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_poster",
@@ -29052,7 +29004,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29062,7 +29013,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_poster",
@@ -29195,7 +29145,6 @@ pub mod builder {
                 "{}/v1/contents/{}/statistics", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29207,7 +29156,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("end", &end))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_content_statistics",
@@ -29294,7 +29242,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29303,7 +29250,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_stream_sets",
@@ -29421,7 +29367,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29431,7 +29376,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_stream_set",
@@ -29532,7 +29476,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29541,7 +29484,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_stream_set",
@@ -29641,7 +29583,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29650,7 +29591,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_stream_set",
@@ -29781,7 +29721,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29791,7 +29730,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_stream_set",
@@ -29878,7 +29816,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29887,7 +29824,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_streams",
@@ -30003,7 +29939,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30013,7 +29948,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_stream",
@@ -30131,7 +30065,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30141,7 +30074,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_streams_bulk",
@@ -30242,7 +30174,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30251,7 +30182,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_stream",
@@ -30350,7 +30280,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30359,7 +30288,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_stream",
@@ -30487,7 +30415,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30497,7 +30424,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_stream",
@@ -30584,7 +30510,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30593,7 +30518,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_subtitles",
@@ -30711,7 +30635,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30721,7 +30644,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_subtitle",
@@ -30839,7 +30761,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30849,7 +30770,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_subtitles_bulk",
@@ -30950,7 +30870,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30959,7 +30878,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_subtitle",
@@ -31058,7 +30976,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31067,7 +30984,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_subtitle",
@@ -31197,7 +31113,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31207,7 +31122,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_subtitle",
@@ -31386,7 +31300,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31402,7 +31315,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("query", &query))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("type", &type_))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_viewing_pages",
@@ -31495,7 +31407,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31505,7 +31416,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_viewing_page",
@@ -31584,7 +31494,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31593,7 +31502,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_viewing_page",
@@ -31677,7 +31585,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31686,7 +31593,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_viewing_page",
@@ -31801,7 +31707,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31811,7 +31716,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_viewing_page",
@@ -31926,7 +31830,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}/revoked-audiences", client.baseurl, encode_path(&
                 page_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31936,7 +31839,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_revoked_audience",
@@ -32003,7 +31905,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LabelList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32012,7 +31913,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_labels",
@@ -32101,7 +32001,6 @@ pub mod builder {
                 .and_then(|v| types::LabelCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32111,7 +32010,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_label",
@@ -32189,7 +32087,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32198,7 +32095,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_label",
@@ -32281,7 +32177,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32290,7 +32185,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_label",
@@ -32400,7 +32294,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32410,7 +32303,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_label",
@@ -32512,7 +32404,6 @@ pub mod builder {
                 "{}/v1/playlists/{}/items", client.baseurl, encode_path(& playlist_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32527,7 +32418,6 @@ pub mod builder {
                         &include_private,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_playlist_items",
@@ -32594,7 +32484,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::SiteList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/sites", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32603,7 +32492,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_sites",
@@ -32681,7 +32569,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/sites/{}", client.baseurl, encode_path(& site_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32690,7 +32577,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_site",
@@ -32757,7 +32643,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::StreamingPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/streaming-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32766,7 +32651,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_streaming_policies",
@@ -32845,7 +32729,6 @@ pub mod builder {
                 "{}/v1/streaming-policies/{}", client.baseurl, encode_path(& policy_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(0usize);
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32854,7 +32737,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_streaming_policy",
