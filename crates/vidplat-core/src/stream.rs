@@ -36,10 +36,13 @@ use tokio::time::Instant;
 pub(crate) const STREAM_ABOVE: u64 = 1 << 20;
 
 /// Network chunks queued between the reading task and the decoding thread.
-const CHUNKS_IN_FLIGHT: usize = 8;
+const CHUNKS_IN_FLIGHT: usize = 4;
 
-/// Rows queued between the decoding thread and a row stream's reader.
-const ROWS_IN_FLIGHT: usize = 256;
+/// Batches of rows queued between the decoding thread and a row stream's reader.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Rows per batch: one wakeup of the reader per batch, not per row.
+const BATCH: usize = 256;
 
 /// The bytes kept for a decode error's excerpt (the redactor scans 8 KiB).
 const EXCERPT_BYTES: usize = 8 * 1024 + 1;
@@ -206,16 +209,16 @@ fn excerpt_head(prefix: &Bytes) -> Vec<u8> {
 /// call's task reads them; the read's failure comes first, then the decode's.
 async fn decode_while_reading<V: Send + 'static>(
     mut response: reqwest::Response,
+    prefix: Bytes,
     context: &DecodeContext,
     rest: Remainder,
     decode: impl FnOnce(BodyReader) -> Result<V, (Option<String>, serde_json::Error)> + Send + 'static,
 ) -> Result<V, CallFailure> {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
-    let head = excerpt_head(&context.body);
-    let prefix = context.body.clone();
+    let head = excerpt_head(&prefix);
     let decoder = tokio::task::spawn_blocking(move || {
         decode(BufReader::with_capacity(
-            64 * 1024,
+            16 * 1024,
             ChunkReader {
                 chunks: rx,
                 current: prefix,
@@ -261,16 +264,17 @@ pub async fn decode_streaming_response<T: DeserializeOwned + Send + 'static, E>(
             }
         }
     }
-    let Some(context) = response.extensions().get::<DecodeContext>().cloned() else {
-        return crate::decode_response(response).await;
-    };
-    let Some(rest) = take_remainder(&context) else {
+    let Some(rest) = response.extensions().get::<DecodeContext>().and_then(take_remainder) else {
         return crate::decode_response(response).await;
     };
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    response.extensions_mut().remove::<DecodeContext>();
-    match decode_while_reading(response, &context, rest, decode_tracked::<T>).await {
+    let Some(mut context) = response.extensions_mut().remove::<DecodeContext>() else {
+        return crate::decode_response(response).await;
+    };
+    // The start of the body goes to the decoder and is not kept beside the rows.
+    let prefix = std::mem::take(&mut context.body);
+    match decode_while_reading(response, prefix, &context, rest, decode_tracked::<T>).await {
         Ok(value) => Ok(ResponseValue::new(value, status, headers)),
         Err(failure) => Err(failure.into_progenitor()),
     }
@@ -303,7 +307,8 @@ pub async fn with_row_handover<F: std::future::Future>(send: F) -> (F::Output, O
 /// The rows of a handed-over list answer, one by one as they are decoded.
 #[derive(Debug)]
 pub struct RowReceiver<R> {
-    rows: mpsc::Receiver<Result<R, CallFailure>>,
+    rows: mpsc::Receiver<Result<Vec<R>, CallFailure>>,
+    batch: std::vec::IntoIter<R>,
 }
 
 impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
@@ -311,9 +316,9 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
     /// The call keeps its analytics concurrency slot until the body is read;
     /// dropping the receiver stops the reading.
     pub fn start(handed: Handed) -> Self {
-        let (tx, rows) = mpsc::channel(ROWS_IN_FLIGHT);
+        let (tx, rows) = mpsc::channel(BATCHES_IN_FLIGHT);
         tokio::spawn(async move {
-            let Handed { response, context } = handed;
+            let Handed { response, mut context } = handed;
             let rest = take_remainder(&context).unwrap_or(Remainder {
                 cap: u64::MAX,
                 read: 0,
@@ -322,7 +327,8 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                 permit: None,
             });
             let sender = tx.clone();
-            let outcome = decode_while_reading(response, &context, rest, move |reader| {
+            let prefix = std::mem::take(&mut context.body);
+            let outcome = decode_while_reading(response, prefix, &context, rest, move |reader| {
                 let mut deserializer = serde_json::Deserializer::from_reader(reader);
                 let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {
@@ -344,17 +350,30 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                 }
             }
         });
-        Self { rows }
+        Self {
+            rows,
+            batch: Vec::new().into_iter(),
+        }
     }
 
     /// The next row, a failure (then nothing more), or `None` at the end.
     pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<R, CallFailure>>> {
-        self.rows.poll_recv(cx)
+        loop {
+            if let Some(row) = self.batch.next() {
+                return Poll::Ready(Some(Ok(row)));
+            }
+            match self.rows.poll_recv(cx) {
+                Poll::Ready(Some(Ok(batch))) => self.batch = batch.into_iter(),
+                Poll::Ready(Some(Err(failure))) => return Poll::Ready(Some(Err(failure))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 
     /// [`Self::poll_next`] as an `async` call.
     pub async fn next(&mut self) -> Option<Result<R, CallFailure>> {
-        self.rows.recv().await
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
     }
 }
 
@@ -363,7 +382,7 @@ const STOPPED: &str = "the row stream was dropped";
 /// The list envelope `{"data": [rows], ...}`: each row goes to the channel as
 /// soon as it is decoded; the other members are skipped.
 struct Envelope<'a, R> {
-    rows: &'a mpsc::Sender<Result<R, CallFailure>>,
+    rows: &'a mpsc::Sender<Result<Vec<R>, CallFailure>>,
     row: PhantomData<R>,
 }
 
@@ -402,7 +421,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Envelope<'_, R> {
 
 /// The `data` array: one channel send per row.
 struct Rows<'a, R> {
-    rows: &'a mpsc::Sender<Result<R, CallFailure>>,
+    rows: &'a mpsc::Sender<Result<Vec<R>, CallFailure>>,
 }
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for Rows<'_, R> {
@@ -421,10 +440,32 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Rows<'_, R> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(row) = seq.next_element::<R>()? {
-            if self.rows.blocking_send(Ok(row)).is_err() {
-                return Err(serde::de::Error::custom(STOPPED));
+        let mut batch = Vec::with_capacity(BATCH);
+        let send = |batch: Vec<R>| {
+            self.rows
+                .blocking_send(Ok(batch))
+                .map_err(|_| serde::de::Error::custom(STOPPED))
+        };
+        loop {
+            match seq.next_element::<R>() {
+                Ok(Some(row)) => {
+                    batch.push(row);
+                    if batch.len() == BATCH {
+                        send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))?;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    // The rows decoded before the failure are delivered first.
+                    if !batch.is_empty() {
+                        send(batch)?;
+                    }
+                    return Err(error);
+                }
             }
+        }
+        if !batch.is_empty() {
+            send(batch)?;
         }
         Ok(())
     }
