@@ -161,11 +161,13 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
-/// `cargo xtask build-cost [--only NAME] [--repo DIR]`.
+/// `cargo xtask build-cost [--only NAME] [--repo DIR] [--timings DIR]`: with
+/// `--timings`, each clean build also writes cargo's `--timings` report into DIR.
 pub fn run(args: &[String]) -> Result<()> {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|at| args.get(at + 1));
     let repo = value("--repo").map_or_else(crate::services::repo_root, PathBuf::from);
     let only = value("--only").map(String::as_str);
+    let timings = value("--timings").map(PathBuf::from);
     let sets: Vec<FeatureSet> = FEATURE_SETS
         .iter()
         .copied()
@@ -179,7 +181,14 @@ pub fn run(args: &[String]) -> Result<()> {
     let _ = std::fs::remove_dir_all(&root);
     let outcome = (|| -> Result<Vec<Row>> {
         println!("load before: {}", load());
-        let baseline = measure(&root.join("baseline"), &baseline_manifest(), BASELINE_MAIN, &lock)?;
+        let report = |name: &str| timings.as_ref().map(|dir| dir.join(format!("{name}.html")));
+        let baseline = measure(
+            &root.join("baseline"),
+            &baseline_manifest(),
+            BASELINE_MAIN,
+            &lock,
+            report("baseline").as_deref(),
+        )?;
         println!("baseline: {baseline:?} (load {})", load());
         let mut rows = Vec::new();
         for set in sets {
@@ -189,6 +198,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 &vidplat_manifest(&repo.join("crates/vidplat"), &set),
                 &vidplat_main(&set),
                 &lock,
+                report(&format!("vidplat-{}", set.name)).as_deref(),
             )?;
             println!("vidplat {}: {vidplat:?} (load {})", set.name, load());
             rows.push(Row { set, vidplat, baseline });
@@ -204,16 +214,17 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Writes the crate into `dir`, builds it in a fresh target directory, touches
 /// `main.rs`, rebuilds, and deletes the target directory.
-fn measure(dir: &Path, manifest: &str, main: &str, lock: &Path) -> Result<Measured> {
+fn measure(dir: &Path, manifest: &str, main: &str, lock: &Path, timings: Option<&Path>) -> Result<Measured> {
     std::fs::create_dir_all(dir.join("src"))?;
     std::fs::write(dir.join("Cargo.toml"), manifest)?;
     std::fs::write(dir.join("src/main.rs"), main)?;
     std::fs::copy(lock, dir.join("Cargo.lock")).context("copying the workspace's Cargo.lock")?;
     let target = dir.join("target");
-    let build = || -> Result<Duration> {
+    let build = |timed: bool| -> Result<Duration> {
         let started = Instant::now();
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["build", "--quiet"])
+            .args(timed.then_some("--timings"))
             .current_dir(dir)
             .env("CARGO_TARGET_DIR", &target)
             .env_remove("RUSTFLAGS")
@@ -224,13 +235,17 @@ fn measure(dir: &Path, manifest: &str, main: &str, lock: &Path) -> Result<Measur
         Ok(started.elapsed())
     };
     let outcome = (|| -> Result<Measured> {
-        let clean = build()?;
+        let clean = build(timings.is_some())?;
+        if let Some(report) = timings {
+            std::fs::create_dir_all(report.parent().unwrap_or(Path::new(".")))?;
+            std::fs::copy(target.join("cargo-timings/cargo-timing.html"), report)?;
+        }
         let main_rs = dir.join("src/main.rs");
         std::fs::File::options()
             .append(true)
             .open(&main_rs)?
             .set_modified(std::time::SystemTime::now())?;
-        let rebuild = build()?;
+        let rebuild = build(false)?;
         Ok(Measured { clean, rebuild })
     })();
     let _ = std::fs::remove_dir_all(&target);
