@@ -169,6 +169,9 @@ pub fn generate(service: &Service) -> Result<(String, String, Vec<crate::index::
         .extend(paginated);
     file.items.extend(alias_methods(&value)?);
     let driver = test_driver(service, &value, &file)?;
+    crate::schemars_feature::behind_feature(&mut file.items)?;
+    crate::streaming_lists::decode_while_arriving(&mut file, service.name)?;
+    crate::api_version::drop_header(&mut file)?;
     let rows = crate::index::rows(service, &value, &file)?;
 
     let header = format!(

@@ -1,6 +1,8 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
+mod api_version;
 mod bounds;
+mod build_cost;
 mod codegen;
 mod conformance;
 mod crosscheck;
@@ -8,8 +10,10 @@ mod gaps;
 mod index;
 mod lint;
 mod publish;
+mod schemars_feature;
 mod services;
 mod setters;
+mod streaming_lists;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -27,6 +31,9 @@ commands:
   conformance      run schemathesis against the simulator (vidplat-sim) for every operation
   docs             cargo doc of the library crates, every feature, warnings denied
   package          cargo package the library crates; check each compiles from its .crate
+  build-cost [--only SET] [--repo DIR]
+                   clean dev build of a crate using vidplat (all, encoder, vms, analytics)
+                   against one using only reqwest, serde, serde_json, tokio; prints the ratios
   ci [--docs DIR]  everything CI runs: fmt, clippy, docs, lint, crosscheck, checks, tests, package";
 
 fn main() -> Result<()> {
@@ -44,6 +51,7 @@ fn main() -> Result<()> {
         Some("conformance") => conformance::run_all(),
         Some("docs") => publish::docs(),
         Some("package") => publish::package(),
+        Some("build-cost") => build_cost::run(&args[1..]),
         Some("ci") => ci(docs.as_deref()),
         Some("help" | "--help" | "-h") | None => {
             println!("{USAGE}");

@@ -14,13 +14,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     ///One audience entry holding the rating per playback position.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudience {
         ///Count and rating per playback position.
         #[serde(default)]
@@ -34,14 +29,8 @@ pub mod types {
         }
     }
     ///Response of the basic audience-rating operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingPage {
         ///One row per content title.
         #[serde(default)]
@@ -62,14 +51,8 @@ pub mod types {
         }
     }
     ///Audience rating of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingRow {
         ///Audience entries, each holding a positional segment array.
         #[serde(default)]
@@ -84,14 +67,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-category operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryPage {
         ///One row per content category.
         #[serde(default)]
@@ -112,14 +89,8 @@ pub mod types {
         }
     }
     ///Metric set A for one content category (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -167,14 +138,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitlePage {
         ///One row per content title.
         #[serde(default)]
@@ -195,14 +160,8 @@ pub mod types {
         }
     }
     ///Metric set A for one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -255,14 +214,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserPage {
         ///One row per content title and user.
         #[serde(default)]
@@ -283,14 +236,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -331,14 +278,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-viewing-environment operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentPage {
         ///One row per viewing environment and player.
         #[serde(default)]
@@ -359,14 +300,8 @@ pub mod types {
         }
     }
     ///Metric set A for one viewing environment and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -423,14 +358,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-OS operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsPage {
         ///One row per OS, OS version, player and player version.
         #[serde(default)]
@@ -451,14 +380,8 @@ pub mod types {
         }
     }
     ///Metric set A for one OS and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -515,14 +438,8 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (basic audience rating and viewing situation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicPlaybackPointSegment {
         ///Number of viewers at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -540,14 +457,8 @@ pub mod types {
         }
     }
     ///Response of the basic dimension/metric query.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryPage {
         ///One row per combination of the requested dimensions.
         #[serde(default)]
@@ -568,14 +479,8 @@ pub mod types {
         }
     }
     ///One row of the basic dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -674,14 +579,8 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionButton {
         ///Button ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -699,14 +598,8 @@ pub mod types {
         }
     }
     ///Response of the basic reaction operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionPage {
         ///One row per content title.
         #[serde(default)]
@@ -727,14 +620,8 @@ pub mod types {
         }
     }
     ///Reactions of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionRow {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -749,14 +636,8 @@ pub mod types {
         }
     }
     ///Reaction count at one position (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionSegment {
         ///Number of reactions at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -771,14 +652,8 @@ pub mod types {
         }
     }
     ///Active users of one content title.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeTitleCount {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -793,14 +668,8 @@ pub mod types {
         }
     }
     ///Active users in one minute (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountRow {
         ///Number of active users.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -818,18 +687,9 @@ pub mod types {
         }
     }
     ///`BasicRealtimeUserCountsLoginId`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountsLoginId(::std::string::String);
     impl ::std::ops::Deref for BasicRealtimeUserCountsLoginId {
         type Target = ::std::string::String;
@@ -890,14 +750,8 @@ pub mod types {
         }
     }
     ///Response of the basic real-time active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountsPage {
         ///One row per minute.
         #[serde(default)]
@@ -918,14 +772,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-region operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionPage {
         ///One row per country, region and city.
         #[serde(default)]
@@ -946,14 +794,8 @@ pub mod types {
         }
     }
     ///Metric set A for one country, region and city (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1007,14 +849,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-site-or-app operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSitePage {
         ///One row per site or app and player.
         #[serde(default)]
@@ -1035,14 +871,8 @@ pub mod types {
         }
     }
     ///Metric set A for one site or app and player (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSiteRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1096,14 +926,8 @@ pub mod types {
         }
     }
     ///One viewing situation with count and rating per playback position (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSituation {
         ///Bitrate (a string in the basic edition).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1130,14 +954,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-time-period operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodPage {
         ///One row per time period.
         #[serde(default)]
@@ -1158,14 +976,8 @@ pub mod types {
         }
     }
     ///Metric set A for one time period (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1213,14 +1025,8 @@ pub mod types {
         }
     }
     ///Response of the basic by-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserPage {
         ///One row per user.
         #[serde(default)]
@@ -1241,14 +1047,8 @@ pub mod types {
         }
     }
     ///Metric set A without show_user_count and user_count for one user (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserRow {
         ///Number of ad playbacks.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1290,14 +1090,8 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-history operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryPage {
         ///Viewing records, newest first.
         #[serde(default)]
@@ -1318,14 +1112,8 @@ pub mod types {
         }
     }
     ///One viewing record (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1378,14 +1166,8 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-situation operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationPage {
         ///One row per content title.
         #[serde(default)]
@@ -1406,14 +1188,8 @@ pub mod types {
         }
     }
     ///Viewing situation of one content title (basic edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationRow {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1428,14 +1204,8 @@ pub mod types {
         }
     }
     ///Active users in one time period (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUserRow {
         ///Number of active users.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1450,14 +1220,8 @@ pub mod types {
         }
     }
     ///Response of the cloud active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUsersPage {
         ///One row per time period.
         #[serde(default)]
@@ -1472,18 +1236,9 @@ pub mod types {
         }
     }
     ///`CloudActiveUsersSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUsersSort(::std::string::String);
     impl ::std::ops::Deref for CloudActiveUsersSort {
         type Target = ::std::string::String;
@@ -1543,14 +1298,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-browser operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserPage {
         ///One row per browser, browser version, player and player version.
         #[serde(default)]
@@ -1565,14 +1314,8 @@ pub mod types {
         }
     }
     ///Metric set B for one browser and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1620,18 +1363,9 @@ pub mod types {
         }
     }
     ///`CloudByBrowserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByBrowserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByBrowserSort {
         type Target = ::std::string::String;
@@ -1691,18 +1425,9 @@ pub mod types {
         }
     }
     ///`CloudByContentCategorySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentCategorySort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentCategorySort {
         type Target = ::std::string::String;
@@ -1762,18 +1487,9 @@ pub mod types {
         }
     }
     ///`CloudByContentNameAndUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentNameAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameAndUserSort {
         type Target = ::std::string::String;
@@ -1834,18 +1550,9 @@ pub mod types {
         }
     }
     ///`CloudByContentNameSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentNameSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameSort {
         type Target = ::std::string::String;
@@ -1905,18 +1612,9 @@ pub mod types {
         }
     }
     ///`CloudByContentTitleAndUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentTitleAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
         type Target = ::std::string::String;
@@ -1977,18 +1675,9 @@ pub mod types {
         }
     }
     ///`CloudByContentTitleSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByContentTitleSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleSort {
         type Target = ::std::string::String;
@@ -2048,18 +1737,9 @@ pub mod types {
         }
     }
     ///`CloudByOsSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByOsSort(::std::string::String);
     impl ::std::ops::Deref for CloudByOsSort {
         type Target = ::std::string::String;
@@ -2119,18 +1799,9 @@ pub mod types {
         }
     }
     ///`CloudByRegionSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByRegionSort(::std::string::String);
     impl ::std::ops::Deref for CloudByRegionSort {
         type Target = ::std::string::String;
@@ -2190,18 +1861,9 @@ pub mod types {
         }
     }
     ///`CloudBySiteSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBySiteSort(::std::string::String);
     impl ::std::ops::Deref for CloudBySiteSort {
         type Target = ::std::string::String;
@@ -2261,18 +1923,9 @@ pub mod types {
         }
     }
     ///`CloudByTimePeriodSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByTimePeriodSort(::std::string::String);
     impl ::std::ops::Deref for CloudByTimePeriodSort {
         type Target = ::std::string::String;
@@ -2332,18 +1985,9 @@ pub mod types {
         }
     }
     ///`CloudByUserSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudByUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByUserSort {
         type Target = ::std::string::String;
@@ -2403,14 +2047,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-category operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryPage {
         ///One row per content category.
         #[serde(default)]
@@ -2425,14 +2063,8 @@ pub mod types {
         }
     }
     ///Metric set B for one content category (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2471,14 +2103,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNamePage {
         ///One row per content name.
         #[serde(default)]
@@ -2493,14 +2119,8 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content name (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2547,14 +2167,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserPage {
         ///One row per content name and user.
         #[serde(default)]
@@ -2569,14 +2183,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content name (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2614,14 +2222,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitlePage {
         ///One row per content title.
         #[serde(default)]
@@ -2636,14 +2238,8 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content title (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2690,14 +2286,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title-and-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserPage {
         ///One row per content title and user.
         #[serde(default)]
@@ -2712,14 +2302,8 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserRow {
         ///Content category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2757,14 +2341,8 @@ pub mod types {
         }
     }
     ///Response of the cloud engagement operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPage {
         ///One item per playback position.
         #[serde(default)]
@@ -2776,14 +2354,8 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPoint {
         ///Number of viewers at the position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2801,14 +2373,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-OS operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsPage {
         ///One row per OS, OS version, player and player version.
         #[serde(default)]
@@ -2823,14 +2389,8 @@ pub mod types {
         }
     }
     ///Metric set B for one OS and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2878,14 +2438,8 @@ pub mod types {
         }
     }
     ///Response of the cloud dimension/metric query.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryPage {
         ///One row per combination of the requested dimensions.
         #[serde(default)]
@@ -2900,14 +2454,8 @@ pub mod types {
         }
     }
     ///One row of the cloud dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3006,18 +2554,9 @@ pub mod types {
         }
     }
     ///`CloudQuerySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQuerySort(::std::string::String);
     impl ::std::ops::Deref for CloudQuerySort {
         type Target = ::std::string::String;
@@ -3077,14 +2616,8 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionButton {
         ///Button ID.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3099,14 +2632,8 @@ pub mod types {
         }
     }
     ///Response of the cloud reaction operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionPage {
         ///One item per reaction button.
         #[serde(default)]
@@ -3118,14 +2645,8 @@ pub mod types {
         }
     }
     ///Reaction count in one position bucket (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionSegment {
         ///Number of reactions in the bucket.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3140,14 +2661,8 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountRow {
         ///Content name; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3168,14 +2683,8 @@ pub mod types {
         }
     }
     ///Response of the cloud real-time active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountsPage {
         ///Active-user counts.
         #[serde(default)]
@@ -3190,18 +2699,9 @@ pub mod types {
         }
     }
     ///`CloudRealtimeUserCountsSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountsSort(::std::string::String);
     impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
         type Target = ::std::string::String;
@@ -3261,14 +2761,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-region operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionPage {
         ///One row per country, region and city.
         #[serde(default)]
@@ -3283,14 +2777,8 @@ pub mod types {
         }
     }
     ///Metric set B for one country, region and city (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3335,14 +2823,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-site-or-app operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSitePage {
         ///One row per site or app and player.
         #[serde(default)]
@@ -3357,14 +2839,8 @@ pub mod types {
         }
     }
     ///Metric set B for one site or app and player (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSiteRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3409,14 +2885,8 @@ pub mod types {
         }
     }
     ///One viewing situation with the rating per playback position (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituation {
         ///Bitrate (an integer in the cloud edition).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3446,14 +2916,8 @@ pub mod types {
         }
     }
     ///Rating at one playback position (cloud viewing situation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituationSegment {
         ///Playback position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3468,14 +2932,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-time-period operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodPage {
         ///One row per time period.
         #[serde(default)]
@@ -3490,14 +2948,8 @@ pub mod types {
         }
     }
     ///Metric set B for one time period (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3536,14 +2988,8 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (unsupported predecessor operation).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountLegacyRow {
         ///Content name; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3564,14 +3010,8 @@ pub mod types {
         }
     }
     ///Response of the unsupported predecessor of the cloud active-users operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountsLegacyPage {
         ///Active-user counts.
         #[serde(default)]
@@ -3586,18 +3026,9 @@ pub mod types {
         }
     }
     ///`CloudUserCountsLegacySort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountsLegacySort(::std::string::String);
     impl ::std::ops::Deref for CloudUserCountsLegacySort {
         type Target = ::std::string::String;
@@ -3657,14 +3088,8 @@ pub mod types {
         }
     }
     ///Response of the cloud by-user operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserPage {
         ///One row per user.
         #[serde(default)]
@@ -3679,14 +3104,8 @@ pub mod types {
         }
     }
     ///Metric set B without impression_user_count and user_count for one user (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserRow {
         ///Number of ad impressions.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3719,14 +3138,8 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-history operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryPage {
         ///Viewing records, newest first.
         #[serde(default)]
@@ -3741,14 +3154,8 @@ pub mod types {
         }
     }
     ///One viewing record (cloud edition).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryRow {
         ///Browser name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3798,14 +3205,8 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-situation operation (data only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingSituationPage {
         ///One item per viewing situation.
         #[serde(default)]
@@ -3817,14 +3218,8 @@ pub mod types {
         }
     }
     ///Error body of both editions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,
@@ -15621,14 +15016,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -15651,7 +15038,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_category",
@@ -15661,39 +15047,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -15830,14 +15216,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -15862,7 +15240,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_query",
@@ -15872,39 +15249,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16029,14 +15406,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16060,7 +15429,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_time_period",
@@ -16070,39 +15438,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16191,14 +15559,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/audience-rating/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16219,7 +15579,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_audience_rating",
@@ -16229,39 +15588,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16362,14 +15721,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/engagement/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16391,7 +15742,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_reaction",
@@ -16401,39 +15751,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16546,14 +15896,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/environment/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16576,7 +15918,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_environment",
@@ -16586,39 +15927,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16707,14 +16048,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16735,7 +16068,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_viewing_history",
@@ -16745,39 +16077,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -16890,14 +16222,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -16920,7 +16244,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_os",
@@ -16930,39 +16253,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17036,14 +16359,6 @@ pub mod builder {
             let sort_key = sort_key.map_err(Error::InvalidRequest)?;
             let sort_order = sort_order.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17056,7 +16371,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("minutes", &minutes))
                 .query(&progenitor_client::QueryParam::new("sort_key", &sort_key))
                 .query(&progenitor_client::QueryParam::new("sort_order", &sort_order))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_realtime_user_counts",
@@ -17066,32 +16380,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17204,14 +16518,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17234,7 +16540,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_region",
@@ -17244,39 +16549,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17389,14 +16694,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17419,7 +16716,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_site",
@@ -17429,39 +16725,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17568,14 +16864,6 @@ pub mod builder {
                 "{}/v1/situation/data/{}", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17596,7 +16884,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_viewing_situation",
@@ -17606,46 +16893,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17758,14 +17045,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17788,7 +17067,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_title",
@@ -17798,39 +17076,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -17946,14 +17224,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -17976,7 +17246,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_content_title_and_user",
@@ -17986,39 +17255,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18131,14 +17400,6 @@ pub mod builder {
             let start_interval = start_interval.map_err(Error::InvalidRequest)?;
             let start_with = start_with.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18161,7 +17422,6 @@ pub mod builder {
                     ),
                 )
                 .query(&progenitor_client::QueryParam::new("start_with", &start_with))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "basic_by_user",
@@ -18171,39 +17431,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18307,14 +17567,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/active-users/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18330,7 +17582,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_active_users",
@@ -18340,39 +17591,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18476,14 +17727,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/browser/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18499,7 +17742,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_browser",
@@ -18509,39 +17751,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18648,14 +17890,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/category/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18671,7 +17905,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_category",
@@ -18681,39 +17914,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -18850,14 +18083,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -18875,7 +18100,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_query",
@@ -18885,39 +18109,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19021,14 +18245,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/datetime/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19044,7 +18260,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_time_period",
@@ -19054,39 +18269,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19157,14 +18372,6 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/engagement/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19177,7 +18384,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_engagement",
@@ -19187,39 +18393,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19326,14 +18532,6 @@ pub mod builder {
             let offset = offset.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/history", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19353,7 +18551,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("limit", &limit))
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_viewing_history",
@@ -19363,39 +18560,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19526,14 +18723,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19555,7 +18744,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_name",
@@ -19565,39 +18753,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19731,14 +18919,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/name/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19760,7 +18940,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_name_and_user",
@@ -19770,39 +18949,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -19906,14 +19085,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/os/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -19929,7 +19100,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_os",
@@ -19939,39 +19109,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20042,14 +19212,6 @@ pub mod builder {
             let granularity = granularity.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/reaction/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20062,7 +19224,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_reaction",
@@ -20072,39 +19233,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20178,14 +19339,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/realtime/user-counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20198,7 +19351,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("group_per", &group_per))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_realtime_user_counts",
@@ -20208,39 +19360,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20344,14 +19496,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/region/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20367,7 +19511,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_region",
@@ -20377,39 +19520,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20513,14 +19656,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/site/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20536,7 +19671,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_site",
@@ -20546,39 +19680,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20666,14 +19800,6 @@ pub mod builder {
                 "{}/v2/situation/{}/data", client.baseurl, encode_path(& parameter
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20686,7 +19812,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("filters", &filters))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_viewing_situation",
@@ -20696,46 +19821,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -20866,14 +19991,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -20895,7 +20012,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_title",
@@ -20905,39 +20021,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21071,14 +20187,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/title/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21100,7 +20208,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_content_title_and_user",
@@ -21110,39 +20217,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21238,14 +20345,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/user-counts/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21260,7 +20359,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_user_counts_legacy",
@@ -21270,39 +20368,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
@@ -21406,14 +20504,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v2/userid/data", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -21429,7 +20519,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("offset", &offset))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cloud_by_user",
@@ -21439,39 +20528,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => vidplat_core::decode_response(response).await,
+                200u16 => vidplat_core::decode_streaming_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 408u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            vidplat_core::decode_response(response).await?,
+                            vidplat_core::decode_streaming_response(response).await?,
                         ),
                     )
                 }

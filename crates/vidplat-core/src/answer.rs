@@ -34,10 +34,16 @@ impl Judge<'_> {
     pub(crate) fn judge(&self, answer: ReadAnswer, decode: impl FnOnce(bytes::Bytes) -> DecodeContext) -> Judged {
         let status = answer.response.status();
         if status.is_success() {
-            return match self.dressed_as_success(&answer.body) {
+            // A body left on the wire is larger than any error body; only its start is here.
+            let dressed = if answer.more {
+                None
+            } else {
+                self.dressed_as_success(&answer.body)
+            };
+            return match dressed {
                 Some(body) => Judged::Error(self.api_error(&answer, Some(body))),
                 None => {
-                    let ReadAnswer { mut response, body } = answer;
+                    let ReadAnswer { mut response, body, .. } = answer;
                     response.extensions_mut().insert(decode(body));
                     Judged::Success(response)
                 }

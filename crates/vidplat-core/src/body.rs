@@ -9,6 +9,9 @@ use bytes::Bytes;
 pub(crate) struct ReadAnswer {
     pub(crate) response: reqwest::Response,
     pub(crate) body: Bytes,
+    /// The body is larger than [`crate::stream::STREAM_ABOVE`]: `body` is its
+    /// start, the rest is still to be read from `response`.
+    pub(crate) more: bool,
 }
 
 /// Why an answer could not be read.
@@ -22,8 +25,15 @@ pub(crate) enum ReadError {
 
 /// Reads `response`'s body whole, refusing a body larger than `cap` bytes as
 /// soon as it announces it (`Content-Length`) or grows past it: never more
-/// than `cap` bytes (plus one network chunk) are held.
-pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Result<ReadAnswer, ReadError> {
+/// than `cap` bytes (plus one network chunk) are held. With `stream_above`, a
+/// success body that grows past that many bytes is left on the wire after
+/// them (`more`), to be decoded while it arrives.
+pub(crate) async fn read_capped(
+    mut response: reqwest::Response,
+    cap: u64,
+    stream_above: Option<u64>,
+) -> Result<ReadAnswer, ReadError> {
+    let stream_above = stream_above.filter(|_| response.status().is_success());
     let announced = response
         .headers()
         .get(reqwest::header::CONTENT_LENGTH)
@@ -41,6 +51,26 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Re
         if total > cap {
             return Err(ReadError::TooLarge);
         }
+        if stream_above.is_some_and(|above| total > above) {
+            let body = match first.take() {
+                Some(earlier) => {
+                    let mut joined = Vec::with_capacity(earlier.len() + chunk.len());
+                    joined.extend_from_slice(&earlier);
+                    joined.extend_from_slice(&chunk);
+                    Bytes::from(joined)
+                }
+                None if joined.is_empty() => chunk,
+                None => {
+                    joined.extend_from_slice(&chunk);
+                    Bytes::from(joined)
+                }
+            };
+            return Ok(ReadAnswer {
+                response,
+                body,
+                more: true,
+            });
+        }
         match first.take() {
             None if joined.is_empty() => first = Some(chunk),
             earlier => {
@@ -54,7 +84,11 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, cap: u64) -> Re
         }
     }
     let body = first.unwrap_or_else(|| Bytes::from(joined));
-    Ok(ReadAnswer { response, body })
+    Ok(ReadAnswer {
+        response,
+        body,
+        more: false,
+    })
 }
 
 #[cfg(test)]
@@ -73,24 +107,54 @@ mod tests {
 
     #[tokio::test]
     async fn the_cap_holds_while_streaming_and_on_announced_length() {
-        let read = read_capped(streamed(4, 10, None), 40).await.unwrap();
+        let read = read_capped(streamed(4, 10, None), 40, None).await.unwrap();
         assert_eq!(read.body.len(), 40);
         assert_eq!(read.response.status(), 200);
         assert!(matches!(
-            read_capped(streamed(5, 10, None), 40).await,
+            read_capped(streamed(5, 10, None), 40, None).await,
             Err(ReadError::TooLarge)
         ));
         // An announced length past the cap is refused before a byte is read.
         assert!(matches!(
-            read_capped(streamed(1, 1, Some(41)), 40).await,
+            read_capped(streamed(1, 1, Some(41)), 40, Some(1)).await,
             Err(ReadError::TooLarge)
         ));
         // A huge stream is cut at the cap, not read to its end.
         assert!(matches!(
-            read_capped(streamed(usize::MAX, 1024, None), 1 << 20).await,
+            read_capped(streamed(usize::MAX, 1024, None), 1 << 20, None).await,
             Err(ReadError::TooLarge)
         ));
-        let one = read_capped(streamed(1, 7, Some(7)), 40).await.unwrap();
+        let one = read_capped(streamed(1, 7, Some(7)), 40, None).await.unwrap();
         assert_eq!(one.body.len(), 7);
+        assert!(!one.more);
+    }
+
+    #[tokio::test]
+    async fn a_large_success_body_is_left_on_the_wire_past_the_threshold() {
+        let mut start = read_capped(streamed(10, 10, None), 1000, Some(25)).await.unwrap();
+        assert!(start.more);
+        assert_eq!(start.body.len(), 30);
+        let mut rest = 0;
+        while let Some(chunk) = start.response.chunk().await.unwrap() {
+            rest += chunk.len();
+        }
+        assert_eq!(rest, 70);
+        // Under the threshold, or an error status: read whole.
+        let small = read_capped(streamed(2, 10, None), 1000, Some(25)).await.unwrap();
+        assert!(!small.more && small.body.len() == 20);
+        let stream = futures::stream::iter((0..10).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b'x'; 10]))));
+        let error = reqwest::Response::from(
+            http::Response::builder()
+                .status(500)
+                .body(reqwest::Body::wrap_stream(stream))
+                .unwrap(),
+        );
+        let whole = read_capped(error, 1000, Some(25)).await.unwrap();
+        assert!(!whole.more && whole.body.len() == 100);
+        // The cap still holds before the threshold is reached.
+        assert!(matches!(
+            read_capped(streamed(10, 10, None), 20, Some(25)).await,
+            Err(ReadError::TooLarge)
+        ));
     }
 }

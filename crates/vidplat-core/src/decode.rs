@@ -21,6 +21,8 @@ pub(crate) struct DecodeContext {
     pub(crate) method: Method,
     pub(crate) attempts: u32,
     pub(crate) redactor: Arc<Redactor>,
+    /// The rest of a large body, still on the wire (see [`crate::stream`]).
+    pub(crate) rest: Option<crate::stream::SharedRemainder>,
 }
 
 /// Decodes a success response the runtime handed over. A body that does not
@@ -33,7 +35,11 @@ pub async fn decode_response<T: DeserializeOwned, E>(
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
     let body = match &context {
-        Some(context) => context.body.clone(),
+        Some(context) => match crate::stream::finish_reading(&mut response, context).await {
+            None => context.body.clone(),
+            Some(Ok(body)) => body,
+            Some(Err(failure)) => return Err(failure.into_progenitor()),
+        },
         // Not a response of the runtime (cannot happen with generated clients).
         None => response
             .bytes()

@@ -8,7 +8,7 @@
 //! - `builder`, `runtime`, `pipeline`: building a runtime, preparing a request,
 //!   and the attempt loop; `transport`: the network, replaceable in tests;
 //! - `body`: reading an answer under a size cap; `answer`: judging it;
-//!   `decode`: decoding a success body; `failure`: the typed outcome of a
+//!   `decode`: decoding a success body; `stream`: large list bodies decoded while they arrive; `failure`: the typed outcome of a
 //!   failed call and how it travels back through progenitor;
 //! - `retry`, `timeout`, `quota`: when to send again, how long a call may take,
 //!   the analytics limiter; `redact`: what is never printed; `config`: configuration mistakes.
@@ -34,6 +34,7 @@ mod retry;
 mod route;
 mod runtime;
 mod setter;
+mod stream;
 mod table;
 mod time;
 mod timeout;
@@ -57,6 +58,7 @@ pub use route::RouteTemplate;
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use setter::{array_of, member_error, FromText, IntoOptional, IntoValue, MISSING};
+pub use stream::{decode_streaming_response, with_row_handover, Handed, RowReceiver};
 pub use table::{Method, OperationMeta, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};
@@ -67,6 +69,7 @@ pub use validate::{first_violation, Check, Rule};
 pub mod __private {
     pub use progenitor_client;
     pub use reqwest;
+    #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;
 }

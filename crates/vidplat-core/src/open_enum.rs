@@ -102,6 +102,16 @@ macro_rules! open_enum {
             }
         }
 
+        $crate::__open_enum_schema!($name);
+    };
+}
+
+/// `JsonSchema` for an open enumeration, with vidplat-core's `schemars` feature only.
+#[cfg(feature = "schemars")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __open_enum_schema {
+    ($name:ident) => {
         impl $crate::__private::schemars::JsonSchema for $name {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(stringify!($name))
@@ -115,6 +125,14 @@ macro_rules! open_enum {
             }
         }
     };
+}
+
+/// Without the `schemars` feature, open enumerations have no `JsonSchema`.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __open_enum_schema {
+    ($name:ident) => {};
 }
 
 #[cfg(test)]
@@ -142,6 +160,11 @@ mod tests {
         assert_eq!(serde_json::to_string(&other).unwrap(), "\"AV2\"");
         assert_eq!("UNKNOWN".parse::<Format>().unwrap(), Format::Unknown);
         assert_eq!(Format::KNOWN, ["MP4", "HLS_ENCRYPTED", "UNKNOWN"]);
+    }
+
+    #[cfg(feature = "schemars")]
+    #[test]
+    fn the_schema_lists_the_known_values() {
         let schema = schemars::schema_for!(Format);
         assert_eq!(
             schema.get("x-extensible-enum").unwrap(),

@@ -82,7 +82,7 @@ impl Runtime {
                 kind: FailureKind::Refused(format!("the {service} service has no operation `{operation_id}`")),
             });
         };
-        let method = inner.routes.get(op.id).map_or(op.method, |route| route.method);
+        let method = self.route(op.id).map_or(op.method, |route| route.method);
         let failure = |delivery, attempts, kind| CallFailure {
             service,
             operation: op.id,
@@ -105,6 +105,9 @@ impl Runtime {
         let mut earlier_may_have_acted = false;
         let mut last: Option<CallFailure> = None;
         let mut quota_wait = Duration::ZERO;
+        // The large analytics lists are decoded while they arrive (see `crate::stream`).
+        let stream_above = (service == crate::table::Service::Analytics && op.success_members.contains(&"data"))
+            .then_some(crate::stream::STREAM_ABOVE);
         loop {
             attempts = attempts.saturating_add(1);
             tracing::Span::current().record("attempts", attempts);
@@ -135,10 +138,15 @@ impl Runtime {
                 );
             }
             let attempt_deadline = Deadline::after(now, inner.timeouts.attempt).min(deadline);
-            let outcome = attempt_deadline.run(self.attempt(request)).await;
-            // The concurrency slot is held exactly while the attempt is in flight, body included.
-            if let Some(permit) = permit {
-                permit.release().await;
+            let outcome = attempt_deadline.run(self.attempt(request, stream_above)).await;
+            // The concurrency slot is held exactly while the attempt is in flight, body included:
+            // a body left on the wire keeps it until the decoding has read it.
+            let mut permit = permit;
+            let left_on_wire = matches!(&outcome, Some(Ok(answer)) if answer.more);
+            if !left_on_wire {
+                if let Some(permit) = permit.take() {
+                    permit.release().await;
+                }
             }
             let (kind, delivery, status) = match outcome {
                 None => {
@@ -176,6 +184,15 @@ impl Runtime {
                     (FailureKind::Transport(error), Delivery::MayHaveArrived, None)
                 }
                 Some(Ok(answer)) => {
+                    let rest = answer.more.then(|| {
+                        std::sync::Arc::new(std::sync::Mutex::new(Some(crate::stream::Remainder {
+                            cap: inner.max_response_body,
+                            read: u64::try_from(answer.body.len()).unwrap_or(u64::MAX),
+                            attempt: attempt_deadline,
+                            total: deadline,
+                            permit: permit.take(),
+                        })))
+                    });
                     let decode = |body| DecodeContext {
                         body,
                         service,
@@ -183,6 +200,7 @@ impl Runtime {
                         method,
                         attempts,
                         redactor: inner.redactor.clone(),
+                        rest,
                     };
                     match judge.judge(answer, decode) {
                         Judged::Success(response) => return Ok(response),
@@ -231,15 +249,16 @@ impl Runtime {
         }
     }
 
-    /// One attempt: send, then read the whole body under the cap.
-    async fn attempt(&self, request: reqwest::Request) -> Result<ReadAnswer, AttemptError> {
+    /// One attempt: send, then read the whole body under the cap (or, for a
+    /// large list past `stream_above` bytes, its start).
+    async fn attempt(&self, request: reqwest::Request, stream_above: Option<u64>) -> Result<ReadAnswer, AttemptError> {
         let inner = &*self.inner;
         let response = inner
             .transport
             .send(&inner.http, request)
             .await
             .map_err(AttemptError::Send)?;
-        read_capped(response, inner.max_response_body)
+        read_capped(response, inner.max_response_body, stream_above)
             .await
             .map_err(AttemptError::Read)
     }

@@ -116,16 +116,23 @@ impl Runtime {
         self.inner.index.get(id).copied()
     }
 
+    /// The route override of an operation, if any (no lookup when there are none, the usual case).
+    pub(crate) fn route(&self, id: &str) -> Option<&crate::route::Route> {
+        if self.inner.routes.is_empty() {
+            return None;
+        }
+        self.inner.routes.get(id)
+    }
+
     /// The method and path template an operation is sent with, overrides applied.
     pub fn route_of(&self, id: &str) -> Option<(Method, String)> {
-        if let Some(route) = self.inner.routes.get(id) {
+        if let Some(route) = self.route(id) {
             return Some((route.method, route.template.to_string()));
         }
         self.operation(id).map(|op| (op.method, op.path.to_owned()))
     }
 
-    /// Readies a request before its first attempt: drops the `api-version`
-    /// header progenitor adds (the services define none), refuses a request
+    /// Readies a request before its first attempt: refuses a request
     /// that would leave the configured origin or go over plain http, attaches
     /// the key, checks the documented bounds, applies a route override.
     pub(crate) fn prepare(
@@ -171,7 +178,6 @@ impl Runtime {
             ));
         }
         let headers = request.headers_mut();
-        headers.remove("api-version");
         if let (Some(authorization), true) = (&self.inner.authorization, op.authenticated) {
             headers.insert(reqwest::header::AUTHORIZATION, authorization.clone());
         }
@@ -189,7 +195,7 @@ impl Runtime {
                 return Err(FailureKind::InvalidInput { field, rule });
             }
         }
-        if let Some(route) = self.inner.routes.get(op.id) {
+        if let Some(route) = self.route(op.id) {
             let unroutable =
                 || FailureKind::Refused(format!("the request's path does not match the route of `{}`", op.id));
             let relative = request

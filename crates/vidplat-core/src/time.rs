@@ -141,6 +141,7 @@ macro_rules! civil_value {
             }
         }
 
+        #[cfg(feature = "schemars")]
         impl schemars::JsonSchema for $name {
             fn schema_name() -> Cow<'static, str> {
                 Cow::Borrowed(stringify!($name))

@@ -14,14 +14,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     ///Id of a newly registered resource.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreatedId {
         ///At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33,14 +27,9 @@ pub mod types {
         }
     }
     ///DASH output settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DashConfig(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -68,13 +57,8 @@ pub mod types {
         }
     }
     ///Settings of the preset's destination.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DestinationSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub objstore: ::std::option::Option<ObjstoreSettings>,
@@ -87,14 +71,8 @@ pub mod types {
         }
     }
     ///Error body.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<crate::types::ErrorCode>,
@@ -108,14 +86,8 @@ pub mod types {
         }
     }
     ///External ID of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExternalId {
         ///2..96 characters. Used when creating the access role that lets the service write to a customer-owned object-storage bucket.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -127,13 +99,8 @@ pub mod types {
         }
     }
     ///HLS output settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct HlsConfig {
         ///Multi-audio output flag.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -147,14 +114,9 @@ pub mod types {
         }
     }
     ///Task registration progress of a CSV import job.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ImportStatus(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -182,14 +144,9 @@ pub mod types {
         }
     }
     ///Progress of the tasks created by a CSV import job.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ImportTaskStatus(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -217,14 +174,8 @@ pub mod types {
         }
     }
     ///Uploaded input file.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct InputFile {
         ///File name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -242,18 +193,9 @@ pub mod types {
         }
     }
     ///`ListTasksSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListTasksSort(::std::string::String);
     impl ::std::ops::Deref for ListTasksSort {
         type Target = ::std::string::String;
@@ -315,14 +257,8 @@ pub mod types {
         }
     }
     ///Notification settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct NotificationSettings {
         ///Notify when a task status becomes failed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -343,14 +279,8 @@ pub mod types {
         }
     }
     ///Notification settings to store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct NotificationSettingsUpdate {
         ///Notify when a task status becomes failed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -368,13 +298,8 @@ pub mod types {
         }
     }
     ///Settings of a customer-owned object-storage bucket destination.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ObjstoreSettings {
         ///How the service authenticates to the bucket; must be given for an `objstore://` destination.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -388,14 +313,8 @@ pub mod types {
         }
     }
     ///Preset.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Preset {
         ///Creation time (response only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -450,14 +369,8 @@ pub mod types {
     /**Preset registration request. HLS and HLS_ENCRYPTED require hls_config;
 DASH and DASH_ENCRYPTED require dash_config. An `objstore://`
 destination requires destination_settings.objstore.authentication_method.*/
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreate {
         ///DASH output settings; required for DASH and DASH_ENCRYPTED.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -503,18 +416,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Free description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetCreateDescription {
         type Target = ::std::string::String;
@@ -567,18 +471,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreateDestination(::std::string::String);
     impl ::std::ops::Deref for PresetCreateDestination {
         type Target = ::std::string::String;
@@ -634,18 +529,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreateName(::std::string::String);
     impl ::std::ops::Deref for PresetCreateName {
         type Target = ::std::string::String;
@@ -706,18 +592,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreateOutputFilename(::std::string::String);
     impl ::std::ops::Deref for PresetCreateOutputFilename {
         type Target = ::std::string::String;
@@ -770,14 +647,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///List of presets.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetList {
         ///The presets.
         #[serde(default)]
@@ -789,14 +660,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Overrides of values stored in one preset, for this task (request only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetOverride(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -824,13 +690,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Poster image output settings of a preset.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetPoster {
         ///Upload destination of the poster image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -847,14 +708,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile settings given with a preset registration (request only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetProfileConfig(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -882,14 +738,9 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Seek preview image output settings of a preset.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetSeekPreview(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -917,13 +768,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Settings of one stream of a preset.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetStream {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub video: ::std::option::Option<PresetStreamVideo>,
@@ -939,13 +785,8 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Video settings of a preset stream.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetStreamVideo {
         ///Video height.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -962,14 +803,8 @@ destination requires destination_settings.objstore.authentication_method.*/
 under the same rules. HLS and HLS_ENCRYPTED require hls_config; DASH and
 DASH_ENCRYPTED require dash_config. An `objstore://` destination
 requires destination_settings.objstore.authentication_method.*/
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdate {
         ///DASH output settings; required for DASH and DASH_ENCRYPTED.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1013,18 +848,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Free description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateDescription {
         type Target = ::std::string::String;
@@ -1077,18 +903,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdateDestination(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateDestination {
         type Target = ::std::string::String;
@@ -1144,18 +961,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdateName(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateName {
         type Target = ::std::string::String;
@@ -1216,18 +1024,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdateOutputFilename(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateOutputFilename {
         type Target = ::std::string::String;
@@ -1280,14 +1079,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Settings of a preset for the legacy video management service.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetVmsConfig(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -1315,14 +1109,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///One watermark of a preset stream.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetWatermark(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -1350,14 +1139,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Profile {
         ///Creation time (response only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1388,14 +1171,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile registration request. vms_config is accepted, and required, only when at least one preset of the profile has the post-execution action 'register to the video management service'. A sub-account cannot share a profile.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileCreate {
         ///Free description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1417,18 +1194,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Free description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileCreateDescription {
         type Target = ::std::string::String;
@@ -1481,18 +1249,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileCreateName(::std::string::String);
     impl ::std::ops::Deref for ProfileCreateName {
         type Target = ::std::string::String;
@@ -1553,14 +1312,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///List of profiles (own or shared).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileList {
         ///The profiles.
         #[serde(default)]
@@ -1572,14 +1325,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile update request: the registration fields under the same rules. vms_config is accepted, and required, only when at least one preset of the profile has the post-execution action 'register to the video management service'. FULL_PROFILE is returned when no more presets can be added.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileUpdate {
         ///Free description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1601,18 +1348,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Free description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileUpdateDescription {
         type Target = ::std::string::String;
@@ -1665,18 +1403,9 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileUpdateName(::std::string::String);
     impl ::std::ops::Deref for ProfileUpdateName {
         type Target = ::std::string::String;
@@ -1737,13 +1466,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Registration settings of a profile for the video management service. Of these, the labels, content forward policy, streaming policy and distribution network are ignored when the profile is used from another account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileVmsConfig {
         ///Seek preview setting for content registered to the video management service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1757,14 +1481,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Task detail.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Task {
         ///Creation time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1843,14 +1561,8 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Number of tasks in each status; every value is an integer >= 0.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCounts {
         ///Tasks in canceled. At least 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1886,13 +1598,8 @@ profile in profile_id contains at least one preset whose corresponding
 value is defined as 'specified at each run'. When the profile is shared
 from another account and registers to the video management service,
 vms_config.config_overrides.category_id is required.*/
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreate {
         ///Episode name; any characters except whitespace. Accepted and required only when a preset's episode name is specified at each run.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1943,18 +1650,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Episode name; any characters except whitespace. Accepted and required only when a preset's episode name is specified at each run.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateEpisodeName(::std::string::String);
     impl ::std::ops::Deref for TaskCreateEpisodeName {
         type Target = ::std::string::String;
@@ -2012,18 +1710,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Path of the input file.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateInputFilepath(::std::string::String);
     impl ::std::ops::Deref for TaskCreateInputFilepath {
         type Target = ::std::string::String;
@@ -2079,18 +1768,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///`TaskCreateMultiAngleLabelsItem`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateMultiAngleLabelsItem(::std::string::String);
     impl ::std::ops::Deref for TaskCreateMultiAngleLabelsItem {
         type Target = ::std::string::String;
@@ -2146,18 +1826,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Output file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's output file name is specified at each run.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateOutputFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateOutputFilename {
         type Target = ::std::string::String;
@@ -2215,18 +1886,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Poster image file name prefix: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's poster file name prefix is specified at each run.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreatePosterFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreatePosterFilenamePrefix {
         type Target = ::std::string::String;
@@ -2288,18 +1950,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Seek preview image file name without extension: ASCII letters, digits, hyphen and underscore (the document's general rule for strings). Accepted and required only when a preset's seek preview file name is specified at each run.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateSeekPreviewFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSeekPreviewFilename {
         type Target = ::std::string::String;
@@ -2361,18 +2014,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Prefix of HLS segment file names. Accepted and required only when a preset's segment file name prefix is specified at each run.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreateSegmentFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSegmentFilenamePrefix {
         type Target = ::std::string::String;
@@ -2435,14 +2079,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///CSV import job.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskImport {
         ///Creation time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2467,14 +2105,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///List of CSV import jobs.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskImportList {
         ///The CSV import jobs.
         #[serde(default)]
@@ -2486,14 +2118,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///One page of tasks.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskList {
         ///Current page number. At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2523,14 +2149,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Poster image of a task.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskPoster(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -2558,14 +2179,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Result of a task registration.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskRegistration {
         ///Number of tasks that failed to register. At least 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2586,14 +2201,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Seek preview image of a task.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskSeekPreview(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -2621,14 +2231,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///One output stream of a task.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskStream(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -2656,14 +2261,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Trimming settings of a task (request only).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskTrim(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -2691,13 +2291,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Settings for registration to the video management service (task request only). When the profile is shared from another account, config_overrides.category_id must be given.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskVmsConfig {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub config_overrides: ::std::option::Option<TaskVmsConfigOverrides>,
@@ -2710,14 +2305,9 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Video management service registration settings of a task (task detail).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskVmsConfigDetail(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -2745,13 +2335,8 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Overrides of the profile's video management service registration settings for this task.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskVmsConfigOverrides {
         ///Id of the category of the video management service to register the content in (a UUID string there).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6945,14 +6530,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskCounts>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/counts", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -6961,7 +6538,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task_counts",
@@ -7021,14 +6597,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ExternalId>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/external_id", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7037,7 +6605,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_external_id",
@@ -7097,14 +6664,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::NotificationSettings>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7113,7 +6672,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_notification_settings",
@@ -7208,14 +6766,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/notifications", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7225,7 +6775,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_notification_settings",
@@ -7285,14 +6834,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::PresetList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7301,7 +6842,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_presets",
@@ -7392,14 +6932,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/presets", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7409,7 +6941,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_preset",
@@ -7484,14 +7015,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7500,7 +7023,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_preset",
@@ -7609,14 +7131,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7626,7 +7140,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_preset",
@@ -7706,14 +7219,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/presets/{}", client.baseurl, encode_path(& preset_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7722,7 +7227,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_preset",
@@ -7789,14 +7293,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ProfileList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7805,7 +7301,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_profiles",
@@ -7896,14 +7391,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/profiles", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -7913,7 +7400,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_profile",
@@ -7989,14 +7475,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8005,7 +7483,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_profile",
@@ -8115,14 +7592,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8132,7 +7601,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_profile",
@@ -8213,14 +7681,6 @@ pub mod builder {
                 "{}/v1/profiles/{}", client.baseurl, encode_path(& profile_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8229,7 +7689,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_profile",
@@ -8296,14 +7755,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TaskImportList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8312,7 +7763,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_task_imports",
@@ -8388,14 +7838,6 @@ pub mod builder {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/task-imports", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8411,7 +7853,6 @@ pub mod builder {
                     ),
                 )
                 .body(body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "import_tasks_csv",
@@ -8487,14 +7928,6 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8503,7 +7936,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task_import",
@@ -8584,14 +8016,6 @@ pub mod builder {
                 "{}/v1/task-imports/{}", client.baseurl, encode_path(& task_import_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8600,7 +8024,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_task_import",
@@ -8702,14 +8125,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let sort = sort.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8721,7 +8136,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("page", &page))
                 .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_tasks",
@@ -8810,14 +8224,6 @@ pub mod builder {
                 .and_then(|v| types::TaskCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8827,7 +8233,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_task",
@@ -8885,14 +8290,6 @@ pub mod builder {
         pub async fn send(self) -> Result<ResponseValue<()>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/tasks", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8901,7 +8298,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_all_tasks",
@@ -8976,14 +8372,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -8992,7 +8380,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_task",
@@ -9072,14 +8459,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/tasks/{}", client.baseurl, encode_path(& task_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9088,7 +8467,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_or_delete_task",
@@ -9181,14 +8559,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/upload/{}", client.baseurl, encode_path(& filename.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -9198,7 +8568,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("readable", &readable))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_input_file",

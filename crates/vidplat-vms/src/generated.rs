@@ -23,10 +23,10 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AudioCodec(pub ::std::string::String);
     impl ::std::ops::Deref for AudioCodec {
         type Target = ::std::string::String;
@@ -65,10 +65,10 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AudioTrackType(pub ::std::string::String);
     impl ::std::ops::Deref for AudioTrackType {
         type Target = ::std::string::String;
@@ -98,14 +98,9 @@ pub mod types {
         }
     }
     ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(untagged)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum BulkRegisteredId {
         RegisteredId(RegisteredId),
         String(::std::string::String),
@@ -116,14 +111,8 @@ pub mod types {
         }
     }
     ///Response of a bulk registration.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BulkRegistration {
         ///Ids of the registered items; the Nth item corresponds to the Nth request.
         #[serde(default)]
@@ -135,14 +124,8 @@ pub mod types {
         }
     }
     ///A category (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Category {
         ///Creation time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -166,13 +149,8 @@ pub mod types {
         }
     }
     ///Body of Register category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryCreate {
         ///Hierarchical name (the sample separates levels with '/').
         pub name: CategoryCreateName,
@@ -183,18 +161,9 @@ pub mod types {
         }
     }
     ///Hierarchical name (the sample separates levels with '/').
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryCreateName(::std::string::String);
     impl ::std::ops::Deref for CategoryCreateName {
         type Target = ::std::string::String;
@@ -247,14 +216,8 @@ pub mod types {
         }
     }
     ///The categories of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryList {
         ///Categories.
         #[serde(default)]
@@ -266,14 +229,8 @@ pub mod types {
         }
     }
     ///A parent category created by Register category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryParent {
         ///Id of the parent category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -288,14 +245,8 @@ pub mod types {
         }
     }
     ///Response of Register category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryRegistration {
         ///Id of the registered category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -310,14 +261,8 @@ pub mod types {
         }
     }
     ///Statistics of a category for one period.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryStatistics {
         ///Number of contents.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -338,14 +283,8 @@ pub mod types {
         }
     }
     ///Body of Update category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryUpdate {
         ///Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -357,18 +296,9 @@ pub mod types {
         }
     }
     ///Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryUpdateName(::std::string::String);
     impl ::std::ops::Deref for CategoryUpdateName {
         type Target = ::std::string::String;
@@ -421,14 +351,8 @@ pub mod types {
         }
     }
     ///A chapter of a content (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Chapter {
         ///Free-form data of the chapter.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
@@ -449,14 +373,8 @@ pub mod types {
         }
     }
     ///A chapter sent at content registration (refers to a poster by name).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChapterCreate {
         ///Free-form data of the chapter.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
@@ -477,14 +395,8 @@ pub mod types {
         }
     }
     ///A chapter sent at content update (refers to a poster by id).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChapterUpdate {
         ///Free-form data of the chapter.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
@@ -505,14 +417,8 @@ pub mod types {
         }
     }
     ///A content with its nested stream sets, streams, subtitles, posters, documents and cta_actions (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Content {
         ///Id of the category the content belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -614,13 +520,8 @@ pub mod types {
         }
     }
     ///Body of Register content: the content fields plus its stream sets, streams, subtitles, posters and documents, which refer to each other by name. When several subtitles, posters or documents are sent they cannot all carry content; to register several with content, use the single-item operations repeatedly.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreate {
         ///Id of the category the content belongs to.
         pub category_id: ::uuid::Uuid,
@@ -708,18 +609,9 @@ pub mod types {
         }
     }
     ///Description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentCreateDescription {
         type Target = ::std::string::String;
@@ -772,18 +664,9 @@ pub mod types {
         }
     }
     ///Name of the content, unique in the account; generated by the system when omitted at registration; fixed afterwards.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreateName(::std::string::String);
     impl ::std::ops::Deref for ContentCreateName {
         type Target = ::std::string::String;
@@ -841,18 +724,9 @@ pub mod types {
         }
     }
     ///Name of one of the documents sent in `documents`, set for presentation linkage. Registration only.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreatePresentationDocumentName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePresentationDocumentName {
         type Target = ::std::string::String;
@@ -907,18 +781,9 @@ pub mod types {
         }
     }
     ///Name of one of the posters sent in `posters`, which becomes the primary poster. Registration only.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreatePrimaryPosterName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePrimaryPosterName {
         type Target = ::std::string::String;
@@ -972,18 +837,9 @@ pub mod types {
         }
     }
     ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreateSeekPreviewContent(::std::string::String);
     impl ::std::ops::Deref for ContentCreateSeekPreviewContent {
         type Target = ::std::string::String;
@@ -1038,18 +894,9 @@ pub mod types {
         }
     }
     ///URL of the seek preview file.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentCreateSeekPreviewUrl {
         type Target = ::std::string::String;
@@ -1102,18 +949,9 @@ pub mod types {
         }
     }
     ///Title.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreateTitle(::std::string::String);
     impl ::std::ops::Deref for ContentCreateTitle {
         type Target = ::std::string::String;
@@ -1166,13 +1004,8 @@ pub mod types {
         }
     }
     ///A related document sent inside Register content, named so that presentation_document_name can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1198,18 +1031,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreateContent(::std::string::String);
     impl ::std::ops::Deref for ContentDocumentCreateContent {
         type Target = ::std::string::String;
@@ -1263,18 +1087,9 @@ pub mod types {
         }
     }
     ///File name of a document registered with content.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreateFilename(::std::string::String);
     impl ::std::ops::Deref for ContentDocumentCreateFilename {
         type Target = ::std::string::String;
@@ -1328,18 +1143,9 @@ pub mod types {
         }
     }
     ///Title of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreateTitle(::std::string::String);
     impl ::std::ops::Deref for ContentDocumentCreateTitle {
         type Target = ::std::string::String;
@@ -1392,18 +1198,9 @@ pub mod types {
         }
     }
     ///MIME type of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreateType(::std::string::String);
     impl ::std::ops::Deref for ContentDocumentCreateType {
         type Target = ::std::string::String;
@@ -1456,18 +1253,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreateUrl(::std::string::String);
     impl ::std::ops::Deref for ContentDocumentCreateUrl {
         type Target = ::std::string::String;
@@ -1520,14 +1308,8 @@ pub mod types {
         }
     }
     ///One page of the content list.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentList {
         ///Number of this page. At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1548,13 +1330,8 @@ pub mod types {
         }
     }
     ///A poster sent inside Register content, named so that other fields of the request can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentPosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1601,18 +1378,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentPosterCreateContent(::std::string::String);
     impl ::std::ops::Deref for ContentPosterCreateContent {
         type Target = ::std::string::String;
@@ -1665,18 +1433,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentPosterCreateUrl(::std::string::String);
     impl ::std::ops::Deref for ContentPosterCreateUrl {
         type Target = ::std::string::String;
@@ -1729,14 +1488,8 @@ pub mod types {
         }
     }
     ///Response of Register content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentRegistration {
         ///The registered documents.
         #[serde(default)]
@@ -1763,13 +1516,8 @@ pub mod types {
         }
     }
     ///Contents a site shows.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentScope {
         ///Categories in scope.
         #[serde(default)]
@@ -1789,14 +1537,8 @@ pub mod types {
         }
     }
     ///Response of Content delivery volume.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStatistics {
         ///Delivery volume per period.
         #[serde(default)]
@@ -1808,13 +1550,8 @@ pub mod types {
         }
     }
     ///A stream sent inside Register content, named so that stream sets can refer to it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreate {
         ///Audio bitrate in bps.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1886,18 +1623,9 @@ pub mod types {
         }
     }
     ///Label of the audio track.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreateAudioLabel(::std::string::String);
     impl ::std::ops::Deref for ContentStreamCreateAudioLabel {
         type Target = ::std::string::String;
@@ -1951,18 +1679,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code of the audio.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreateAudioLanguage(::std::string::String);
     impl ::std::ops::Deref for ContentStreamCreateAudioLanguage {
         type Target = ::std::string::String;
@@ -2020,18 +1739,9 @@ pub mod types {
         }
     }
     ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreateOriginDomainName(::std::string::String);
     impl ::std::ops::Deref for ContentStreamCreateOriginDomainName {
         type Target = ::std::string::String;
@@ -2086,18 +1796,9 @@ pub mod types {
         }
     }
     ///Path of the video file on the storage service.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreatePath(::std::string::String);
     impl ::std::ops::Deref for ContentStreamCreatePath {
         type Target = ::std::string::String;
@@ -2150,13 +1851,8 @@ pub mod types {
         }
     }
     ///A stream set sent inside Register content; refers to streams and subtitles of the same request by name.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamSetCreate {
         ///Distribution network; decided automatically when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2176,18 +1872,9 @@ pub mod types {
         }
     }
     ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamSetCreateName(::std::string::String);
     impl ::std::ops::Deref for ContentStreamSetCreateName {
         type Target = ::std::string::String;
@@ -2245,13 +1932,8 @@ pub mod types {
         }
     }
     ///A subtitle sent inside Register content, named so that stream sets can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2277,18 +1959,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreateContent(::std::string::String);
     impl ::std::ops::Deref for ContentSubtitleCreateContent {
         type Target = ::std::string::String;
@@ -2342,18 +2015,9 @@ pub mod types {
         }
     }
     ///Label of the subtitle.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreateLabel(::std::string::String);
     impl ::std::ops::Deref for ContentSubtitleCreateLabel {
         type Target = ::std::string::String;
@@ -2406,18 +2070,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code. Default ja.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreateLanguage(::std::string::String);
     impl ::std::ops::Deref for ContentSubtitleCreateLanguage {
         type Target = ::std::string::String;
@@ -2479,18 +2134,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreateUrl(::std::string::String);
     impl ::std::ops::Deref for ContentSubtitleCreateUrl {
         type Target = ::std::string::String;
@@ -2543,14 +2189,8 @@ pub mod types {
         }
     }
     ///A content as listed: without the nested arrays (stream_sets, streams, subtitles, posters, documents) and cta_actions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSummary {
         ///Id of the category the content belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2634,14 +2274,8 @@ pub mod types {
         }
     }
     ///Body of Update content: the fields to change. The name cannot be changed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdate {
         ///Id of the category the content belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2713,18 +2347,9 @@ pub mod types {
         }
     }
     ///Description.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateDescription {
         type Target = ::std::string::String;
@@ -2777,18 +2402,9 @@ pub mod types {
         }
     }
     ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdateSeekPreviewContent(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateSeekPreviewContent {
         type Target = ::std::string::String;
@@ -2843,18 +2459,9 @@ pub mod types {
         }
     }
     ///URL of the seek preview file.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateSeekPreviewUrl {
         type Target = ::std::string::String;
@@ -2907,18 +2514,9 @@ pub mod types {
         }
     }
     ///Title.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdateTitle(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateTitle {
         type Target = ::std::string::String;
@@ -2971,13 +2569,8 @@ pub mod types {
         }
     }
     ///Call-to-action settings of a content. Read only.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CtaActions {
         ///Card options.
         #[serde(default)]
@@ -3000,13 +2593,8 @@ pub mod types {
         }
     }
     ///A call-to-action card option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CtaCardOption {
         ///When the card is shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3023,14 +2611,9 @@ pub mod types {
         }
     }
     ///A custom error response of a page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomErrorResponse(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -3058,18 +2641,9 @@ pub mod types {
         }
     }
     ///`DeleteContentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteContentContentName(::std::string::String);
     impl ::std::ops::Deref for DeleteContentContentName {
         type Target = ::std::string::String;
@@ -3127,18 +2701,9 @@ pub mod types {
         }
     }
     ///`DeleteDocumentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteDocumentContentName(::std::string::String);
     impl ::std::ops::Deref for DeleteDocumentContentName {
         type Target = ::std::string::String;
@@ -3196,18 +2761,9 @@ pub mod types {
         }
     }
     ///`DeletePosterContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeletePosterContentName(::std::string::String);
     impl ::std::ops::Deref for DeletePosterContentName {
         type Target = ::std::string::String;
@@ -3265,18 +2821,9 @@ pub mod types {
         }
     }
     ///`DeleteStreamContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteStreamContentName(::std::string::String);
     impl ::std::ops::Deref for DeleteStreamContentName {
         type Target = ::std::string::String;
@@ -3334,18 +2881,9 @@ pub mod types {
         }
     }
     ///`DeleteStreamSetContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteStreamSetContentName(::std::string::String);
     impl ::std::ops::Deref for DeleteStreamSetContentName {
         type Target = ::std::string::String;
@@ -3403,18 +2941,9 @@ pub mod types {
         }
     }
     ///`DeleteStreamSetSetName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteStreamSetSetName(::std::string::String);
     impl ::std::ops::Deref for DeleteStreamSetSetName {
         type Target = ::std::string::String;
@@ -3472,18 +3001,9 @@ pub mod types {
         }
     }
     ///`DeleteSubtitleContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeleteSubtitleContentName(::std::string::String);
     impl ::std::ops::Deref for DeleteSubtitleContentName {
         type Target = ::std::string::String;
@@ -3541,14 +3061,8 @@ pub mod types {
         }
     }
     ///Delivery volume of one period.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeliveryVolume {
         ///Bytes downloaded.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3563,14 +3077,8 @@ pub mod types {
         }
     }
     ///A related document (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Document {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3603,13 +3111,8 @@ pub mod types {
         }
     }
     ///Body of Register documents in bulk.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentBulkCreate {
         ///Documents to register; the Nth id of the response corresponds to the Nth item.
         pub requests: ::std::vec::Vec<DocumentCreate>,
@@ -3620,13 +3123,8 @@ pub mod types {
         }
     }
     ///Body of Register document (and one item of Register documents in bulk). Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3649,18 +3147,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreateContent(::std::string::String);
     impl ::std::ops::Deref for DocumentCreateContent {
         type Target = ::std::string::String;
@@ -3713,18 +3202,9 @@ pub mod types {
         }
     }
     ///File name of a document registered with content.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreateFilename(::std::string::String);
     impl ::std::ops::Deref for DocumentCreateFilename {
         type Target = ::std::string::String;
@@ -3777,18 +3257,9 @@ pub mod types {
         }
     }
     ///Title of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreateTitle(::std::string::String);
     impl ::std::ops::Deref for DocumentCreateTitle {
         type Target = ::std::string::String;
@@ -3841,18 +3312,9 @@ pub mod types {
         }
     }
     ///MIME type of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreateType(::std::string::String);
     impl ::std::ops::Deref for DocumentCreateType {
         type Target = ::std::string::String;
@@ -3905,18 +3367,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreateUrl(::std::string::String);
     impl ::std::ops::Deref for DocumentCreateUrl {
         type Target = ::std::string::String;
@@ -3969,14 +3422,8 @@ pub mod types {
         }
     }
     ///The related documents of a content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentList {
         ///Documents.
         #[serde(default)]
@@ -3988,14 +3435,8 @@ pub mod types {
         }
     }
     ///Body of Update document: the fields to change. When both url and content are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4019,18 +3460,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdateContent(::std::string::String);
     impl ::std::ops::Deref for DocumentUpdateContent {
         type Target = ::std::string::String;
@@ -4083,18 +3515,9 @@ pub mod types {
         }
     }
     ///File name of a document registered with content.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdateFilename(::std::string::String);
     impl ::std::ops::Deref for DocumentUpdateFilename {
         type Target = ::std::string::String;
@@ -4147,18 +3570,9 @@ pub mod types {
         }
     }
     ///Title of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdateTitle(::std::string::String);
     impl ::std::ops::Deref for DocumentUpdateTitle {
         type Target = ::std::string::String;
@@ -4211,18 +3625,9 @@ pub mod types {
         }
     }
     ///MIME type of the document.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdateType(::std::string::String);
     impl ::std::ops::Deref for DocumentUpdateType {
         type Target = ::std::string::String;
@@ -4275,18 +3680,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdateUrl(::std::string::String);
     impl ::std::ops::Deref for DocumentUpdateUrl {
         type Target = ::std::string::String;
@@ -4339,14 +3735,8 @@ pub mod types {
         }
     }
     ///Error body of every failed request.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         ///Error code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4361,14 +3751,8 @@ pub mod types {
         }
     }
     ///A content forward policy (returned). Rules are evaluated in order; the first rule whose conditions match applies; when none matches the request is processed without forwarding.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardPolicy {
         ///Creation time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4398,14 +3782,8 @@ pub mod types {
         }
     }
     ///The content forward policies of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardPolicyList {
         ///Policies.
         #[serde(default)]
@@ -4417,14 +3795,8 @@ pub mod types {
         }
     }
     ///A rule of a content forward policy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardRule {
         ///Viewing conditions.
         #[serde(default)]
@@ -4445,18 +3817,9 @@ pub mod types {
         }
     }
     ///`GetCategoryStatistics`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetCategoryStatistics(::std::string::String);
     impl ::std::ops::Deref for GetCategoryStatistics {
         type Target = ::std::string::String;
@@ -4511,18 +3874,9 @@ pub mod types {
         }
     }
     ///`GetContentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetContentContentName(::std::string::String);
     impl ::std::ops::Deref for GetContentContentName {
         type Target = ::std::string::String;
@@ -4580,18 +3934,9 @@ pub mod types {
         }
     }
     ///`GetContentStatisticsContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetContentStatisticsContentName(::std::string::String);
     impl ::std::ops::Deref for GetContentStatisticsContentName {
         type Target = ::std::string::String;
@@ -4651,18 +3996,9 @@ pub mod types {
         }
     }
     ///`GetDocumentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetDocumentContentName(::std::string::String);
     impl ::std::ops::Deref for GetDocumentContentName {
         type Target = ::std::string::String;
@@ -4720,18 +4056,9 @@ pub mod types {
         }
     }
     ///`GetPlayInformationContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlayInformationContentName(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationContentName {
         type Target = ::std::string::String;
@@ -4790,18 +4117,9 @@ pub mod types {
         }
     }
     ///`GetPlayInformationSs`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlayInformationSs(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationSs {
         type Target = ::std::string::String;
@@ -4859,18 +4177,9 @@ pub mod types {
         }
     }
     ///`GetPlayInformationXVmsClientCountry`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlayInformationXVmsClientCountry(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientCountry {
         type Target = ::std::string::String;
@@ -4928,18 +4237,9 @@ pub mod types {
         }
     }
     ///`GetPlayInformationXVmsClientReferer`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlayInformationXVmsClientReferer(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientReferer {
         type Target = ::std::string::String;
@@ -4994,18 +4294,9 @@ pub mod types {
         }
     }
     ///`GetPlayInformationXVmsUserAgent`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlayInformationXVmsUserAgent(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsUserAgent {
         type Target = ::std::string::String;
@@ -5060,18 +4351,9 @@ pub mod types {
         }
     }
     ///`GetPlaylistItemsPlaylistName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPlaylistItemsPlaylistName(::std::string::String);
     impl ::std::ops::Deref for GetPlaylistItemsPlaylistName {
         type Target = ::std::string::String;
@@ -5130,18 +4412,9 @@ pub mod types {
         }
     }
     ///`GetPosterContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetPosterContentName(::std::string::String);
     impl ::std::ops::Deref for GetPosterContentName {
         type Target = ::std::string::String;
@@ -5199,18 +4472,9 @@ pub mod types {
         }
     }
     ///`GetStreamContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetStreamContentName(::std::string::String);
     impl ::std::ops::Deref for GetStreamContentName {
         type Target = ::std::string::String;
@@ -5268,18 +4532,9 @@ pub mod types {
         }
     }
     ///`GetStreamSetContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetStreamSetContentName(::std::string::String);
     impl ::std::ops::Deref for GetStreamSetContentName {
         type Target = ::std::string::String;
@@ -5337,18 +4592,9 @@ pub mod types {
         }
     }
     ///`GetStreamSetSetName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetStreamSetSetName(::std::string::String);
     impl ::std::ops::Deref for GetStreamSetSetName {
         type Target = ::std::string::String;
@@ -5406,18 +4652,9 @@ pub mod types {
         }
     }
     ///`GetSubtitleContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GetSubtitleContentName(::std::string::String);
     impl ::std::ops::Deref for GetSubtitleContentName {
         type Target = ::std::string::String;
@@ -5475,14 +4712,8 @@ pub mod types {
         }
     }
     ///A label (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Label {
         ///Creation time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5503,13 +4734,8 @@ pub mod types {
         }
     }
     ///Body of Register label.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelCreate {
         ///Name of the label, unique in the account.
         pub name: LabelCreateName,
@@ -5520,18 +4746,9 @@ pub mod types {
         }
     }
     ///Name of the label, unique in the account.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelCreateName(::std::string::String);
     impl ::std::ops::Deref for LabelCreateName {
         type Target = ::std::string::String;
@@ -5584,14 +4801,8 @@ pub mod types {
         }
     }
     ///The labels of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelList {
         ///Labels.
         #[serde(default)]
@@ -5603,14 +4814,8 @@ pub mod types {
         }
     }
     ///Body of Update label.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelUpdate {
         ///Name of the label, unique in the account.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5622,18 +4827,9 @@ pub mod types {
         }
     }
     ///Name of the label, unique in the account.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelUpdateName(::std::string::String);
     impl ::std::ops::Deref for LabelUpdateName {
         type Target = ::std::string::String;
@@ -5686,18 +4882,9 @@ pub mod types {
         }
     }
     ///`ListCategoriesStatistics`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListCategoriesStatistics(::std::string::String);
     impl ::std::ops::Deref for ListCategoriesStatistics {
         type Target = ::std::string::String;
@@ -5752,18 +4939,9 @@ pub mod types {
         }
     }
     ///`ListContentsQuery`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListContentsQuery(::std::string::String);
     impl ::std::ops::Deref for ListContentsQuery {
         type Target = ::std::string::String;
@@ -5816,18 +4994,9 @@ pub mod types {
         }
     }
     ///`ListContentsSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListContentsSort(::std::string::String);
     impl ::std::ops::Deref for ListContentsSort {
         type Target = ::std::string::String;
@@ -5887,18 +5056,9 @@ pub mod types {
         }
     }
     ///`ListDocumentsContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListDocumentsContentName(::std::string::String);
     impl ::std::ops::Deref for ListDocumentsContentName {
         type Target = ::std::string::String;
@@ -5956,18 +5116,9 @@ pub mod types {
         }
     }
     ///`ListPostersContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListPostersContentName(::std::string::String);
     impl ::std::ops::Deref for ListPostersContentName {
         type Target = ::std::string::String;
@@ -6025,18 +5176,9 @@ pub mod types {
         }
     }
     ///`ListStreamSetsContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListStreamSetsContentName(::std::string::String);
     impl ::std::ops::Deref for ListStreamSetsContentName {
         type Target = ::std::string::String;
@@ -6094,18 +5236,9 @@ pub mod types {
         }
     }
     ///`ListStreamsContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListStreamsContentName(::std::string::String);
     impl ::std::ops::Deref for ListStreamsContentName {
         type Target = ::std::string::String;
@@ -6163,18 +5296,9 @@ pub mod types {
         }
     }
     ///`ListSubtitlesContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListSubtitlesContentName(::std::string::String);
     impl ::std::ops::Deref for ListSubtitlesContentName {
         type Target = ::std::string::String;
@@ -6232,18 +5356,9 @@ pub mod types {
         }
     }
     ///`ListViewingPagesContent`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListViewingPagesContent(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesContent {
         type Target = ::std::string::String;
@@ -6301,18 +5416,9 @@ pub mod types {
         }
     }
     ///`ListViewingPagesPlaylist`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListViewingPagesPlaylist(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesPlaylist {
         type Target = ::std::string::String;
@@ -6370,18 +5476,9 @@ pub mod types {
         }
     }
     ///`ListViewingPagesQuery`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListViewingPagesQuery(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesQuery {
         type Target = ::std::string::String;
@@ -6434,18 +5531,9 @@ pub mod types {
         }
     }
     ///`ListViewingPagesSort`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ListViewingPagesSort(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesSort {
         type Target = ::std::string::String;
@@ -6505,7 +5593,8 @@ pub mod types {
         }
     }
     ///Viewer authentication of a viewing page.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, schemars::JsonSchema)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageAuthentication {
         ///Masthead of the authentication screen.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6528,13 +5617,8 @@ pub mod types {
         }
     }
     ///Settings of a viewing page; when a site is also given, they override the site's settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageConfigurations {
         ///Viewer authentication.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6608,13 +5692,8 @@ pub mod types {
         }
     }
     ///Content metadata exposed on a viewing page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageExposedMetadata {
         ///Show the category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6643,13 +5722,8 @@ pub mod types {
         }
     }
     ///Footer of a page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageFooter {
         ///Footer text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6663,14 +5737,9 @@ pub mod types {
         }
     }
     ///A chapter as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayChapter(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -6698,14 +5767,9 @@ pub mod types {
         }
     }
     ///A related document as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayDocument(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -6733,14 +5797,8 @@ pub mod types {
         }
     }
     ///Playback information of one content, with the forward and streaming policies evaluated; at most one stream set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayInformation {
         ///Category name. At most 200 characters.
         #[serde(default)]
@@ -6818,13 +5876,8 @@ pub mod types {
         }
     }
     ///Pre-playback poster slideshow settings as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayPosterSlideshow {
         ///Interval in milliseconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6838,14 +5891,9 @@ pub mod types {
         }
     }
     ///Presentation linkage information as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayPresentation(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -6873,13 +5921,8 @@ pub mod types {
         }
     }
     ///A stream as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayStream {
         ///Audio bitrate in bps.
         #[serde(default)]
@@ -6932,14 +5975,9 @@ pub mod types {
         }
     }
     ///A subtitle as returned by play.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaySubtitle(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -6967,13 +6005,8 @@ pub mod types {
         }
     }
     ///One item of a playlist: a content as displayed in the playlist.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItem {
         ///Category name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7011,13 +6044,8 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverrides {
         ///Description shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7037,13 +6065,8 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item (registration form).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverridesCreate {
         ///Description shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7063,13 +6086,8 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item (update form).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverridesUpdate {
         ///Description shown for the content as a playlist item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7089,14 +6107,8 @@ pub mod types {
         }
     }
     ///Response of Get playlist items.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItems {
         ///Description of the playlist. At most 5000 characters.
         #[serde(default)]
@@ -7117,14 +6129,8 @@ pub mod types {
         }
     }
     ///A viewing condition of a policy rule (the sample: parameter COUNTRY, operand !=, a country code).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PolicyCondition {
         ///Comparison operator (e.g. !=).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7142,14 +6148,8 @@ pub mod types {
         }
     }
     ///A poster (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Poster {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7188,13 +6188,8 @@ pub mod types {
         }
     }
     ///Body of Register posters in bulk.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterBulkCreate {
         ///Posters to register, appended in this order; the Nth id of the response corresponds to the Nth item.
         pub requests: ::std::vec::Vec<PosterCreate>,
@@ -7205,13 +6200,8 @@ pub mod types {
         }
     }
     ///Body of Register poster (and one item of Register posters in bulk). The poster is appended at the end of the poster order. Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7254,18 +6244,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterCreateContent(::std::string::String);
     impl ::std::ops::Deref for PosterCreateContent {
         type Target = ::std::string::String;
@@ -7318,18 +6299,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterCreateUrl(::std::string::String);
     impl ::std::ops::Deref for PosterCreateUrl {
         type Target = ::std::string::String;
@@ -7382,14 +6354,8 @@ pub mod types {
         }
     }
     ///The posters of a content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterList {
         ///Posters.
         #[serde(default)]
@@ -7401,13 +6367,8 @@ pub mod types {
         }
     }
     ///Body of Reorder posters.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterOrder {
         ///Every poster id of the content, in the new order (which drives the pre-playback slideshow).
         pub order: ::std::vec::Vec<::uuid::Uuid>,
@@ -7418,14 +6379,8 @@ pub mod types {
         }
     }
     ///Body of Update poster: the fields to change. When both url and content are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7455,18 +6410,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterUpdateContent(::std::string::String);
     impl ::std::ops::Deref for PosterUpdateContent {
         type Target = ::std::string::String;
@@ -7519,18 +6465,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterUpdateUrl(::std::string::String);
     impl ::std::ops::Deref for PosterUpdateUrl {
         type Target = ::std::string::String;
@@ -7583,18 +6520,9 @@ pub mod types {
         }
     }
     ///`RegisterDocumentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterDocumentContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterDocumentContentName {
         type Target = ::std::string::String;
@@ -7652,18 +6580,9 @@ pub mod types {
         }
     }
     ///`RegisterDocumentsBulkContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterDocumentsBulkContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterDocumentsBulkContentName {
         type Target = ::std::string::String;
@@ -7723,18 +6642,9 @@ pub mod types {
         }
     }
     ///`RegisterPosterContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterPosterContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterPosterContentName {
         type Target = ::std::string::String;
@@ -7792,18 +6702,9 @@ pub mod types {
         }
     }
     ///`RegisterPostersBulkContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterPostersBulkContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterPostersBulkContentName {
         type Target = ::std::string::String;
@@ -7862,18 +6763,9 @@ pub mod types {
         }
     }
     ///`RegisterStreamContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterStreamContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterStreamContentName {
         type Target = ::std::string::String;
@@ -7931,18 +6823,9 @@ pub mod types {
         }
     }
     ///`RegisterStreamSetContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterStreamSetContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterStreamSetContentName {
         type Target = ::std::string::String;
@@ -8001,18 +6884,9 @@ pub mod types {
         }
     }
     ///`RegisterStreamsBulkContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterStreamsBulkContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterStreamsBulkContentName {
         type Target = ::std::string::String;
@@ -8071,18 +6945,9 @@ pub mod types {
         }
     }
     ///`RegisterSubtitleContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterSubtitleContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterSubtitleContentName {
         type Target = ::std::string::String;
@@ -8140,18 +7005,9 @@ pub mod types {
         }
     }
     ///`RegisterSubtitlesBulkContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisterSubtitlesBulkContentName(::std::string::String);
     impl ::std::ops::Deref for RegisterSubtitlesBulkContentName {
         type Target = ::std::string::String;
@@ -8211,14 +7067,8 @@ pub mod types {
         }
     }
     ///Response of a single registration: the id of the new item.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredId {
         ///Id of the registered item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8230,14 +7080,8 @@ pub mod types {
         }
     }
     ///A registered item: the name it was sent with and the id it received.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredItem {
         ///Id given to the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8252,14 +7096,8 @@ pub mod types {
         }
     }
     ///A registered item identified by its name.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredName {
         ///Name of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8271,18 +7109,9 @@ pub mod types {
         }
     }
     ///`ReorderPostersContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReorderPostersContentName(::std::string::String);
     impl ::std::ops::Deref for ReorderPostersContentName {
         type Target = ::std::string::String;
@@ -8340,13 +7169,8 @@ pub mod types {
         }
     }
     ///Body of Add revoked audience.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RevokedAudienceAdd {
         ///User identifier (aud value) to deny access.
         pub revoked_audience: RevokedAudienceAddRevokedAudience,
@@ -8357,18 +7181,9 @@ pub mod types {
         }
     }
     ///User identifier (aud value) to deny access.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RevokedAudienceAddRevokedAudience(::std::string::String);
     impl ::std::ops::Deref for RevokedAudienceAddRevokedAudience {
         type Target = ::std::string::String;
@@ -8428,13 +7243,8 @@ pub mod types {
         }
     }
     ///A condition of a user content scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ScopeCondition {
         ///Comparison operator.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8454,14 +7264,8 @@ pub mod types {
         }
     }
     ///A distribution site (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Site {
         ///Seconds before a viewer may view again. At most 7200.
         #[serde(default)]
@@ -8500,7 +7304,8 @@ pub mod types {
         }
     }
     ///Viewer authentication of a distribution site: the page members plus identity-provider settings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, schemars::JsonSchema)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteAuthentication {
         ///Client id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8544,13 +7349,8 @@ pub mod types {
         }
     }
     ///Settings of a distribution site: the viewing-page members plus content scopes and list defaults.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteConfigurations {
         ///Viewer authentication.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8636,13 +7436,8 @@ pub mod types {
         }
     }
     ///Content metadata exposed on a distribution site: the page members plus description and related_contents.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteExposedMetadata {
         ///Show the category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8677,14 +7472,8 @@ pub mod types {
         }
     }
     ///The distribution sites of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteList {
         ///Sites.
         #[serde(default)]
@@ -8705,10 +7494,10 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteStatus(pub ::std::string::String);
     impl ::std::ops::Deref for SiteStatus {
         type Target = ::std::string::String;
@@ -8738,13 +7527,8 @@ pub mod types {
         }
     }
     ///SSL certificate of a domain outside the shared portal domain.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SslCertificate {
         ///Common name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8776,14 +7560,8 @@ pub mod types {
         }
     }
     ///A stream (returned). Every field except id, path, format, playback_rate, is_original, status and the timestamps may be null.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Stream {
         ///Audio bitrate in bps. At most 100000000.
         #[serde(default)]
@@ -8858,13 +7636,8 @@ pub mod types {
         }
     }
     ///Body of Register streams in bulk.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamBulkCreate {
         ///Streams to register; the Nth id of the response corresponds to the Nth item.
         pub requests: ::std::vec::Vec<StreamCreate>,
@@ -8875,13 +7648,8 @@ pub mod types {
         }
     }
     ///Body of Register stream (and one item of Register streams in bulk).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreate {
         ///Audio bitrate in bps.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -8948,18 +7716,9 @@ pub mod types {
         }
     }
     ///Label of the audio track.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreateAudioLabel(::std::string::String);
     impl ::std::ops::Deref for StreamCreateAudioLabel {
         type Target = ::std::string::String;
@@ -9012,18 +7771,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code of the audio.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreateAudioLanguage(::std::string::String);
     impl ::std::ops::Deref for StreamCreateAudioLanguage {
         type Target = ::std::string::String;
@@ -9079,18 +7829,9 @@ pub mod types {
         }
     }
     ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreateOriginDomainName(::std::string::String);
     impl ::std::ops::Deref for StreamCreateOriginDomainName {
         type Target = ::std::string::String;
@@ -9144,18 +7885,9 @@ pub mod types {
         }
     }
     ///Path of the video file on the storage service.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreatePath(::std::string::String);
     impl ::std::ops::Deref for StreamCreatePath {
         type Target = ::std::string::String;
@@ -9208,14 +7940,8 @@ pub mod types {
         }
     }
     ///The streams of a content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamList {
         ///Streams.
         #[serde(default)]
@@ -9227,14 +7953,8 @@ pub mod types {
         }
     }
     ///A key/value stream selection of a streaming policy rule (the sample uses key FORMAT).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSelection {
         ///What is selected (e.g. FORMAT).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9249,14 +7969,8 @@ pub mod types {
         }
     }
     ///A stream set: streams of one format plus optional subtitles (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSet {
         ///Creation time. Read only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9283,13 +7997,8 @@ pub mod types {
         }
     }
     ///Body of Register stream set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetCreate {
         ///Distribution network; decided automatically when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9309,18 +8018,9 @@ pub mod types {
         }
     }
     ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetCreateName(::std::string::String);
     impl ::std::ops::Deref for StreamSetCreateName {
         type Target = ::std::string::String;
@@ -9378,14 +8078,8 @@ pub mod types {
         }
     }
     ///The stream sets of a content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetList {
         ///Stream sets.
         #[serde(default)]
@@ -9397,14 +8091,8 @@ pub mod types {
         }
     }
     ///Response of Register stream set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetRegistration {
         ///Name of the stream set (generated when it was omitted).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9416,14 +8104,8 @@ pub mod types {
         }
     }
     ///Body of Update stream set; the name cannot be changed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetUpdate {
         ///Distribution network.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9441,14 +8123,8 @@ pub mod types {
         }
     }
     ///Body of Update stream: the fields to change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdate {
         ///Audio bitrate in bps.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9517,18 +8193,9 @@ pub mod types {
         }
     }
     ///Label of the audio track.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdateAudioLabel(::std::string::String);
     impl ::std::ops::Deref for StreamUpdateAudioLabel {
         type Target = ::std::string::String;
@@ -9581,18 +8248,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code of the audio.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdateAudioLanguage(::std::string::String);
     impl ::std::ops::Deref for StreamUpdateAudioLanguage {
         type Target = ::std::string::String;
@@ -9648,18 +8306,9 @@ pub mod types {
         }
     }
     ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdateOriginDomainName(::std::string::String);
     impl ::std::ops::Deref for StreamUpdateOriginDomainName {
         type Target = ::std::string::String;
@@ -9713,18 +8362,9 @@ pub mod types {
         }
     }
     ///Path of the video file on the storage service.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdatePath(::std::string::String);
     impl ::std::ops::Deref for StreamUpdatePath {
         type Target = ::std::string::String;
@@ -9777,14 +8417,8 @@ pub mod types {
         }
     }
     ///A streaming policy (returned). Rules are evaluated in order; the first matching rule's stream selection applies; when none matches an implicit rule decides the stream set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingPolicy {
         ///Creation time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9820,14 +8454,8 @@ pub mod types {
         }
     }
     ///The streaming policies of the account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingPolicyList {
         ///Policies.
         #[serde(default)]
@@ -9839,14 +8467,8 @@ pub mod types {
         }
     }
     ///A rule of a streaming policy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingRule {
         ///Viewing conditions.
         #[serde(default)]
@@ -9861,14 +8483,8 @@ pub mod types {
         }
     }
     ///A subtitle (returned).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Subtitle {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9901,13 +8517,8 @@ pub mod types {
         }
     }
     ///Body of Register subtitles in bulk.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleBulkCreate {
         ///Subtitles to register; the Nth id of the response corresponds to the Nth item.
         pub requests: ::std::vec::Vec<SubtitleCreate>,
@@ -9918,13 +8529,8 @@ pub mod types {
         }
     }
     ///Body of Register subtitle (and one item of Register subtitles in bulk). Either url or content is required; when both are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -9947,18 +8553,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreateContent(::std::string::String);
     impl ::std::ops::Deref for SubtitleCreateContent {
         type Target = ::std::string::String;
@@ -10011,18 +8608,9 @@ pub mod types {
         }
     }
     ///Label of the subtitle.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreateLabel(::std::string::String);
     impl ::std::ops::Deref for SubtitleCreateLabel {
         type Target = ::std::string::String;
@@ -10075,18 +8663,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code. Default ja.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreateLanguage(::std::string::String);
     impl ::std::ops::Deref for SubtitleCreateLanguage {
         type Target = ::std::string::String;
@@ -10147,18 +8726,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreateUrl(::std::string::String);
     impl ::std::ops::Deref for SubtitleCreateUrl {
         type Target = ::std::string::String;
@@ -10211,14 +8781,8 @@ pub mod types {
         }
     }
     ///The subtitles of a content.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleList {
         ///Subtitles.
         #[serde(default)]
@@ -10230,14 +8794,8 @@ pub mod types {
         }
     }
     ///Body of Update subtitle: the fields to change. When both url and content are sent, content wins.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -10261,18 +8819,9 @@ pub mod types {
         }
     }
     ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdateContent(::std::string::String);
     impl ::std::ops::Deref for SubtitleUpdateContent {
         type Target = ::std::string::String;
@@ -10325,18 +8874,9 @@ pub mod types {
         }
     }
     ///Label of the subtitle.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdateLabel(::std::string::String);
     impl ::std::ops::Deref for SubtitleUpdateLabel {
         type Target = ::std::string::String;
@@ -10389,18 +8929,9 @@ pub mod types {
         }
     }
     ///ISO 639 two-letter language code. Default ja (the default applies at registration).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdateLanguage(::std::string::String);
     impl ::std::ops::Deref for SubtitleUpdateLanguage {
         type Target = ::std::string::String;
@@ -10456,18 +8987,9 @@ pub mod types {
         }
     }
     ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdateUrl(::std::string::String);
     impl ::std::ops::Deref for SubtitleUpdateUrl {
         type Target = ::std::string::String;
@@ -10520,14 +9042,8 @@ pub mod types {
         }
     }
     ///A key/value tag; both members are strings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Tag {
         ///Tag key.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -10542,18 +9058,9 @@ pub mod types {
         }
     }
     ///`UpdateContentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateContentContentName(::std::string::String);
     impl ::std::ops::Deref for UpdateContentContentName {
         type Target = ::std::string::String;
@@ -10611,18 +9118,9 @@ pub mod types {
         }
     }
     ///`UpdateDocumentContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateDocumentContentName(::std::string::String);
     impl ::std::ops::Deref for UpdateDocumentContentName {
         type Target = ::std::string::String;
@@ -10680,18 +9178,9 @@ pub mod types {
         }
     }
     ///`UpdatePosterContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdatePosterContentName(::std::string::String);
     impl ::std::ops::Deref for UpdatePosterContentName {
         type Target = ::std::string::String;
@@ -10749,18 +9238,9 @@ pub mod types {
         }
     }
     ///`UpdateStreamContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateStreamContentName(::std::string::String);
     impl ::std::ops::Deref for UpdateStreamContentName {
         type Target = ::std::string::String;
@@ -10818,18 +9298,9 @@ pub mod types {
         }
     }
     ///`UpdateStreamSetContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateStreamSetContentName(::std::string::String);
     impl ::std::ops::Deref for UpdateStreamSetContentName {
         type Target = ::std::string::String;
@@ -10887,18 +9358,9 @@ pub mod types {
         }
     }
     ///`UpdateStreamSetSetName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateStreamSetSetName(::std::string::String);
     impl ::std::ops::Deref for UpdateStreamSetSetName {
         type Target = ::std::string::String;
@@ -10956,18 +9418,9 @@ pub mod types {
         }
     }
     ///`UpdateSubtitleContentName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateSubtitleContentName(::std::string::String);
     impl ::std::ops::Deref for UpdateSubtitleContentName {
         type Target = ::std::string::String;
@@ -11025,13 +9478,8 @@ pub mod types {
         }
     }
     ///Contents shown to users matching the conditions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UserContentScope {
         ///Categories in scope.
         #[serde(default)]
@@ -11063,10 +9511,10 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct VideoCodec(pub ::std::string::String);
     impl ::std::ops::Deref for VideoCodec {
         type Target = ::std::string::String;
@@ -11096,13 +9544,8 @@ pub mod types {
         }
     }
     ///A viewing page (instant page), returned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPage {
         ///Seconds before a viewer may view again. At most 7200.
         #[serde(default)]
@@ -11144,13 +9587,8 @@ pub mod types {
         }
     }
     ///Body of Register viewing page. Either site_id or configurations is required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageCreate {
         ///Seconds before a viewer may view again.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11182,18 +9620,9 @@ pub mod types {
         }
     }
     ///Name of the content the page publishes; fixed after registration.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageCreateContentName(::std::string::String);
     impl ::std::ops::Deref for ViewingPageCreateContentName {
         type Target = ::std::string::String;
@@ -11252,14 +9681,8 @@ pub mod types {
         }
     }
     ///One page of the viewing page list.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageList {
         ///Number of this page. At least 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11280,13 +9703,8 @@ pub mod types {
         }
     }
     ///Response of Register viewing page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageRegistration {
         ///Id of the viewing page.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -11301,14 +9719,8 @@ pub mod types {
         }
     }
     ///Body of Update viewing page: the fields to change. The content and signature_required cannot be changed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageUpdate {
         ///Seconds before a viewer may view again.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -25838,14 +24250,6 @@ pub mod builder {
             let Self { client, statistics } = self;
             let statistics = statistics.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -25855,7 +24259,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("statistics", &statistics))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_categories",
@@ -25959,14 +24362,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/categories", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -25982,7 +24377,6 @@ pub mod builder {
                         &create_parents,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_category",
@@ -26069,14 +24463,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26086,7 +24472,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("statistics", &statistics))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_category",
@@ -26167,14 +24552,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26183,7 +24560,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_category",
@@ -26306,14 +24682,6 @@ pub mod builder {
                 "{}/v1/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26329,7 +24697,6 @@ pub mod builder {
                         &rename_children,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_category",
@@ -26396,14 +24763,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::ForwardPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/content-forward-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26412,7 +24771,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_forward_policies",
@@ -26488,14 +24846,6 @@ pub mod builder {
                 "{}/v1/content-forward-policies/{}", client.baseurl, encode_path(&
                 policy_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26504,7 +24854,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_forward_policy",
@@ -26685,14 +25034,6 @@ pub mod builder {
             let status = status.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26710,7 +25051,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&vidplat_core::CommaSeparated::new("status", &status))
                 .query(&vidplat_core::CommaSeparated::new("type", &type_))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_contents",
@@ -26801,14 +25141,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/contents", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26818,7 +25150,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_content",
@@ -26894,14 +25225,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -26910,7 +25233,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_content",
@@ -26991,14 +25313,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27007,7 +25321,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_content",
@@ -27117,14 +25430,6 @@ pub mod builder {
                 "{}/v1/contents/{}", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27134,7 +25439,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_content",
@@ -27217,14 +25521,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27233,7 +25529,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_documents",
@@ -27347,14 +25642,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27364,7 +25651,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_document",
@@ -27478,14 +25764,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27495,7 +25773,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_documents_bulk",
@@ -27589,14 +25866,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27605,7 +25874,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_document",
@@ -27697,14 +25965,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27713,7 +25973,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_document",
@@ -27836,14 +26095,6 @@ pub mod builder {
                 "{}/v1/contents/{}/documents/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& document_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -27853,7 +26104,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_document",
@@ -28041,14 +26291,7 @@ pub mod builder {
                 "{}/v1/contents/{}/play", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(6usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(5usize);
             if let Some(value) = x_vms_client_country {
                 header_map.append("x-vms-client-country", value.to_string().try_into()?);
             }
@@ -28157,14 +26400,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28173,7 +26408,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_posters",
@@ -28285,14 +26519,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28302,7 +26528,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_poster",
@@ -28416,14 +26641,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28433,7 +26650,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_posters_bulk",
@@ -28541,14 +26757,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/order", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28558,7 +26766,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "reorder_posters",
@@ -28652,14 +26859,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28668,7 +26867,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_poster",
@@ -28760,14 +26958,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28776,7 +26966,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_poster",
@@ -28897,14 +27086,6 @@ pub mod builder {
                 "{}/v1/contents/{}/posters/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& poster_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -28914,7 +27095,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_poster",
@@ -29030,14 +27210,6 @@ pub mod builder {
                 "{}/v1/contents/{}/statistics", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29049,7 +27221,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("end", &end))
                 .query(&progenitor_client::QueryParam::new("granularity", &granularity))
                 .query(&progenitor_client::QueryParam::new("start", &start))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_content_statistics",
@@ -29132,14 +27303,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29148,7 +27311,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_stream_sets",
@@ -29262,14 +27424,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29279,7 +27433,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_stream_set",
@@ -29373,14 +27526,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29389,7 +27534,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_stream_set",
@@ -29481,14 +27625,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29497,7 +27633,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_stream_set",
@@ -29620,14 +27755,6 @@ pub mod builder {
                 "{}/v1/contents/{}/stream-sets/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& set_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29637,7 +27764,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_stream_set",
@@ -29720,14 +27846,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29736,7 +27854,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_streams",
@@ -29848,14 +27965,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29865,7 +27974,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_stream",
@@ -29979,14 +28087,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -29996,7 +28096,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_streams_bulk",
@@ -30090,14 +28189,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30106,7 +28197,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_stream",
@@ -30198,14 +28288,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30214,7 +28296,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_stream",
@@ -30335,14 +28416,6 @@ pub mod builder {
                 "{}/v1/contents/{}/streams/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& stream_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30352,7 +28425,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_stream",
@@ -30435,14 +28507,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30451,7 +28515,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_subtitles",
@@ -30565,14 +28628,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles", client.baseurl, encode_path(& content_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30582,7 +28637,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_subtitle",
@@ -30696,14 +28750,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/bulk", client.baseurl, encode_path(&
                 content_name.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30713,7 +28759,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_subtitles_bulk",
@@ -30807,14 +28852,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30823,7 +28860,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_subtitle",
@@ -30915,14 +28951,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -30931,7 +28959,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_subtitle",
@@ -31054,14 +29081,6 @@ pub mod builder {
                 "{}/v1/contents/{}/subtitles/{}", client.baseurl, encode_path(&
                 content_name.to_string()), encode_path(& subtitle_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31071,7 +29090,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_subtitle",
@@ -31217,14 +29235,6 @@ pub mod builder {
             let sort = sort.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31240,7 +29250,6 @@ pub mod builder {
                 .query(&progenitor_client::QueryParam::new("query", &query))
                 .query(&progenitor_client::QueryParam::new("sort", &sort))
                 .query(&progenitor_client::QueryParam::new("type", &type_))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_viewing_pages",
@@ -31333,14 +29342,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/instant-pages", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31350,7 +29351,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_viewing_page",
@@ -31426,14 +29426,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31442,7 +29434,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_viewing_page",
@@ -31523,14 +29514,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31539,7 +29522,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_viewing_page",
@@ -31651,14 +29633,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}", client.baseurl, encode_path(& page_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31668,7 +29642,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_viewing_page",
@@ -31780,14 +29753,6 @@ pub mod builder {
                 "{}/v1/instant-pages/{}/revoked-audiences", client.baseurl, encode_path(&
                 page_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31797,7 +29762,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_revoked_audience",
@@ -31864,14 +29828,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LabelList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31880,7 +29836,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_labels",
@@ -31969,14 +29924,6 @@ pub mod builder {
                 .and_then(|v| types::LabelCreate::try_from(v).map_err(|e| e.to_string()))
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/v1/labels", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -31986,7 +29933,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "register_label",
@@ -32061,14 +30007,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32077,7 +30015,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_label",
@@ -32157,14 +30094,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32173,7 +30102,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_label",
@@ -32280,14 +30208,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/labels/{}", client.baseurl, encode_path(& label_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32297,7 +30217,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_label",
@@ -32391,14 +30310,6 @@ pub mod builder {
                 "{}/v1/playlists/{}/items", client.baseurl, encode_path(& playlist_name
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32413,7 +30324,6 @@ pub mod builder {
                         &include_private,
                     ),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_playlist_items",
@@ -32480,14 +30390,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::SiteList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/sites", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32496,7 +30398,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_sites",
@@ -32571,14 +30472,6 @@ pub mod builder {
             let url = format!(
                 "{}/v1/sites/{}", client.baseurl, encode_path(& site_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32587,7 +30480,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_site",
@@ -32654,14 +30546,6 @@ pub mod builder {
         ) -> Result<ResponseValue<types::StreamingPolicyList>, Error<types::Error>> {
             let Self { client } = self;
             let url = format!("{}/v1/streaming-policies", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32670,7 +30554,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_streaming_policies",
@@ -32746,14 +30629,6 @@ pub mod builder {
                 "{}/v1/streaming-policies/{}", client.baseurl, encode_path(& policy_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -32762,7 +30637,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_streaming_policy",

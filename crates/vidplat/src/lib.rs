@@ -251,6 +251,7 @@ mod call;
 mod client;
 mod error;
 pub mod pagination;
+pub mod rows;
 pub mod signing;
 #[cfg(feature = "encoder")]
 pub mod waiters;
@@ -271,6 +272,7 @@ pub mod prelude {
 pub use error::{
     ApiError, ConfigError, DecodeError, Error, Quota, ServiceErrorCode, TimeoutError, TimeoutKind, TransportError,
 };
+pub use rows::{RowStream, Rows};
 pub use vidplat_core::{
     Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait, RetryPolicy, Timestamp,
     Transport,

@@ -1,0 +1,336 @@
+//! `cargo xtask build-cost`: what depending on `vidplat` costs a user's clean
+//! dev build, against a crate that depends only on what a hand-written client
+//! would (reqwest with the SDK's features, serde, serde_json, tokio).
+//!
+//! Each minimal crate is written under a temporary directory, outside the
+//! workspace, with the workspace's `Cargo.lock` (so both sides build the same
+//! versions), and built in a fresh target directory that is deleted as soon as
+//! it is measured. The baseline is built once and compared with every feature
+//! set. After each clean build, the crate's `main.rs` is touched and the crate
+//! rebuilt: the incremental rebuild a user pays on every edit.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// One feature set of `vidplat` to measure, and the ratio it must meet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FeatureSet {
+    pub name: &'static str,
+    pub features: &'static [&'static str],
+    pub target: f64,
+}
+
+/// All three services: ≤ 1.3× the baseline; one service alone: ≤ 1.1×.
+pub const FEATURE_SETS: [FeatureSet; 4] = [
+    FeatureSet {
+        name: "all",
+        features: &["encoder", "vms", "analytics"],
+        target: 1.3,
+    },
+    FeatureSet {
+        name: "encoder",
+        features: &["encoder"],
+        target: 1.1,
+    },
+    FeatureSet {
+        name: "vms",
+        features: &["vms"],
+        target: 1.1,
+    },
+    FeatureSet {
+        name: "analytics",
+        features: &["analytics"],
+        target: 1.1,
+    },
+];
+
+/// reqwest exactly as `vidplat` enables it (workspace `Cargo.toml` plus the facade's `rustls`).
+const REQWEST_FEATURES: &[&str] = &["json", "query", "stream", "rustls"];
+
+/// What one build measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    pub clean: Duration,
+    pub rebuild: Duration,
+}
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub set: FeatureSet,
+    pub vidplat: Measured,
+    pub baseline: Measured,
+}
+
+impl Row {
+    pub fn ratio(&self) -> f64 {
+        self.vidplat.clean.as_secs_f64() / self.baseline.clean.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+
+    pub fn met(&self) -> bool {
+        self.ratio() <= self.set.target
+    }
+}
+
+/// The `Cargo.toml` of the user's crate that depends on `vidplat` (by path).
+pub fn vidplat_manifest(vidplat: &Path, set: &FeatureSet) -> String {
+    let features = quoted(set.features);
+    format!(
+        "[package]\nname = \"uses-vidplat\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\nvidplat = {{ path = {path}, default-features = false, features = [{features}] }}\n\
+         tokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n\n[workspace]\n",
+        path = toml_string(&vidplat.display().to_string()),
+    )
+}
+
+/// The `Cargo.toml` of the baseline crate: what a hand-written client depends on.
+pub fn baseline_manifest() -> String {
+    format!(
+        "[package]\nname = \"uses-reqwest\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\nreqwest = {{ version = \"0.13\", default-features = false, features = [{features}] }}\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\
+         tokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n\n[workspace]\n",
+        features = quoted(REQWEST_FEATURES),
+    )
+}
+
+/// `main.rs` of the `vidplat` crate: build a client for each enabled service, so the linker links them.
+pub fn vidplat_main(set: &FeatureSet) -> String {
+    let mut urls = String::new();
+    let mut uses = String::new();
+    for service in set.features {
+        urls.push_str(&format!(
+            "        .{service}_url(\"https://{service}.example.invalid\")\n"
+        ));
+        uses.push_str(&format!(
+            "    println!(\"{service}: {{}}\", client.{service}().is_ok());\n"
+        ));
+    }
+    format!(
+        "#[tokio::main]\nasync fn main() -> Result<(), vidplat::Error> {{\n    let client = vidplat::Client::builder()\n\
+         {urls}        .api_key(\"key\")\n        .build()?;\n{uses}    Ok(())\n}}\n"
+    )
+}
+
+/// `main.rs` of the baseline crate: build a client and serialize a struct.
+pub const BASELINE_MAIN: &str = r#"#[derive(serde::Serialize, serde::Deserialize)]
+struct Task {
+    id: u64,
+    name: String,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let client = reqwest::Client::builder().user_agent("baseline").build()?;
+    let body = serde_json::to_string(&Task { id: 7, name: "task".into() })?;
+    let back: Task = serde_json::from_str(&body)?;
+    println!("{:?} {} {}", client, body, back.id);
+    Ok(())
+}
+"#;
+
+fn quoted(items: &[&str]) -> String {
+    items.iter().map(|f| format!("\"{f}\"")).collect::<Vec<_>>().join(", ")
+}
+
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The table the command prints.
+pub fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| feature set | vidplat clean (s) | baseline clean (s) | ratio | target | met? | vidplat rebuild (s) | baseline rebuild (s) |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for row in rows {
+        out.push_str(&format!(
+            "| {} | {:.1} | {:.1} | {:.2} | ≤ {:.2} | {} | {:.2} | {:.2} |\n",
+            row.set.name,
+            row.vidplat.clean.as_secs_f64(),
+            row.baseline.clean.as_secs_f64(),
+            row.ratio(),
+            row.set.target,
+            if row.met() { "yes" } else { "no" },
+            row.vidplat.rebuild.as_secs_f64(),
+            row.baseline.rebuild.as_secs_f64(),
+        ));
+    }
+    out
+}
+
+/// `cargo xtask build-cost [--only NAME] [--repo DIR] [--timings DIR]`: with
+/// `--timings`, each clean build also writes cargo's `--timings` report into DIR.
+pub fn run(args: &[String]) -> Result<()> {
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|at| args.get(at + 1));
+    let repo = value("--repo").map_or_else(crate::services::repo_root, PathBuf::from);
+    let only = value("--only").map(String::as_str);
+    let timings = value("--timings").map(PathBuf::from);
+    let sets: Vec<FeatureSet> = FEATURE_SETS
+        .iter()
+        .copied()
+        .filter(|s| only.is_none_or(|o| o == s.name))
+        .collect();
+    if sets.is_empty() {
+        bail!("--only takes one of: all, encoder, vms, analytics");
+    }
+    let lock = repo.join("Cargo.lock");
+    let root = std::env::temp_dir().join(format!("vidplat-build-cost-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let outcome = (|| -> Result<Vec<Row>> {
+        println!("load before: {}", load());
+        let report = |name: &str| timings.as_ref().map(|dir| dir.join(format!("{name}.html")));
+        let baseline = measure(
+            &root.join("baseline"),
+            &baseline_manifest(),
+            BASELINE_MAIN,
+            &lock,
+            report("baseline").as_deref(),
+        )?;
+        println!("baseline: {baseline:?} (load {})", load());
+        let mut rows = Vec::new();
+        for set in sets {
+            let dir = root.join(format!("vidplat-{}", set.name));
+            let vidplat = measure(
+                &dir,
+                &vidplat_manifest(&repo.join("crates/vidplat"), &set),
+                &vidplat_main(&set),
+                &lock,
+                report(&format!("vidplat-{}", set.name)).as_deref(),
+            )?;
+            println!("vidplat {}: {vidplat:?} (load {})", set.name, load());
+            rows.push(Row { set, vidplat, baseline });
+        }
+        Ok(rows)
+    })();
+    let _ = std::fs::remove_dir_all(&root);
+    let rows = outcome?;
+    println!("\n{}", table(&rows));
+    println!("load after: {}", load());
+    Ok(())
+}
+
+/// Writes the crate into `dir`, builds it in a fresh target directory, touches
+/// `main.rs`, rebuilds, and deletes the target directory.
+fn measure(dir: &Path, manifest: &str, main: &str, lock: &Path, timings: Option<&Path>) -> Result<Measured> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    std::fs::write(dir.join("Cargo.toml"), manifest)?;
+    std::fs::write(dir.join("src/main.rs"), main)?;
+    std::fs::copy(lock, dir.join("Cargo.lock")).context("copying the workspace's Cargo.lock")?;
+    let target = dir.join("target");
+    let build = |timed: bool| -> Result<Duration> {
+        let started = Instant::now();
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--quiet"])
+            .args(timed.then_some("--timings"))
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .status()?;
+        if !status.success() {
+            bail!("`cargo build` failed in {} ({status})", dir.display());
+        }
+        Ok(started.elapsed())
+    };
+    let outcome = (|| -> Result<Measured> {
+        let clean = build(timings.is_some())?;
+        if let Some(report) = timings {
+            std::fs::create_dir_all(report.parent().unwrap_or(Path::new(".")))?;
+            std::fs::copy(target.join("cargo-timings/cargo-timing.html"), report)?;
+        }
+        let main_rs = dir.join("src/main.rs");
+        std::fs::File::options()
+            .append(true)
+            .open(&main_rs)?
+            .set_modified(std::time::SystemTime::now())?;
+        let rebuild = build(false)?;
+        Ok(Measured { clean, rebuild })
+    })();
+    let _ = std::fs::remove_dir_all(&target);
+    outcome
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(clean: f64, rebuild: f64) -> Measured {
+        Measured {
+            clean: Duration::from_secs_f64(clean),
+            rebuild: Duration::from_secs_f64(rebuild),
+        }
+    }
+
+    #[test]
+    fn manifests_name_the_features_and_stay_out_of_any_workspace() {
+        let set = FEATURE_SETS[1];
+        let manifest = vidplat_manifest(Path::new("/src/vid\"plat/crates/vidplat"), &set);
+        let parsed: toml_value::Table = toml_value::parse(&manifest);
+        assert!(manifest.contains("default-features = false, features = [\"encoder\"]"));
+        assert!(manifest.contains("path = \"/src/vid\\\"plat/crates/vidplat\""));
+        assert!(parsed.has_section("workspace"));
+        let baseline = baseline_manifest();
+        assert!(baseline.contains("features = [\"json\", \"query\", \"stream\", \"rustls\"]"));
+        assert!(baseline.contains("default-features = false"));
+        assert!(toml_value::parse(&baseline).has_section("workspace"));
+    }
+
+    #[test]
+    fn the_vidplat_main_builds_one_client_per_enabled_service() {
+        let all = vidplat_main(&FEATURE_SETS[0]);
+        for service in ["encoder", "vms", "analytics"] {
+            assert!(all.contains(&format!(".{service}_url(")), "{all}");
+            assert!(all.contains(&format!("client.{service}()")), "{all}");
+        }
+        let vms = vidplat_main(&FEATURE_SETS[2]);
+        assert!(vms.contains(".vms_url(") && !vms.contains("encoder"), "{vms}");
+    }
+
+    #[test]
+    fn the_ratio_is_judged_against_each_sets_target() {
+        let baseline = secs(60.0, 1.0);
+        let row = |set, clean| Row {
+            set,
+            vidplat: secs(clean, 1.5),
+            baseline,
+        };
+        let all = row(FEATURE_SETS[0], 78.0);
+        assert!((all.ratio() - 1.3).abs() < 1e-9 && all.met());
+        assert!(!row(FEATURE_SETS[0], 78.1).met());
+        assert!(row(FEATURE_SETS[1], 66.0).met());
+        assert!(!row(FEATURE_SETS[1], 66.1).met());
+        let table = table(&[all, row(FEATURE_SETS[3], 90.0)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert_eq!(lines[2], "| all | 78.0 | 60.0 | 1.30 | ≤ 1.30 | yes | 1.50 | 1.00 |");
+        assert_eq!(
+            lines[3],
+            "| analytics | 90.0 | 60.0 | 1.50 | ≤ 1.10 | no | 1.50 | 1.00 |"
+        );
+    }
+
+    /// Just enough TOML to check the generated manifests' sections (xtask has no TOML parser).
+    mod toml_value {
+        pub struct Table(Vec<String>);
+        impl Table {
+            pub fn has_section(&self, name: &str) -> bool {
+                self.0.iter().any(|s| s == name)
+            }
+        }
+        pub fn parse(text: &str) -> Table {
+            Table(
+                text.lines()
+                    .filter_map(|l| l.trim().strip_prefix('[')?.strip_suffix(']').map(str::to_owned))
+                    .collect(),
+            )
+        }
+    }
+}
