@@ -25,10 +25,29 @@ pub(crate) struct DecodeContext {
     pub(crate) rest: Option<crate::stream::SharedRemainder>,
 }
 
+/// Bodies at least this large are decoded on tokio's blocking pool, not on
+/// the caller's task: pages fetched concurrently (a paginator's prefetch)
+/// then decode in parallel instead of one after the other, and the caller's
+/// task keeps driving the other transfers meanwhile. Below it, handing the
+/// work over would cost more than the decode.
+const OFF_TASK_DECODE: usize = 32 * 1024;
+
+/// Decodes `body` as `T`, on the blocking pool when it is large.
+async fn decode<T: DeserializeOwned + Send + 'static>(body: &bytes::Bytes) -> Result<T, serde_json::Error> {
+    if body.len() >= OFF_TASK_DECODE {
+        let shared = body.clone();
+        if let Ok(decoded) = tokio::task::spawn_blocking(move || serde_json::from_slice::<T>(&shared)).await {
+            return decoded;
+        }
+        // The blocking pool is gone (the runtime is shutting down): decode here.
+    }
+    serde_json::from_slice::<T>(body)
+}
+
 /// Decodes a success response the runtime handed over. A body that does not
 /// decode ends in [`FailureKind::Decode`], with the path of the failing value
 /// (found by decoding again, only on failure, so success costs nothing extra).
-pub async fn decode_response<T: DeserializeOwned, E>(
+pub async fn decode_response<T: DeserializeOwned + Send + 'static, E>(
     mut response: reqwest::Response,
 ) -> Result<ResponseValue<T>, progenitor_client::Error<E>> {
     let context = response.extensions_mut().remove::<DecodeContext>();
@@ -46,7 +65,7 @@ pub async fn decode_response<T: DeserializeOwned, E>(
             .await
             .map_err(progenitor_client::Error::ResponseBodyError)?,
     };
-    match serde_json::from_slice::<T>(&body) {
+    match decode::<T>(&body).await {
         Ok(value) => Ok(ResponseValue::new(value, status, headers)),
         Err(source) => {
             let mut deserializer = serde_json::Deserializer::from_slice(&body);
@@ -78,5 +97,35 @@ pub async fn decode_response<T: DeserializeOwned, E>(
             }
             .into_progenitor())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::thread::ThreadId;
+
+    /// Records the thread its decoding ran on.
+    struct Probe(ThreadId);
+
+    impl<'de> serde::Deserialize<'de> for Probe {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(deserializer)?;
+            Ok(Probe(std::thread::current().id()))
+        }
+    }
+
+    async fn decoded_on(body_len: usize) -> ThreadId {
+        let body = format!("\"{}\"", "x".repeat(body_len));
+        let response = reqwest::Response::from(http::Response::new(body));
+        let decoded = decode_response::<Probe, ()>(response).await.unwrap();
+        decoded.into_inner().0
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn large_bodies_decode_off_the_callers_task_small_ones_on_it() {
+        let caller = std::thread::current().id();
+        assert_eq!(decoded_on(1024).await, caller);
+        assert_ne!(decoded_on(OFF_TASK_DECODE).await, caller);
     }
 }
