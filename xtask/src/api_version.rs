@@ -7,59 +7,46 @@ use quote::ToTokens;
 
 /// Drops the `api-version` header from every `send` in `file`.
 pub fn drop_header(file: &mut syn::File) -> anyhow::Result<()> {
-    for item in &mut file.items {
-        let syn::Item::Mod(module) = item else { continue };
-        let Some((_, items)) = &mut module.content else {
+    for f in crate::codegen::sends_mut(file) {
+        let before = f.block.stmts.len();
+        f.block
+            .stmts
+            .retain(|stmt| !stmt.to_token_stream().to_string().contains("\"api-version\""));
+        if f.block.stmts.len() == before {
             continue;
-        };
-        for item in items {
-            let syn::Item::Impl(block) = item else { continue };
-            for member in &mut block.items {
-                let syn::ImplItem::Fn(f) = member else { continue };
-                if f.sig.ident != "send" {
-                    continue;
-                }
-                let before = f.block.stmts.len();
-                f.block
-                    .stmts
-                    .retain(|stmt| !stmt.to_token_stream().to_string().contains("\"api-version\""));
-                if f.block.stmts.len() == before {
-                    continue;
-                }
-                let mut none_left = false;
-                for stmt in &mut f.block.stmts {
-                    let text = stmt.to_token_stream().to_string();
-                    let Some(at) = text.find("HeaderMap :: with_capacity (") else {
-                        continue;
-                    };
-                    let start = at + "HeaderMap :: with_capacity (".len();
-                    let Some(len) = text[start..].find("usize") else {
-                        continue;
-                    };
-                    let capacity: usize = text[start..start + len].trim().parse()?;
-                    none_left = capacity <= 1;
-                    let fixed = format!(
-                        "{}{}usize{}",
-                        &text[..start],
-                        capacity.saturating_sub(1),
-                        &text[start + len + "usize".len()..]
-                    );
-                    *stmt = syn::parse_str(&fixed)?;
-                }
-                if none_left {
-                    // No header left: no map to build, none to merge into the request.
-                    f.block.stmts.retain(|stmt| {
-                        !stmt
-                            .to_token_stream()
-                            .to_string()
-                            .contains("HeaderMap :: with_capacity (")
-                    });
-                    for stmt in &mut f.block.stmts {
-                        let text = stmt.to_token_stream().to_string();
-                        if text.contains(". headers (header_map)") {
-                            *stmt = syn::parse_str(&text.replace(". headers (header_map)", ""))?;
-                        }
-                    }
+        }
+        let mut none_left = false;
+        for stmt in &mut f.block.stmts {
+            let text = stmt.to_token_stream().to_string();
+            let Some(at) = text.find("HeaderMap :: with_capacity (") else {
+                continue;
+            };
+            let start = at + "HeaderMap :: with_capacity (".len();
+            let Some(len) = text[start..].find("usize") else {
+                continue;
+            };
+            let capacity: usize = text[start..start + len].trim().parse()?;
+            none_left = capacity <= 1;
+            let fixed = format!(
+                "{}{}usize{}",
+                &text[..start],
+                capacity.saturating_sub(1),
+                &text[start + len + "usize".len()..]
+            );
+            *stmt = syn::parse_str(&fixed)?;
+        }
+        if none_left {
+            // No header left: no map to build, none to merge into the request.
+            f.block.stmts.retain(|stmt| {
+                !stmt
+                    .to_token_stream()
+                    .to_string()
+                    .contains("HeaderMap :: with_capacity (")
+            });
+            for stmt in &mut f.block.stmts {
+                let text = stmt.to_token_stream().to_string();
+                if text.contains(". headers (header_map)") {
+                    *stmt = syn::parse_str(&text.replace(". headers (header_map)", ""))?;
                 }
             }
         }

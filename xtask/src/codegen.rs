@@ -208,21 +208,7 @@ fn operation_impls(spec: &Value, client: &syn::File) -> Result<Vec<syn::Item>> {
         let id = op["operationId"].as_str().context("operationId")?;
         let name = format_ident!("{}", builder_name(id));
         // `send(self) -> Result<ResponseValue<Success>, Error<ErrorBody>>`
-        let output = builder
-            .iter()
-            .find_map(|item| match item {
-                syn::Item::Impl(i) if matches!(&*i.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name)) => {
-                    i.items.iter().find_map(|f| match f {
-                        syn::ImplItem::Fn(f) if f.sig.ident == "send" => match &f.sig.output {
-                            syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
-                            syn::ReturnType::Default => None,
-                        },
-                        _ => None,
-                    })
-                }
-                _ => None,
-            })
-            .with_context(|| format!("no send() for {id}"))?;
+        let output = send_output(builder, &name.to_string()).with_context(|| format!("no send() for {id}"))?;
         let [ok, err] = generic_args(&output)[..] else {
             bail!("{id}: send() does not return Result<_, _>")
         };
@@ -938,8 +924,41 @@ fn test_driver(service: &Service, spec: &Value, client: &syn::File) -> Result<St
     ))
 }
 
+/// What the `send` of the builder named `builder` returns:
+/// `Result<ResponseValue<Success>, Error<ErrorBody>>`.
+pub fn send_output(builders: &[syn::Item], builder: &str) -> Option<syn::Type> {
+    builders.iter().find_map(|item| match item {
+        syn::Item::Impl(i) if matches!(&*i.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == builder)) => {
+            i.items.iter().find_map(|f| match f {
+                syn::ImplItem::Fn(f) if f.sig.ident == "send" => match &f.sig.output {
+                    syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+                    syn::ReturnType::Default => None,
+                },
+                _ => None,
+            })
+        }
+        _ => None,
+    })
+}
+
+/// The `send` of every operation builder, to rewrite.
+pub fn sends_mut(file: &mut syn::File) -> impl Iterator<Item = &mut syn::ImplItemFn> {
+    crate::setters::module_items(&mut file.items, "builder")
+        .into_iter()
+        .flatten()
+        .filter_map(|item| match item {
+            syn::Item::Impl(block) => Some(block),
+            _ => None,
+        })
+        .flat_map(|block| block.items.iter_mut())
+        .filter_map(|member| match member {
+            syn::ImplItem::Fn(f) if f.sig.ident == "send" => Some(f),
+            _ => None,
+        })
+}
+
 /// The items of progenitor's top-level `builder` module (one builder per operation).
-fn builder_items(client: &syn::File) -> Result<&Vec<syn::Item>> {
+pub fn builder_items(client: &syn::File) -> Result<&Vec<syn::Item>> {
     client
         .items
         .iter()
@@ -951,14 +970,14 @@ fn builder_items(client: &syn::File) -> Result<&Vec<syn::Item>> {
 }
 
 /// progenitor's name for an operation's builder: the operationId in PascalCase.
-fn builder_name(operation_id: &str) -> String {
+pub fn builder_name(operation_id: &str) -> String {
     operation_id
         .split('_')
         .map(|w| w[..1].to_uppercase() + &w[1..])
         .collect()
 }
 
-fn generic_args(ty: &syn::Type) -> Vec<&syn::Type> {
+pub fn generic_args(ty: &syn::Type) -> Vec<&syn::Type> {
     let syn::Type::Path(path) = ty else { return Vec::new() };
     let Some(last) = path.path.segments.last() else {
         return Vec::new();
@@ -976,7 +995,12 @@ fn generic_args(ty: &syn::Type) -> Vec<&syn::Type> {
 }
 
 fn is_option(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == "Option"))
+    is_named(ty, "Option")
+}
+
+/// Whether `ty` is a path ending in `name` (`Option`, `Vec`, …).
+pub fn is_named(ty: &syn::Type, name: &str) -> bool {
+    matches!(ty, syn::Type::Path(path) if path.path.segments.last().is_some_and(|s| s.ident == name))
 }
 
 /// Names of the object schemas a response can contain (directly or nested).

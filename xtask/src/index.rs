@@ -4,6 +4,7 @@
 //! `crates/vidplat/src/operations.md`, which the `vidplat` crate shows as its
 //! `operations` page. Generated with the clients, so it cannot drift.
 
+use crate::codegen::{builder_items, builder_name, generic_args, send_output};
 use crate::services::{operations, Service};
 use anyhow::{Context, Result};
 use quote::ToTokens;
@@ -23,53 +24,33 @@ pub struct Row {
 
 /// The rows of one service, from its YAML and its generated client.
 pub fn rows(service: &Service, spec: &Value, client: &syn::File) -> Result<Vec<Row>> {
-    let builders = client
-        .items
-        .iter()
-        .find_map(|item| match item {
-            syn::Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|c| &c.1),
-            _ => None,
-        })
-        .context("no `builder` module")?;
+    let builders = builder_items(client)?;
     let mut rows = Vec::new();
     for (path, method, op) in operations(spec) {
         let id = op["operationId"].as_str().context("operationId")?.to_owned();
-        let builder: String = id.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+        let builder = builder_name(&id);
+        // The body field is `Result<types::builder::X, String>` (or a raw `reqwest::Body`).
         let body = builders.iter().find_map(|item| match item {
             syn::Item::Struct(s) if s.ident == builder => s
                 .fields
                 .iter()
                 .find(|f| f.ident.as_ref().is_some_and(|i| i == "body"))
-                .map(|f| type_name(&f.ty.to_token_stream().to_string())),
+                .and_then(|f| generic_args(&f.ty).first().map(|ty| type_name(ty))),
             _ => None,
         });
-        let response = builders
-            .iter()
-            .find_map(|item| match item {
-                syn::Item::Impl(i)
-                    if i.self_ty
-                        .to_token_stream()
-                        .to_string()
-                        .starts_with(&format!("{builder} <")) =>
-                {
-                    i.items.iter().find_map(|f| match f {
-                        syn::ImplItem::Fn(f) if f.sig.ident == "send" => {
-                            Some(f.sig.output.to_token_stream().to_string())
-                        }
-                        _ => None,
-                    })
-                }
-                _ => None,
-            })
-            .map(|output| success_type(&output))
-            .with_context(|| format!("no send() for {id}"))?;
+        let output = send_output(builders, &builder).with_context(|| format!("no send() for {id}"))?;
+        // `Result<ResponseValue<Success>, Error<E>>`
+        let success = generic_args(&output)
+            .first()
+            .and_then(|ok| generic_args(ok).first().copied())
+            .with_context(|| format!("{id}: send() returns no ResponseValue<T>"))?;
         rows.push(Row {
             service: service.name,
             method,
             path,
             operation: id,
             body,
-            response,
+            response: type_name(success),
             paging: op["x-paging"]["style"].as_str().map(str::to_owned),
             aliases: op["x-aliases"]
                 .as_array()
@@ -82,33 +63,19 @@ pub fn rows(service: &Service, spec: &Value, client: &syn::File) -> Result<Vec<R
     Ok(rows)
 }
 
-/// `Result < types :: builder :: TaskCreate , String >` → `TaskCreate`
-/// (a raw body, `reqwest :: Body`, is "bytes").
-fn type_name(tokens: &str) -> String {
-    if tokens.contains("reqwest :: Body") {
-        return "bytes".into();
+/// How the index names a type: `types::builder::TaskCreate` is `TaskCreate`,
+/// `()` stays, a raw request body is "bytes", a streamed answer "a byte stream".
+fn type_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Tuple(t) if t.elems.is_empty() => "()".into(),
+        syn::Type::Path(p) => match p.path.segments.last().map(|s| s.ident.to_string()) {
+            Some(name) if name == "Body" => "bytes".into(),
+            Some(name) if name == "ByteStream" => "a byte stream".into(),
+            Some(name) => name,
+            None => "()".into(),
+        },
+        other => other.to_token_stream().to_string(),
     }
-    let inner = tokens
-        .split("types :: ")
-        .last()
-        .unwrap_or(tokens)
-        .trim_start_matches("builder :: ");
-    inner.split([' ', ',', '>']).next().unwrap_or(inner).to_owned()
-}
-
-/// `-> Result < ResponseValue < types :: Task > , Error < … > >` → `Task` (or `()`).
-fn success_type(output: &str) -> String {
-    let Some(after) = output.split("ResponseValue <").nth(1) else {
-        return "()".into();
-    };
-    let inner = after.split(" > ,").next().unwrap_or(after).trim();
-    if inner == "()" {
-        return "()".into();
-    }
-    if inner.contains("ByteStream") {
-        return "a byte stream".into();
-    }
-    type_name(inner)
 }
 
 /// The Markdown page.
@@ -154,16 +121,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn types_are_read_from_progenitors_tokens() {
-        assert_eq!(
-            type_name("Result < types :: builder :: TaskCreate , String >"),
-            "TaskCreate"
-        );
-        assert_eq!(
-            success_type("-> Result < ResponseValue < types :: Task > , Error < types :: ErrorResponse > >"),
-            "Task"
-        );
-        assert_eq!(success_type("-> Result < ResponseValue < () > , Error < () > >"), "()");
-        assert_eq!(type_name("Result < reqwest :: Body , String >"), "bytes");
+    fn types_are_named_as_the_index_shows_them() {
+        let name = |text: &str| type_name(&syn::parse_str(text).unwrap());
+        assert_eq!(name("types::builder::TaskCreate"), "TaskCreate");
+        assert_eq!(name("types::Task"), "Task");
+        assert_eq!(name("()"), "()");
+        assert_eq!(name("reqwest::Body"), "bytes");
+        assert_eq!(name("ByteStream"), "a byte stream");
     }
 }

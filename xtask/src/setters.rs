@@ -7,6 +7,7 @@
 //! builder; `vidplat-core` holds those of the shared types (ids from the
 //! `Option<i64>` or `Option<String>` a response carries).
 
+use crate::codegen::{generic_args, is_named};
 use anyhow::{Context, Result};
 use quote::{quote, ToTokens};
 
@@ -145,19 +146,9 @@ fn setter_wraps_in_some(setter: &syn::ImplItemFn) -> bool {
     setter.block.to_token_stream().to_string().contains(". map (Some)")
 }
 
-fn is_named(ty: &syn::Type, name: &str) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name))
-}
-
+/// The first type argument of `ty` (`T` of `Option<T>`).
 fn first_generic(ty: &syn::Type) -> Option<syn::Type> {
-    let syn::Type::Path(p) = ty else { return None };
-    let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t.clone()),
-        _ => None,
-    })
+    generic_args(ty).first().map(|t| (*t).clone())
 }
 
 /// What each generated type accepts: a constrained string (one with
@@ -172,7 +163,10 @@ fn conversions(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         if last.ident != "TryFrom" {
             continue;
         }
-        let Some(source) = first_generic_of(&last.arguments) else {
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            continue;
+        };
+        let Some(syn::GenericArgument::Type(source)) = args.args.first() else {
             continue;
         };
         if !matches!(&source, syn::Type::Reference(r) if r.elem.to_token_stream().to_string() == "str") {
@@ -209,14 +203,4 @@ fn conversions(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         })?);
     }
     Ok(out)
-}
-
-fn first_generic_of(args: &syn::PathArguments) -> Option<syn::Type> {
-    let syn::PathArguments::AngleBracketed(args) = args else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t.clone()),
-        _ => None,
-    })
 }

@@ -13,33 +13,19 @@ pub fn decode_while_arriving(file: &mut syn::File, service: &str) -> anyhow::Res
         return Ok(());
     }
     let paged = paged_types(&file.items);
-    for item in &mut file.items {
-        let syn::Item::Mod(module) = item else { continue };
-        if module.ident != "builder" {
+    for f in crate::codegen::sends_mut(file) {
+        let output = f.sig.output.to_token_stream().to_string();
+        if !paged
+            .iter()
+            .any(|t| output.contains(&format!("ResponseValue < types :: {t} >")))
+        {
             continue;
         }
-        let Some((_, items)) = &mut module.content else {
-            continue;
-        };
-        for item in items {
-            let syn::Item::Impl(block) = item else { continue };
-            for member in &mut block.items {
-                let syn::ImplItem::Fn(f) = member else { continue };
-                let output = f.sig.output.to_token_stream().to_string();
-                if f.sig.ident != "send"
-                    || !paged
-                        .iter()
-                        .any(|t| output.contains(&format!("ResponseValue < types :: {t} >")))
-                {
-                    continue;
-                }
-                let body = f.block.to_token_stream().to_string().replace(
-                    "ResponseValue :: from_response",
-                    "vidplat_core :: decode_streaming_response",
-                );
-                f.block = syn::parse_str(&body)?;
-            }
-        }
+        let body = f.block.to_token_stream().to_string().replace(
+            "ResponseValue :: from_response",
+            "vidplat_core :: decode_streaming_response",
+        );
+        f.block = syn::parse_str(&body)?;
     }
     Ok(())
 }

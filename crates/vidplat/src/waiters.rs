@@ -200,7 +200,7 @@ impl<'a> TaskWaiter<'a> {
     pub fn status_changes(self) -> BoxStream<'a, Result<Task, Error>> {
         let task_id = match self.task_id {
             Ok(task_id) => task_id,
-            Err(why) => return stream::once(async move { Err(invalid_task_id(why)) }).boxed(),
+            Err(why) => return stream::once(async move { Err(refused_id("task_id", why)) }).boxed(),
         };
         let client = self.client;
         self.polling.stream(
@@ -246,10 +246,11 @@ async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
     Ok(client.encoder()?.get_task().task_id(task_id).send().await?.into_inner())
 }
 
-fn invalid_task_id(why: String) -> Error {
+/// An id a waiter was given that breaks its rule (a response's `None`, 0): nothing is polled.
+fn refused_id(field: &str, rule: String) -> Error {
     Error::InvalidInput {
-        field: "task_id".into(),
-        rule: why,
+        field: field.into(),
+        rule,
     }
 }
 
@@ -372,10 +373,7 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
-            let import_id = self.import_id.map_err(|rule| Error::InvalidInput {
-                field: "task_import_id".into(),
-                rule,
-            })?;
+            let import_id = self.import_id.map_err(|rule| refused_id("task_import_id", rule))?;
             let client = self.client;
             let finished = self.finished;
             let mut changes = self.polling.stream(
