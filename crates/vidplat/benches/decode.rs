@@ -12,9 +12,8 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode};
 use serde::Deserialize;
 use serde_json::json;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 use vidplat::analytics::types::{CloudViewingHistoryPage, CloudViewingHistoryRow};
 
@@ -22,53 +21,9 @@ const ROWS: usize = 50_000;
 /// The operation's default `engagement_bitmap_granularity`.
 const GRANULARITY: usize = 20;
 
-/// Counts live heap bytes and their peak. A `realloc` is counted as a new block
-/// allocated before the old one is freed, so the peak is an upper bound when
-/// the allocator grows a block in place.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let block = unsafe { System.alloc(layout) };
-        if !block.is_null() {
-            grew(layout.size());
-        }
-        block
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let block = unsafe { System.alloc_zeroed(layout) };
-        if !block.is_null() {
-            grew(layout.size());
-        }
-        block
-    }
-
-    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(block, layout) };
-        LIVE.fetch_sub(layout.size(), Relaxed);
-    }
-
-    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(block, layout, new_size) };
-        if !moved.is_null() {
-            grew(new_size);
-            LIVE.fetch_sub(layout.size(), Relaxed);
-        }
-        moved
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{LIVE, PEAK};
 
 /// Peak live bytes while `decode` runs, above what was live before it, and the
 /// bytes still held by its result.

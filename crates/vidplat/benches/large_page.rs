@@ -18,9 +18,8 @@
 //! `cargo bench -p vidplat --bench large_page` (`-- --rate-mib 50` to change the rate).
 
 use futures::StreamExt as _;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 use vidplat::analytics::types::CloudViewingHistoryPage;
 use vidplat::{Call as _, Rows as _};
@@ -28,50 +27,9 @@ use vidplat::{Call as _, Rows as _};
 const ROWS: usize = 50_000;
 const CHUNK: usize = 64 * 1024;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let block = unsafe { System.alloc(layout) };
-        if !block.is_null() {
-            grew(layout.size());
-        }
-        block
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let block = unsafe { System.alloc_zeroed(layout) };
-        if !block.is_null() {
-            grew(layout.size());
-        }
-        block
-    }
-
-    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(block, layout) };
-        LIVE.fetch_sub(layout.size(), Relaxed);
-    }
-
-    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(block, layout, new_size) };
-        if !moved.is_null() {
-            grew(new_size);
-            LIVE.fetch_sub(layout.size(), Relaxed);
-        }
-        moved
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{LIVE, PEAK};
 
 /// The same 50,000 rows as figure (b), built without the SDK.
 fn page_body() -> Vec<u8> {
