@@ -112,13 +112,153 @@ async fn last_page_style_prefetches_to_the_depth_asked_and_keeps_order() {
         asked,
         (1..=7).map(|p| format!("page={p}&per_page=3")).collect::<Vec<_>>()
     );
-    assert_eq!(most_in_flight(&seen), 4, "pages 2..=5 are asked at once, never more");
+    assert_eq!(
+        most_in_flight(&seen),
+        4,
+        "pages 1..=4 are asked at once (before page 1 says how many there are), never more"
+    );
 
     // Sequential by default: one page in flight.
     seen.lock().unwrap().clear();
     let pages: Vec<_> = encoder.list_tasks().per_page(3).pages().try_collect().await.unwrap();
     assert_eq!(pages.len(), 7);
     assert_eq!(most_in_flight(&seen), 1);
+}
+
+/// Pages of 3 tasks up to `last_page` 2; past it, the service answers 404.
+#[derive(Clone, Default)]
+struct TwoPages {
+    asked: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Respond for TwoPages {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let page = query(request, "page").unwrap_or(1);
+        self.asked.lock().unwrap().push(page);
+        if page > 2 {
+            return ResponseTemplate::new(404).set_body_json(json!({"error": {"code": "NOT_FOUND"}}));
+        }
+        let data: Vec<Value> = (0..3)
+            .map(|i| json!({"id": (page - 1) * 3 + i + 1, "status": "ready"}))
+            .collect();
+        ResponseTemplate::new(200)
+            .set_delay(Duration::from_millis(30))
+            .set_body_json(json!({"data": data, "per_page": 3, "current_page": page, "last_page": 2}))
+    }
+}
+
+#[tokio::test]
+async fn pages_asked_past_the_end_of_a_short_list_are_dropped_whatever_they_say() {
+    let server = MockServer::start().await;
+    let responder = TwoPages::default();
+    Mock::given(wiremock::matchers::path("/v1/tasks"))
+        .respond_with(responder.clone())
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let encoder = client.encoder().unwrap();
+    let asked = |responder: &TwoPages| {
+        let mut asked = std::mem::take(&mut *responder.asked.lock().unwrap());
+        asked.sort();
+        asked
+    };
+
+    let tasks: Vec<_> = encoder
+        .list_tasks()
+        .per_page(3)
+        .items()
+        .prefetch(4)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    // Pages 3 and 4 went out beside page 1, before it said `last_page` 2.
+    assert_eq!(asked(&responder), [1, 2, 3, 4]);
+
+    // No page past `max_pages`, even speculatively; none at all for 0.
+    let pages: Vec<_> = encoder
+        .list_tasks()
+        .per_page(3)
+        .pages()
+        .prefetch(4)
+        .max_pages(1)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(pages.len(), 1);
+    assert_eq!(asked(&responder), [1]);
+    let none: Vec<_> = encoder
+        .list_tasks()
+        .pages()
+        .prefetch(4)
+        .max_pages(0)
+        .try_collect()
+        .await
+        .unwrap();
+    assert!(none.is_empty());
+    assert_eq!(asked(&responder), Vec::<u64>::new());
+}
+
+/// 7 pages of 3 tasks; page 2 answers after 400 ms, the others after 20 ms.
+#[derive(Clone)]
+struct SlowSecondPage {
+    seen: Seen,
+}
+
+impl Respond for SlowSecondPage {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let page = query(request, "page").unwrap_or(1);
+        let delay = Duration::from_millis(if page == 2 { 400 } else { 20 });
+        let now = Instant::now();
+        self.seen
+            .lock()
+            .unwrap()
+            .push((now, now + delay, format!("page={page}")));
+        ResponseTemplate::new(200)
+            .set_delay(delay)
+            .set_body_json(task_page(request))
+    }
+}
+
+#[tokio::test]
+async fn a_page_that_has_arrived_gives_its_place_on_the_wire_to_the_next() {
+    let server = MockServer::start().await;
+    let seen = Seen::default();
+    Mock::given(wiremock::matchers::path("/v1/tasks"))
+        .respond_with(SlowSecondPage { seen: seen.clone() })
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let tasks: Vec<_> = client
+        .encoder()
+        .unwrap()
+        .list_tasks()
+        .per_page(3)
+        .items()
+        .prefetch(2)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
+        (1..=21).collect::<Vec<_>>(),
+        "still in order"
+    );
+    let seen = seen.lock().unwrap().clone();
+    let page_two_due = seen.iter().find(|(_, _, q)| q == "page=2").unwrap().1;
+    let asked_meanwhile: Vec<&str> = seen
+        .iter()
+        .filter(|(arrived, _, _)| *arrived < page_two_due)
+        .map(|(_, _, q)| q.as_str())
+        .collect();
+    // Pages 3, 4 and 5 came back one after the other while page 2 was
+    // pending (twice the depth in hand); page 6 waits for page 2 to be yielded.
+    assert_eq!(asked_meanwhile, ["page=1", "page=2", "page=3", "page=4", "page=5"]);
+    let seen: Seen = Arc::new(Mutex::new(seen));
+    assert_eq!(most_in_flight(&seen), 2, "never more than 2 on the wire");
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@
 //! - `builder`, `runtime`, `pipeline`: building a runtime, preparing a request,
 //!   and the attempt loop; `transport`: the network, replaceable in tests;
 //! - `body`: reading an answer under a size cap; `answer`: judging it;
-//!   `decode`: decoding a success body; `stream`: large list bodies decoded while they arrive; `failure`: the typed outcome of a
+//!   `decode`: decoding a success body (`wire_slot`: a paginator's place on the wire, given back before it); `stream`: large list bodies decoded while they arrive; `failure`: the typed outcome of a
 //!   failed call and how it travels back through progenitor;
 //! - `retry`, `timeout`, `quota`: when to send again, how long a call may take,
 //!   the analytics limiter; `redact`: what is never printed; `config`: configuration mistakes.
@@ -40,6 +40,7 @@ mod time;
 mod timeout;
 mod transport;
 mod validate;
+mod wire_slot;
 
 pub use builder::{check_routes, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{check_base_url, ConfigError};
@@ -64,6 +65,7 @@ pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};
 pub use transport::{ResponseFuture, Transport};
 pub use validate::{first_violation, Check, Rule};
+pub use wire_slot::holding_wire_slot;
 
 #[doc(hidden)]
 pub mod __private {

@@ -27,12 +27,19 @@
 //! ```
 
 use crate::Error;
-use futures::stream::{self, BoxStream, Stream, StreamExt, TryStreamExt};
+use futures::future::{BoxFuture, FutureExt};
+use futures::stream::{self, BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 use progenitor_client::ResponseValue;
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use tokio::sync::Semaphore;
 use vidplat_core::{PagePosition, Paged, Paginated, PagingStyle};
+
+/// The deepest [`Pages::prefetch`]: beyond it, more requests at once only load
+/// the service (and the pages held waiting for their turn, the client's memory).
+pub const MAX_PREFETCH: usize = 64;
 
 /// `.pages()` and `.items()` for every list operation's builder.
 pub trait Paginate: Paginated + Unpin {
@@ -76,12 +83,14 @@ pub struct Pages<'a, O: Paginated> {
 }
 
 impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
-    /// How many pages may be in flight at once, where the style says up
-    /// front how many pages there are (`last_page`); other styles learn from
-    /// each page whether there is another, so they fetch one at a time.
-    /// Default 1.
+    /// How many pages may be on the wire at once (1 to [`MAX_PREFETCH`]), where
+    /// the style says how many pages there are (`last_page`): the pages after
+    /// the first are asked for beside it, those past its `last_page` dropped
+    /// unread, and a page that has arrived decodes while the next ones are
+    /// asked for. Other styles learn from each page whether there is
+    /// another, so they fetch one at a time. Default 1: one page at a time.
     pub fn prefetch(mut self, depth: usize) -> Self {
-        self.prefetch = depth.max(1);
+        self.prefetch = depth.clamp(1, MAX_PREFETCH);
         self
     }
 
@@ -97,7 +106,9 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
         };
         let first = operation.first();
         let pages = match (O::STYLE, first) {
-            (PagingStyle::LastPage, PagePosition::Number(start)) => numbered(operation, start.get(), self.prefetch),
+            (PagingStyle::LastPage, PagePosition::Number(start)) => {
+                return Numbered::new(operation, start.get(), self.prefetch, self.max_pages).boxed();
+            }
             _ => sequential(operation, first, truncated_and_not_empty),
         };
         pages.take(self.max_pages.unwrap_or(usize::MAX)).boxed()
@@ -209,42 +220,145 @@ async fn fetch<O: Paginated>(operation: O, at: PagePosition) -> Result<O::Succes
 }
 
 /// `last_page` lists: the first page says how many there are, so the rest
-/// are asked for `prefetch` at a time (still yielded in order). Without a
-/// `last_page`, pages follow one by one until an empty one.
-fn numbered<'a, O: Paginated + 'a>(
+/// are asked for `prefetch` at a time, still yielded in order. Until it
+/// arrives the length is unknown: with a prefetch of P, the P − 1 pages after
+/// it are asked for beside it, and those past `last_page` are dropped unread
+/// (at most P − 1 requests past the end of a short list). A page that has
+/// arrived gives its place on the wire back before it decodes
+/// ([`vidplat_core::holding_wire_slot`]), so up to P more pages may wait,
+/// decoded, for their turn. Without a `last_page`, pages follow one by one
+/// until an empty one.
+struct Numbered<'a, O: Paginated> {
     operation: O,
+    /// The caller's first page.
     start: u64,
+    /// The next page to ask for (`None` past `u64::MAX`).
+    next: Option<u64>,
+    /// No page after this one is asked for or yielded: the caller's
+    /// `max_pages`, then `last_page`, an empty page or an error.
+    limit: u64,
+    /// Whether the first page has arrived, and what it said.
+    first: FirstPage,
     prefetch: usize,
-) -> BoxStream<'a, Result<O::Success, Error>> {
-    let number = |n: u64| PagePosition::Number(std::num::NonZeroU64::new(n).unwrap_or(std::num::NonZeroU64::MAX));
-    stream::once(fetch(operation.clone(), number(start)))
-        .map(move |first| -> BoxStream<'a, Result<O::Success, Error>> {
-            let rest = match &first {
-                Ok(page) if page.is_empty() => stream::empty().boxed(),
-                Ok(page) => match page.last_page().and_then(|last| u64::try_from(last).ok()) {
-                    Some(last) => {
-                        let operation = operation.clone();
-                        stream::iter(start.saturating_add(1)..=last)
-                            .map(move |n| fetch(operation.clone(), number(n)))
-                            .buffered(prefetch)
-                            .boxed()
-                    }
-                    None => sequential(operation.clone(), number(start.saturating_add(1)), not_empty),
-                },
-                Err(_) => stream::empty().boxed(),
+    wire_slots: Arc<Semaphore>,
+    in_flight: FuturesOrdered<BoxFuture<'a, NumberedPage<O>>>,
+}
+
+/// A page's number and what asking for it gave.
+type NumberedPage<O> = (u64, Result<<O as vidplat_core::Operation>::Success, Error>);
+
+#[derive(Clone, Copy, PartialEq)]
+enum FirstPage {
+    Awaited,
+    SaidLastPage,
+    /// No `last_page`: one page at a time until an empty one.
+    SaidNothing,
+}
+
+impl<'a, O: Paginated + 'a> Numbered<'a, O> {
+    fn new(operation: O, start: u64, prefetch: usize, max_pages: Option<usize>) -> Self {
+        let pages = max_pages.map_or(u64::MAX, |pages| u64::try_from(pages).unwrap_or(u64::MAX));
+        Numbered {
+            operation,
+            start,
+            // `max_pages(0)`: nothing at all.
+            next: (pages > 0).then_some(start),
+            limit: start.saturating_add(pages.saturating_sub(1)),
+            first: FirstPage::Awaited,
+            prefetch,
+            wire_slots: Arc::new(Semaphore::new(prefetch)),
+            in_flight: FuturesOrdered::new(),
+        }
+    }
+
+    /// Asks for pages up to what is known to exist, keeping at most twice
+    /// the prefetch depth in hand (on the wire, decoding, or waiting).
+    fn ask(&mut self) {
+        let (last_asked, in_hand) = match self.first {
+            FirstPage::Awaited => (
+                self.start.saturating_add(self.prefetch as u64).saturating_sub(1),
+                self.in_hand(),
+            ),
+            FirstPage::SaidLastPage => (u64::MAX, self.in_hand()),
+            FirstPage::SaidNothing => (u64::MAX, 1),
+        };
+        let last_asked = last_asked.min(self.limit);
+        while self.in_flight.len() < in_hand {
+            let Some(n) = self.next.filter(|n| *n <= last_asked) else {
+                break;
             };
-            stream::once(async move { first }).chain(rest).boxed()
-        })
-        .flatten()
-        .boxed()
+            self.next = n.checked_add(1);
+            let operation = self.operation.clone();
+            let wire_slots = self.wire_slots.clone();
+            self.in_flight.push_back(
+                async move {
+                    let at = PagePosition::Number(std::num::NonZeroU64::new(n).unwrap_or(std::num::NonZeroU64::MAX));
+                    let page = match wire_slots.acquire_owned().await {
+                        Ok(slot) => vidplat_core::holding_wire_slot(slot, fetch(operation, at)).await,
+                        // Never closed; were it, fetching without a slot is still right.
+                        Err(_) => fetch(operation, at).await,
+                    };
+                    (n, page)
+                }
+                .boxed(),
+            );
+        }
+    }
+
+    fn in_hand(&self) -> usize {
+        if self.prefetch == 1 {
+            1
+        } else {
+            self.prefetch.saturating_mul(2)
+        }
+    }
+
+    /// Ends the listing after page `n`: what is still in flight is dropped.
+    fn end_after(&mut self, n: u64) {
+        self.limit = self.limit.min(n);
+        self.in_flight.clear();
+        self.next = None;
+    }
+}
+
+impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
+    type Item = Result<O::Success, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        this.ask();
+        let Some((n, page)) = std::task::ready!(this.in_flight.poll_next_unpin(cx)) else {
+            return Poll::Ready(None);
+        };
+        if n > this.limit {
+            // Asked for before `last_page` was known, and past it.
+            this.end_after(this.limit);
+            return Poll::Ready(None);
+        }
+        match &page {
+            Ok(page) if page.is_empty() => this.end_after(n),
+            Ok(page) if this.first == FirstPage::Awaited => {
+                match page.last_page().and_then(|last| u64::try_from(last).ok()) {
+                    Some(last) => {
+                        this.first = FirstPage::SaidLastPage;
+                        this.limit = this.limit.min(last.max(n));
+                        if this.limit == n {
+                            this.end_after(n);
+                        }
+                    }
+                    None => this.first = FirstPage::SaidNothing,
+                }
+            }
+            Ok(_) if n == this.limit => this.end_after(n),
+            Ok(_) => {}
+            Err(_) => this.end_after(n),
+        }
+        Poll::Ready(Some(page))
+    }
 }
 
 fn truncated_and_not_empty<P: Paged>(page: &P) -> bool {
     page.truncated() == Some(true) && !page.is_empty()
-}
-
-fn not_empty<P: Paged>(page: &P) -> bool {
-    !page.is_empty()
 }
 
 /// One page at a time from `first`, while `more(page)`.
