@@ -43,10 +43,14 @@ impl Runtime {
             quota_wait_ms = tracing::field::Empty,
         );
         let started = Instant::now();
-        let outcome = self
-            .call(base_url, request, operation_id, started)
-            .instrument(span.clone())
-            .await;
+        // Boxed once here: the attempt loop's future is a few KiB, and every
+        // layer above (the hook, the generated `send`, the caller's own
+        // future) would otherwise move a copy of it.
+        let outcome = Box::pin(
+            self.call(base_url, request, operation_id, started)
+                .instrument(span.clone()),
+        )
+        .await;
         span.record("latency_ms", millis(started.elapsed()));
         match outcome {
             Ok(response) => {
@@ -118,9 +122,11 @@ impl Runtime {
                 None
             };
             // A retry that cannot start (quota refused, deadline passed) ends with the previous outcome.
+            // The limiter's futures (Redis round trips among them) are boxed: only analytics calls
+            // pay for them, and every call's future stays small to move.
             let permit = match &inner.quota {
                 None => None,
-                Some(limiter) => match limiter.acquire(op, deadline.instant()).await {
+                Some(limiter) => match Box::pin(limiter.acquire(op, deadline.instant())).await {
                     Ok(permit) => {
                         quota_wait = quota_wait.saturating_add(permit.waited);
                         tracing::Span::current().record("quota_wait_ms", millis(quota_wait));
@@ -145,7 +151,7 @@ impl Runtime {
             let left_on_wire = matches!(&outcome, Some(Ok(answer)) if answer.more);
             if !left_on_wire {
                 if let Some(permit) = permit.take() {
-                    permit.release().await;
+                    Box::pin(permit.release()).await;
                 }
             }
             let (kind, delivery, status) = match outcome {

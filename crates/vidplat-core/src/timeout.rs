@@ -6,6 +6,9 @@
 //! Every instant is computed with checked arithmetic: a timeout too large to
 //! add to the clock (`Duration::MAX`) means "no limit", never a panic.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -90,10 +93,34 @@ impl Deadline {
     }
 
     /// Runs `future` until the deadline; `None` when the deadline came first.
-    pub(crate) async fn run<F: std::future::Future>(self, future: F) -> Option<F::Output> {
+    pub(crate) fn run<F: Future>(self, future: F) -> Bounded<F> {
         match self.0 {
-            Some(at) => tokio::time::timeout_at(at, future).await.ok(),
-            None => Some(future.await),
+            Some(at) => Bounded::Until {
+                timeout: tokio::time::timeout_at(at, future),
+            },
+            None => Bounded::Never { future },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// [`Deadline::run`]'s future, a combinator rather than an `async fn`:
+    /// an `async fn` would hold the future twice (as its argument and inside
+    /// the timeout, rust-lang/rust#62958), and every call's future holds this one.
+    #[project = BoundedProjection]
+    pub(crate) enum Bounded<F> {
+        Until { #[pin] timeout: tokio::time::Timeout<F> },
+        Never { #[pin] future: F },
+    }
+}
+
+impl<F: Future> Future for Bounded<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            BoundedProjection::Until { timeout } => timeout.poll(cx).map(Result::ok),
+            BoundedProjection::Never { future } => future.poll(cx).map(Some),
         }
     }
 }
