@@ -47,7 +47,11 @@ mod tests {
 
     fn encoded(values: Option<Vec<&str>>) -> String {
         let values = values.map(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
-        let client = reqwest::Client::new();
+        // With the SDK's own TLS set-up: vidplat-core enables no default provider.
+        let client = reqwest::Client::builder()
+            .tls_backend_preconfigured(crate::builder::tls_config().unwrap())
+            .build()
+            .unwrap();
         let request = client
             .get("https://example.invalid/v1/contents")
             .query(&CommaSeparated::new("type", &values))
