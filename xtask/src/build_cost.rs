@@ -49,6 +49,17 @@ pub const FEATURE_SETS: [FeatureSet; 4] = [
 /// reqwest exactly as `vidplat` enables it (workspace `Cargo.toml` plus the facade's `rustls`).
 const REQWEST_FEATURES: &[&str] = &["json", "query", "stream", "rustls"];
 
+/// What the hand-written client is compared with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Baseline {
+    /// The issue's baseline: reqwest's `rustls` feature, so rustls with its
+    /// default provider (aws-lc-rs, a C build), as a hand-written client gets it.
+    Reqwest,
+    /// The same with the TLS provider `vidplat` uses (rustls with ring): what
+    /// the SDK's own code costs, the TLS choice set aside (`--ring-baseline`).
+    ReqwestRing,
+}
+
 /// What one build measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Measured {
@@ -86,14 +97,39 @@ pub fn vidplat_manifest(vidplat: &Path, set: &FeatureSet) -> String {
 }
 
 /// The `Cargo.toml` of the baseline crate: what a hand-written client depends on.
-pub fn baseline_manifest() -> String {
+pub fn baseline_manifest(baseline: Baseline) -> String {
+    let (features, tls) = match baseline {
+        Baseline::Reqwest => (quoted(REQWEST_FEATURES), String::new()),
+        Baseline::ReqwestRing => {
+            let mut features = REQWEST_FEATURES.to_vec();
+            features.retain(|f| *f != "rustls");
+            features.push("rustls-no-provider");
+            (
+                quoted(&features),
+                "rustls = { version = \"0.23\", default-features = false, features = [\"ring\", \"std\", \"tls12\"] }\n"
+                    .to_owned(),
+            )
+        }
+    };
     format!(
         "[package]\nname = \"uses-reqwest\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\nreqwest = {{ version = \"0.13\", default-features = false, features = [{features}] }}\n\
-         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\
+         {tls}serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\
          tokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n\n[workspace]\n",
-        features = quoted(REQWEST_FEATURES),
     )
+}
+
+/// `main.rs` of the baseline crate; with ring, the provider is installed first
+/// (reqwest has none to fall back on).
+pub fn baseline_main(baseline: Baseline) -> String {
+    match baseline {
+        Baseline::Reqwest => BASELINE_MAIN.to_owned(),
+        Baseline::ReqwestRing => BASELINE_MAIN.replacen(
+            "    let client",
+            "    let _ = rustls::crypto::ring::default_provider().install_default();\n    let client",
+            1,
+        ),
+    }
 }
 
 /// `main.rs` of the `vidplat` crate: build a client for each enabled service, so the linker links them.
@@ -161,13 +197,59 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
-/// `cargo xtask build-cost [--only NAME] [--repo DIR] [--timings DIR]`: with
-/// `--timings`, each clean build also writes cargo's `--timings` report into DIR.
+/// The median of each feature set's ratio over the rounds (each round judged
+/// against its own baseline build), and whether it meets the target.
+pub fn summary(rounds: &[Vec<Row>]) -> String {
+    let mut out = String::from(
+        "| feature set | ratio in each round | median | target | met? |\n| --- | --- | --- | --- | --- |\n",
+    );
+    let Some(first) = rounds.first() else { return out };
+    for (at, row) in first.iter().enumerate() {
+        let mut ratios: Vec<f64> = rounds
+            .iter()
+            .filter_map(|round| round.get(at))
+            .map(Row::ratio)
+            .collect();
+        let each = ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(", ");
+        ratios.sort_by(f64::total_cmp);
+        let median = match ratios.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => ratios[n / 2],
+            n => (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0,
+        };
+        out.push_str(&format!(
+            "| {} | {each} | {median:.2} | ≤ {:.2} | {} |\n",
+            row.set.name,
+            row.set.target,
+            if median <= row.set.target { "yes" } else { "no" },
+        ));
+    }
+    out
+}
+
+/// `cargo xtask build-cost [--only NAME] [--rounds N] [--ring-baseline] [--repo DIR] [--timings DIR]`:
+/// with `--rounds`, the baseline and every feature set are built N times in
+/// turn and the median ratio is judged (one round swings by ±0.1 on a busy
+/// machine); with `--timings`, each clean build of the last round also writes
+/// cargo's `--timings` report into DIR.
 pub fn run(args: &[String]) -> Result<()> {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|at| args.get(at + 1));
     let repo = value("--repo").map_or_else(crate::services::repo_root, PathBuf::from);
     let only = value("--only").map(String::as_str);
     let timings = value("--timings").map(PathBuf::from);
+    let rounds: usize = match value("--rounds") {
+        Some(n) => n
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .context("--rounds takes a number of rounds, at least 1")?,
+        None => 1,
+    };
+    let baseline_kind = if args.iter().any(|a| a == "--ring-baseline") {
+        Baseline::ReqwestRing
+    } else {
+        Baseline::Reqwest
+    };
     let sets: Vec<FeatureSet> = FEATURE_SETS
         .iter()
         .copied()
@@ -179,35 +261,52 @@ pub fn run(args: &[String]) -> Result<()> {
     let lock = repo.join("Cargo.lock");
     let root = std::env::temp_dir().join(format!("vidplat-build-cost-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let outcome = (|| -> Result<Vec<Row>> {
-        println!("load before: {}", load());
-        let report = |name: &str| timings.as_ref().map(|dir| dir.join(format!("{name}.html")));
-        let baseline = measure(
-            &root.join("baseline"),
-            &baseline_manifest(),
-            BASELINE_MAIN,
-            &lock,
-            report("baseline").as_deref(),
-        )?;
-        println!("baseline: {baseline:?} (load {})", load());
-        let mut rows = Vec::new();
-        for set in sets {
-            let dir = root.join(format!("vidplat-{}", set.name));
-            let vidplat = measure(
-                &dir,
-                &vidplat_manifest(&repo.join("crates/vidplat"), &set),
-                &vidplat_main(&set),
+    let outcome = (|| -> Result<Vec<Vec<Row>>> {
+        println!("load before: {} (baseline: {baseline_kind:?})", load());
+        let mut all = Vec::new();
+        for round in 1..=rounds {
+            let last = round == rounds;
+            let report = |name: &str| {
+                timings
+                    .as_ref()
+                    .filter(|_| last)
+                    .map(|dir| dir.join(format!("{name}.html")))
+            };
+            let baseline = measure(
+                &root.join("baseline"),
+                &baseline_manifest(baseline_kind),
+                &baseline_main(baseline_kind),
                 &lock,
-                report(&format!("vidplat-{}", set.name)).as_deref(),
+                report("baseline").as_deref(),
             )?;
-            println!("vidplat {}: {vidplat:?} (load {})", set.name, load());
-            rows.push(Row { set, vidplat, baseline });
+            println!("round {round}: baseline: {baseline:?} (load {})", load());
+            let mut rows = Vec::new();
+            for set in &sets {
+                let dir = root.join(format!("vidplat-{}", set.name));
+                let vidplat = measure(
+                    &dir,
+                    &vidplat_manifest(&repo.join("crates/vidplat"), set),
+                    &vidplat_main(set),
+                    &lock,
+                    report(&format!("vidplat-{}", set.name)).as_deref(),
+                )?;
+                println!("round {round}: vidplat {}: {vidplat:?} (load {})", set.name, load());
+                rows.push(Row {
+                    set: *set,
+                    vidplat,
+                    baseline,
+                });
+            }
+            println!("\n{}", table(&rows));
+            all.push(rows);
         }
-        Ok(rows)
+        Ok(all)
     })();
     let _ = std::fs::remove_dir_all(&root);
-    let rows = outcome?;
-    println!("\n{}", table(&rows));
+    let rounds = outcome?;
+    if rounds.len() > 1 {
+        println!("{}", summary(&rounds));
+    }
     println!("load after: {}", load());
     Ok(())
 }
@@ -277,10 +376,36 @@ mod tests {
         assert!(manifest.contains("default-features = false, features = [\"encoder\"]"));
         assert!(manifest.contains("path = \"/src/vid\\\"plat/crates/vidplat\""));
         assert!(parsed.has_section("workspace"));
-        let baseline = baseline_manifest();
+        let baseline = baseline_manifest(Baseline::Reqwest);
         assert!(baseline.contains("features = [\"json\", \"query\", \"stream\", \"rustls\"]"));
         assert!(baseline.contains("default-features = false"));
+        assert!(!baseline.contains("ring"));
         assert!(toml_value::parse(&baseline).has_section("workspace"));
+        let ring = baseline_manifest(Baseline::ReqwestRing);
+        assert!(ring.contains("features = [\"json\", \"query\", \"stream\", \"rustls-no-provider\"]"));
+        assert!(ring.contains("rustls = { version = \"0.23\", default-features = false, features = [\"ring\""));
+        assert!(baseline_main(Baseline::ReqwestRing).contains("ring::default_provider().install_default()"));
+        assert_eq!(baseline_main(Baseline::Reqwest), BASELINE_MAIN);
+    }
+
+    #[test]
+    fn over_rounds_the_median_ratio_is_judged() {
+        let round = |vms: f64, base: f64| {
+            vec![Row {
+                set: FEATURE_SETS[2],
+                vidplat: secs(vms, 1.0),
+                baseline: secs(base, 1.0),
+            }]
+        };
+        // 1.21, 1.00, 1.05: one bad round does not decide.
+        let rounds = [round(60.5, 50.0), round(50.0, 50.0), round(52.5, 50.0)];
+        let lines: Vec<String> = summary(&rounds).lines().map(str::to_owned).collect();
+        assert_eq!(lines[2], "| vms | 1.21, 1.00, 1.05 | 1.05 | ≤ 1.10 | yes |");
+        let worse = [round(60.5, 50.0), round(56.0, 50.0)];
+        assert_eq!(
+            summary(&worse).lines().nth(2),
+            Some("| vms | 1.21, 1.12 | 1.17 | ≤ 1.10 | no |")
+        );
     }
 
     #[test]
