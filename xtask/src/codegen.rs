@@ -170,6 +170,7 @@ pub fn generate(service: &Service) -> Result<(String, String, Vec<crate::index::
     file.items.extend(alias_methods(&value)?);
     let driver = test_driver(service, &value, &file)?;
     crate::schemars_feature::behind_feature(&mut file.items)?;
+    crate::patterns::to_regex_lite(&mut file)?;
     crate::streaming_lists::decode_while_arriving(&mut file, service.name)?;
     crate::api_version::drop_header(&mut file)?;
     let rows = crate::index::rows(service, &value, &file)?;

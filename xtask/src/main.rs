@@ -9,6 +9,7 @@ mod crosscheck;
 mod gaps;
 mod index;
 mod lint;
+mod patterns;
 mod publish;
 mod schemars_feature;
 mod services;

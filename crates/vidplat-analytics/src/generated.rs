@@ -710,8 +710,8 @@ pub mod types {
             if value.chars().count() > 30usize {
                 return Err("longer than 30 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err(
                     "doesn't match pattern \"^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$\"".into(),
@@ -1261,8 +1261,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1388,8 +1388,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1450,8 +1450,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1512,8 +1512,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1575,8 +1575,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1637,8 +1637,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1700,8 +1700,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1762,8 +1762,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1824,8 +1824,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1886,8 +1886,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1948,8 +1948,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2010,8 +2010,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2579,8 +2579,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2724,8 +2724,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -3051,8 +3051,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }

@@ -218,8 +218,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err(
                     "doesn't match pattern \"^[0-9a-zA-Z_-]+\\|(asc|desc)$\"".into(),
@@ -555,8 +555,8 @@ destination requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -987,8 +987,8 @@ requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1275,8 +1275,8 @@ requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1429,8 +1429,8 @@ requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1673,8 +1673,13 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 100usize {
                 return Err("longer than 100 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^\\S*$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            {
+                ::regex_lite::Regex::new(
+                        "^[^\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$",
+                    )
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^\\S*$\"".into());
             }
@@ -1788,8 +1793,8 @@ vms_config.config_overrides.category_id is required.*/
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1849,8 +1854,8 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 70usize {
                 return Err("longer than 70 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1912,8 +1917,8 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1976,8 +1981,8 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2041,8 +2046,8 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_]+$\"".into());
             }

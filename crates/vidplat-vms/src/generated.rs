@@ -687,8 +687,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1895,8 +1895,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2664,8 +2664,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2724,8 +2724,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2784,8 +2784,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2844,8 +2844,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2904,8 +2904,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2964,8 +2964,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -3024,8 +3024,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -3837,8 +3837,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^(daily|monthly):[0-9]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^(daily|monthly):[0-9]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^(daily|monthly):[0-9]+$\"".into());
             }
@@ -3897,8 +3897,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -3958,8 +3958,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4019,8 +4019,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4079,8 +4079,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4140,8 +4140,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4374,8 +4374,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4435,8 +4435,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4495,8 +4495,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4555,8 +4555,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4615,8 +4615,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4675,8 +4675,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -4902,8 +4902,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^(daily|monthly):[0-9]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^(daily|monthly):[0-9]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^(daily|monthly):[0-9]+$\"".into());
             }
@@ -5019,8 +5019,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -5079,8 +5079,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5139,8 +5139,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5199,8 +5199,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5259,8 +5259,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5319,8 +5319,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5379,8 +5379,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5439,8 +5439,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -5556,8 +5556,8 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -6543,8 +6543,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6604,8 +6604,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6665,8 +6665,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6725,8 +6725,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6786,8 +6786,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6846,8 +6846,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6907,8 +6907,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -6968,8 +6968,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -7029,8 +7029,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -7132,8 +7132,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -7205,8 +7205,8 @@ pub mod types {
             if value.chars().count() > 50usize {
                 return Err("longer than 50 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_.-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_.-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_.-]+$\"".into());
             }
@@ -8041,8 +8041,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9081,8 +9081,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9141,8 +9141,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9201,8 +9201,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9261,8 +9261,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9321,8 +9321,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9381,8 +9381,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9441,8 +9441,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -9643,8 +9643,8 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }

@@ -97,3 +97,23 @@ async fn optional_members_with_a_rule_take_plain_values() {
     assert_eq!(field, "name");
     assert!(rule.contains("longer than"), "{rule}");
 }
+
+#[tokio::test]
+async fn a_pattern_keeps_its_json_schema_meaning_for_unicode_spaces() {
+    // `episode_name` is `^\S*$` (ECMA-262, as JSON Schema reads it): an
+    // ideographic space (U+3000) is white space there, though not in an
+    // ASCII-only regex dialect.
+    let wire = Wire::answering(200, json!({"id": 1})).await;
+    let body = TaskCreate::builder()
+        .input_filepath("in/spring-01.mp4")
+        .profile_id(12)
+        .episode_name("春の特集\u{3000}第1話");
+    let (field, rule) = refused(wire.encoder().register_task().body(body).call().await.unwrap_err());
+    assert_eq!(field, "episode_name");
+    assert!(rule.contains("doesn't match pattern"), "{rule}");
+    let body = TaskCreate::builder()
+        .input_filepath("in/spring-01.mp4")
+        .profile_id(12)
+        .episode_name("春の特集_第1話");
+    wire.encoder().register_task().body(body).call().await.unwrap();
+}
