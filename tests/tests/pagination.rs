@@ -84,6 +84,21 @@ fn task_page(request: &Request) -> Value {
     json!({"data": data, "total": 21, "per_page": 3, "current_page": page, "last_page": 7})
 }
 
+/// The ids of every task the listing yields, 3 a page, `prefetch` pages on the wire.
+async fn listed_ids(client: &Client, prefetch: usize) -> Vec<i64> {
+    let tasks: Vec<_> = client
+        .encoder()
+        .unwrap()
+        .list_tasks()
+        .per_page(3)
+        .items()
+        .prefetch(prefetch)
+        .try_collect()
+        .await
+        .unwrap();
+    tasks.iter().map(|t| t.id.unwrap()).collect()
+}
+
 #[tokio::test]
 async fn last_page_style_prefetches_to_the_depth_asked_and_keeps_order() {
     let (server, seen) = serve("/v1/tasks", task_page, Duration::from_millis(80)).await;
@@ -94,18 +109,7 @@ async fn last_page_style_prefetches_to_the_depth_asked_and_keeps_order() {
         PagingStyle::LastPage
     );
 
-    let tasks: Vec<_> = encoder
-        .list_tasks()
-        .per_page(3)
-        .items()
-        .prefetch(4)
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
-        (1..=21).collect::<Vec<_>>()
-    );
+    assert_eq!(listed_ids(&client, 4).await, (1..=21).collect::<Vec<_>>());
     let mut asked = queries(&seen);
     asked.sort();
     assert_eq!(
@@ -163,18 +167,7 @@ async fn pages_asked_past_the_end_of_a_short_list_are_dropped_whatever_they_say(
         asked
     };
 
-    let tasks: Vec<_> = encoder
-        .list_tasks()
-        .per_page(3)
-        .items()
-        .prefetch(4)
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
-        [1, 2, 3, 4, 5, 6]
-    );
+    assert_eq!(listed_ids(&client, 4).await, [1, 2, 3, 4, 5, 6]);
     // Pages 3 and 4 went out beside page 1, before it said `last_page` 2.
     assert_eq!(asked(&responder), [1, 2, 3, 4]);
 
@@ -232,18 +225,8 @@ async fn a_page_that_has_arrived_gives_its_place_on_the_wire_to_the_next() {
         .mount(&server)
         .await;
     let client = client(&server);
-    let tasks: Vec<_> = client
-        .encoder()
-        .unwrap()
-        .list_tasks()
-        .per_page(3)
-        .items()
-        .prefetch(2)
-        .try_collect()
-        .await
-        .unwrap();
     assert_eq!(
-        tasks.iter().map(|t| t.id.unwrap()).collect::<Vec<_>>(),
+        listed_ids(&client, 2).await,
         (1..=21).collect::<Vec<_>>(),
         "still in order"
     );
