@@ -33,11 +33,7 @@ async fn play(route: &str, bodies: Vec<serde_json::Value>) -> (Client, Arc<Atomi
         })
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .encoder_url(server.uri())
-        .api_key("k")
-        .build()
-        .unwrap();
+    let client = vidplat_tests::local_client(&server.uri()).build().unwrap();
     (client, polls, server)
 }
 
@@ -167,11 +163,7 @@ async fn many_tasks_are_awaited_with_bounded_concurrency_in_the_order_given() {
         })
         .mount(&server)
         .await;
-    let client = Client::builder()
-        .encoder_url(server.uri())
-        .api_key("k")
-        .build()
-        .unwrap();
+    let client = vidplat_tests::local_client(&server.uri()).build().unwrap();
     let ids: Vec<Option<i64>> = (1..=6).map(Some).collect();
     let finals = client
         .wait_for_tasks(ids)

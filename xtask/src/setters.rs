@@ -85,24 +85,19 @@ fn rewrite_impl(item: &mut syn::Item, kind: Kind) -> Result<()> {
                         self
                     }
                 })?
-            } else if optional {
-                syn::parse2(quote! {
-                    pub fn #fn_name<T>(mut self, value: T) -> Self
-                    where
-                        T: ::vidplat_core::IntoOptional<#inner>,
-                    {
-                        self.#field = ::vidplat_core::IntoOptional::into_optional(value)
-                            .map_err(|why| ::vidplat_core::member_error(#member_name, why));
-                        self
-                    }
-                })?
             } else {
+                // An optional member takes `None` too; a required one refuses it.
+                let (conversion, convert) = if optional {
+                    (quote!(IntoOptional), quote!(into_optional))
+                } else {
+                    (quote!(IntoValue), quote!(into_value))
+                };
                 syn::parse2(quote! {
                     pub fn #fn_name<T>(mut self, value: T) -> Self
                     where
-                        T: ::vidplat_core::IntoValue<#inner>,
+                        T: ::vidplat_core::#conversion<#inner>,
                     {
-                        self.#field = ::vidplat_core::IntoValue::into_value(value)
+                        self.#field = ::vidplat_core::#conversion::#convert(value)
                             .map_err(|why| ::vidplat_core::member_error(#member_name, why));
                         self
                     }

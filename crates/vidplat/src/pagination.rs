@@ -62,7 +62,7 @@ pub trait Paginate: Paginated + Unpin {
         Self: 'a,
     {
         Items {
-            pages: self.pages(),
+            pages: Some(self.pages()),
             max_items: None,
             stream: None,
         }
@@ -144,7 +144,8 @@ impl<O: Paginated> fmt::Debug for Pages<'_, O> {
 
 /// A stream of rows (`Result<Row, Error>`) across pages; the first error ends it.
 pub struct Items<'a, O: Paginated> {
-    pages: Pages<'a, O>,
+    /// Until the first poll, which turns them into `stream`.
+    pages: Option<Pages<'a, O>>,
     max_items: Option<usize>,
     stream: Option<BoxStream<'a, Result<Item<O>, Error>>>,
 }
@@ -156,7 +157,7 @@ where
 {
     /// As [`Pages::prefetch`].
     pub fn prefetch(mut self, depth: usize) -> Self {
-        self.pages = self.pages.prefetch(depth);
+        self.pages = self.pages.map(|pages| pages.prefetch(depth));
         self
     }
 
@@ -176,17 +177,8 @@ where
     type Item = Result<Item<O>, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.stream.is_none() {
+        if let Some(pages) = self.pages.take() {
             let max_items = self.max_items.unwrap_or(usize::MAX);
-            let pages = std::mem::replace(
-                &mut self.pages,
-                Pages {
-                    operation: None,
-                    prefetch: 1,
-                    max_pages: None,
-                    stream: None,
-                },
-            );
             let rows = pages
                 .map_ok(|page| stream::iter(page.into_items().into_iter().map(Ok)))
                 .try_flatten()

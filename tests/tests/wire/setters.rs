@@ -3,7 +3,7 @@
 
 use super::harness::{Expect, Wire};
 use serde_json::json;
-use vidplat::encoder::types::{PresetCreate, PresetStream, PresetStreamVideo, ProfileCreate, TaskCreate};
+use vidplat::encoder::types::{PresetCreate, PresetStream, PresetStreamVideo, ProfileCreate};
 use vidplat::vms::types::{ContentCreate, ContentStreamCreate};
 use vidplat::{Call, Error};
 
@@ -64,10 +64,7 @@ async fn nested_builders_and_arrays_name_the_whole_path() {
     assert!(rule.starts_with("is not a UUID"), "{rule}");
 
     // An array element breaking its rule (no whitespace in angle labels).
-    let body = TaskCreate::builder()
-        .input_filepath("movie.mp4")
-        .profile_id(1)
-        .multi_angle_labels(["front", "back side"]);
+    let body = vidplat_tests::task_body().multi_angle_labels(["front", "back side"]);
     let (field, _) = refused(wire.encoder().register_task().body(body).call().await.unwrap_err());
     assert_eq!(field, "multi_angle_labels[1]");
     wire.assert_nothing_sent().await;
@@ -104,16 +101,10 @@ async fn a_pattern_keeps_its_json_schema_meaning_for_unicode_spaces() {
     // ideographic space (U+3000) is white space there, though not in an
     // ASCII-only regex dialect.
     let wire = Wire::answering(200, json!({"id": 1})).await;
-    let body = TaskCreate::builder()
-        .input_filepath("in/spring-01.mp4")
-        .profile_id(12)
-        .episode_name("春の特集\u{3000}第1話");
+    let body = vidplat_tests::task_body().episode_name("春の特集\u{3000}第1話");
     let (field, rule) = refused(wire.encoder().register_task().body(body).call().await.unwrap_err());
     assert_eq!(field, "episode_name");
     assert!(rule.contains("doesn't match pattern"), "{rule}");
-    let body = TaskCreate::builder()
-        .input_filepath("in/spring-01.mp4")
-        .profile_id(12)
-        .episode_name("春の特集_第1話");
+    let body = vidplat_tests::task_body().episode_name("春の特集_第1話");
     wire.encoder().register_task().body(body).call().await.unwrap();
 }
