@@ -32,11 +32,34 @@ pub(crate) struct DecodeContext {
 /// work over would cost more than the decode.
 const OFF_TASK_DECODE: usize = 32 * 1024;
 
-/// Decodes `body` as `T`, on the blocking pool when it is large.
+/// How many large bodies decode at once, process-wide: one core fewer than
+/// the machine has (at least one). Decoding is CPU work; on the blocking pool
+/// without a bound, a prefetch of 16 pages would run 16 decodes at once and
+/// time-slice the cores, taking them from the runtime thread that reads the
+/// next answers and sends the next requests. Bounded, a paginator's decodes
+/// queue and run during the latency of the requests in flight: on the 2-core
+/// bench machine, 10,000 tasks listed at prefetch 8 took 91–94 ms instead of
+/// 101 ms (BENCHMARKS.md (c), run 10).
+fn decode_lanes() -> &'static tokio::sync::Semaphore {
+    static LANES: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    LANES.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        tokio::sync::Semaphore::new(cores.saturating_sub(1).max(1))
+    })
+}
+
+/// Decodes `body` as `T`: on the blocking pool, in one of the
+/// [`decode_lanes`], when it is large.
 async fn decode<T: DeserializeOwned + Send + 'static>(body: &bytes::Bytes) -> Result<T, serde_json::Error> {
     if body.len() >= OFF_TASK_DECODE {
+        // Never closed; were it, decoding without a lane is still right.
+        let lane = decode_lanes().acquire().await.ok();
         let shared = body.clone();
-        if let Ok(decoded) = tokio::task::spawn_blocking(move || from_json::<T>(&shared)).await {
+        let decoding = tokio::task::spawn_blocking(move || {
+            let _lane = lane;
+            from_json::<T>(&shared)
+        });
+        if let Ok(decoded) = decoding.await {
             return decoded;
         }
         // The blocking pool is gone (the runtime is shutting down): decode here.
@@ -182,6 +205,42 @@ mod tests {
             from_json::<Row>(r#"{"id": 4, "note": "caf\u00e9 é"}"#.as_bytes()).unwrap(),
             Row { id: 4 }
         );
+    }
+
+    /// Counts the decodes running at once, and the most seen.
+    static DECODING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static MOST_AT_ONCE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    struct Slow;
+
+    impl<'de> serde::Deserialize<'de> for Slow {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let now = DECODING.fetch_add(1, SeqCst) + 1;
+            MOST_AT_ONCE.fetch_max(now, SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            DECODING.fetch_sub(1, SeqCst);
+            serde::de::IgnoredAny::deserialize(deserializer)?;
+            Ok(Slow)
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn large_bodies_decode_at_most_one_per_spare_core_at_once() {
+        let lanes = decode_lanes().available_permits();
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        assert_eq!(lanes, cores.saturating_sub(1).max(1));
+        let body = bytes::Bytes::from(format!("\"{}\"", "x".repeat(OFF_TASK_DECODE)));
+        // More decodes than lanes, all started at once.
+        let calls = lanes + 4;
+        let decodes = (0..calls).map(|_| {
+            let body = body.clone();
+            tokio::spawn(async move { decode::<Slow>(&body).await.is_ok() })
+        });
+        for decoded in futures::future::join_all(decodes).await {
+            assert!(decoded.unwrap());
+        }
+        assert_eq!(MOST_AT_ONCE.load(std::sync::atomic::Ordering::SeqCst), lanes);
     }
 
     #[tokio::test(flavor = "current_thread")]

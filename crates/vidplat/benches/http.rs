@@ -13,7 +13,7 @@
 //!     client's CPU floor (`decode_only`: the 100 bodies decoded from memory), and
 //!     what a hand-written client gets from the same server at depth 4
 //!     (`raw_pipelined_4`: raw `reqwest` keeping 4 requests in flight, each page
-//!     decoded on the blocking pool as the SDK decodes large bodies).
+//!     decoded on the blocking pool as it arrives, with no bound on how many at once).
 
 use axum::body::Bytes;
 use axum::extract::{Query, State};
