@@ -44,18 +44,24 @@ impl Respond for Pages {
     }
 }
 
-async fn serve(route: &str, shape: fn(&Request) -> Value, delay: Duration) -> (MockServer, Seen) {
+/// A local server answering every request on `route` with `responder`.
+async fn mount(route: &str, responder: impl Respond + 'static) -> MockServer {
     let server = MockServer::start().await;
-    let seen = Seen::default();
     Mock::given(wiremock::matchers::path(route))
-        .respond_with(Pages {
-            shape,
-            delay,
-            seen: seen.clone(),
-        })
+        .respond_with(responder)
         .mount(&server)
         .await;
-    (server, seen)
+    server
+}
+
+async fn serve(route: &str, shape: fn(&Request) -> Value, delay: Duration) -> (MockServer, Seen) {
+    let seen = Seen::default();
+    let responder = Pages {
+        shape,
+        delay,
+        seen: seen.clone(),
+    };
+    (mount(route, responder).await, seen)
 }
 
 fn client(server: &MockServer) -> Client {
@@ -153,12 +159,8 @@ impl Respond for TwoPages {
 
 #[tokio::test]
 async fn pages_asked_past_the_end_of_a_short_list_are_dropped_whatever_they_say() {
-    let server = MockServer::start().await;
     let responder = TwoPages::default();
-    Mock::given(wiremock::matchers::path("/v1/tasks"))
-        .respond_with(responder.clone())
-        .mount(&server)
-        .await;
+    let server = mount("/v1/tasks", responder.clone()).await;
     let client = client(&server);
     let encoder = client.encoder().unwrap();
     let asked = |responder: &TwoPages| {
@@ -218,12 +220,8 @@ impl Respond for SlowSecondPage {
 
 #[tokio::test]
 async fn a_page_that_has_arrived_gives_its_place_on_the_wire_to_the_next() {
-    let server = MockServer::start().await;
     let seen = Seen::default();
-    Mock::given(wiremock::matchers::path("/v1/tasks"))
-        .respond_with(SlowSecondPage { seen: seen.clone() })
-        .mount(&server)
-        .await;
+    let server = mount("/v1/tasks", SlowSecondPage { seen: seen.clone() }).await;
     let client = client(&server);
     assert_eq!(
         listed_ids(&client, 2).await,

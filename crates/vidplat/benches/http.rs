@@ -224,15 +224,16 @@ async fn sdk_get_task(encoder: &vidplat::encoder::Client) -> vidplat::encoder::t
     encoder.get_task().task_id(TASK_ID).call().await.unwrap()
 }
 
-async fn raw_get_task(http: &reqwest::Client, url: &str) -> HandTask {
-    let response = http
-        .get(url)
+/// A GET as the hand-written client sends it: the SDK's headers and request timeout.
+fn raw_get(http: &reqwest::Client, url: &str) -> reqwest::RequestBuilder {
+    http.get(url)
         .bearer_auth(API_KEY)
         .header(header::ACCEPT, "application/json")
         .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .unwrap();
+}
+
+async fn raw_get_task(http: &reqwest::Client, url: &str) -> HandTask {
+    let response = raw_get(http, url).send().await.unwrap();
     assert!(response.status().is_success(), "{}", response.status());
     response.json().await.unwrap()
 }
@@ -375,10 +376,7 @@ async fn prefetched_pages(encoder: &vidplat::encoder::Client, prefetch: usize) -
 async fn raw_pipelined_pages(http: &reqwest::Client, url: &str, depth: usize) -> Vec<HandTask> {
     stream::iter(1..=PAGES)
         .map(|page| async move {
-            let body = http
-                .get(url)
-                .bearer_auth(API_KEY)
-                .header(header::ACCEPT, "application/json")
+            let body = raw_get(http, url)
                 .query(&[("page", page), ("per_page", PER_PAGE)])
                 .send()
                 .await
