@@ -84,6 +84,9 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     std::env::set_var("VIDPLAT_REDIS_SERVER", &redis_server);
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     cargo(&["test", "--workspace"])?;
+    // An application built the way a user's is, alone, so that only its own features are unified.
+    cargo(&["test", "-p", "vidplat-reqwest-app"])?;
+    no_large_c_builds()?;
     // The README's first command and the example programs, each against its own simulator.
     for example in EXAMPLES {
         cargo(&["run", "--quiet", "-p", "vidplat-sim", "--example", example])?;
@@ -139,6 +142,51 @@ fn fresh_clone() -> Result<()> {
         "fresh clone: cross-check and staleness checks pass with nothing beside the clone ({:.0?})",
         started.elapsed()
     );
+    Ok(())
+}
+
+/// C libraries a user's build of the SDK or the simulator must not compile
+/// (ring's few C and assembly files are the one C build; see the README's TLS).
+const FORBIDDEN_C_BUILDS: [&str; 6] = [
+    "aws-lc-sys",
+    "openssl-sys",
+    "zstd-sys",
+    "libz-sys",
+    "bzip2-sys",
+    "lzma-sys",
+];
+
+/// What a user's build compiles, read from `cargo tree` (nothing is built):
+/// the SDK with every feature, and the simulator as a dev-dependency brings it.
+fn no_large_c_builds() -> Result<()> {
+    for args in [&["-p", "vidplat", "--all-features"][..], &["-p", "vidplat-sim"]] {
+        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["tree", "-e", "normal,build", "--prefix", "none", "--format", "{p}"])
+            .args(args)
+            .current_dir(services::repo_root())
+            .output()?;
+        if !output.status.success() {
+            bail!(
+                "`cargo tree {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let tree = String::from_utf8_lossy(&output.stdout);
+        let found: Vec<&str> = tree
+            .lines()
+            .filter_map(|line| line.split_whitespace().next())
+            .filter(|name| FORBIDDEN_C_BUILDS.contains(name))
+            .collect();
+        if !found.is_empty() {
+            bail!(
+                "a user's build of `{}` would compile C libraries: {}",
+                args.join(" "),
+                found.join(", ")
+            );
+        }
+    }
+    println!("no large C builds: neither the SDK (every feature) nor the simulator compiles {FORBIDDEN_C_BUILDS:?}");
     Ok(())
 }
 

@@ -42,7 +42,7 @@ mod transport;
 mod validate;
 mod wire_slot;
 
-pub use builder::{check_routes, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
+pub use builder::{check_routes, install_default_tls_provider, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{check_base_url, ConfigError};
 pub use decode::decode_response;
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};

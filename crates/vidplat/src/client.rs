@@ -307,6 +307,8 @@ impl ClientBuilder {
 
     /// Checks the configuration and builds the client.
     pub fn build(self) -> Result<Client, Error> {
+        // Whether or not a service is configured (see `install_default_tls_provider`).
+        vidplat_core::install_default_tls_provider();
         let tables: Vec<&'static ServiceTable> = vec![
             #[cfg(feature = "encoder")]
             &vidplat_encoder::operations::TABLE,

@@ -274,8 +274,8 @@ pub use error::{
 };
 pub use rows::{RowStream, Rows};
 pub use vidplat_core::{
-    Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait, RetryPolicy, Timestamp,
-    Transport,
+    install_default_tls_provider, Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait,
+    RetryPolicy, Timestamp, Transport,
 };
 #[cfg(feature = "redis")]
 pub use vidplat_core::{RedisQuota, RedisQuotaError, RedisUnavailable};
