@@ -9,7 +9,7 @@ use bytes::Bytes;
 pub(crate) struct ReadAnswer {
     pub(crate) response: reqwest::Response,
     pub(crate) body: Bytes,
-    /// The body is larger than [`crate::stream::STREAM_ABOVE`]: `body` is its
+    /// The body is larger than the streaming threshold (`remainder::STREAM_ABOVE`): `body` is its
     /// start, the rest is still to be read from `response`.
     pub(crate) more: bool,
 }

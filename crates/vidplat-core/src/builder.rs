@@ -1,17 +1,16 @@
 //! Building a [`Runtime`]: every setting is checked here, before any request.
 
-use crate::config::ConfigError;
-use crate::quota::QuotaLimiter;
+use crate::config::{BaseUrl, ConfigError};
+use crate::quota::limiter::QuotaLimiter;
 use crate::redact::Redactor;
 use crate::retry::RetryPolicy;
-use crate::route::{Route, RouteTemplate};
+use crate::route::Routes;
 use crate::runtime::{Inner, Runtime};
 use crate::table::{Method, ServiceTable};
 use crate::timeout::Timeouts;
 use crate::transport::{Network, Transport};
 use secrecy::{ExposeSecret, SecretString};
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The largest answer body read by default: 64 MiB.
 ///
@@ -23,11 +22,14 @@ use std::sync::{Arc, OnceLock};
 pub const DEFAULT_MAX_RESPONSE_BODY: u64 = 64 * 1024 * 1024;
 
 /// Builds a [`Runtime`]. Each setting is its own field, so the order of the
-/// calls never matters; route overrides are checked in [`RuntimeBuilder::build`].
+/// calls never matters; the base URL and route overrides are checked once,
+/// in [`RuntimeBuilder::build`].
 pub struct RuntimeBuilder {
     table: &'static ServiceTable,
+    base_url: Option<String>,
     api_key: Option<SecretString>,
     routes: Vec<(String, Method, String)>,
+    checked_routes: Routes,
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
     timeouts: Timeouts,
@@ -41,8 +43,13 @@ impl std::fmt::Debug for RuntimeBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RuntimeBuilder")
             .field("service", &self.table.service)
+            .field(
+                "base_url",
+                &self.base_url.as_deref().map(crate::redact::without_credentials),
+            )
             .field("api_key", &self.api_key.as_ref().map(|_| crate::redact::REDACTED))
             .field("routes", &self.routes)
+            .field("checked_routes", &self.checked_routes)
             .field("retry", &self.retry)
             .field("timeouts", &self.timeouts)
             .field("max_response_body", &self.max_response_body)
@@ -57,8 +64,10 @@ impl Runtime {
     pub fn builder(table: &'static ServiceTable) -> RuntimeBuilder {
         RuntimeBuilder {
             table,
+            base_url: None,
             api_key: None,
             routes: Vec::new(),
+            checked_routes: Routes::default(),
             transport: Arc::new(Network),
             retry: RetryPolicy::default(),
             timeouts: Timeouts::default(),
@@ -71,6 +80,13 @@ impl Runtime {
 }
 
 impl RuntimeBuilder {
+    /// The service's base URL (`https://`, or `http://` to a loopback address);
+    /// required. Checked in [`RuntimeBuilder::build`].
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
     /// Puts every attempt through a usage limiter (analytics).
     pub fn quota(mut self, limiter: QuotaLimiter) -> Self {
         self.quota = Some(limiter);
@@ -125,6 +141,13 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Overrides checked already ([`Routes::check`]); those given with
+    /// [`RuntimeBuilder::route`] are checked in [`RuntimeBuilder::build`].
+    pub fn routes(mut self, routes: Routes) -> Self {
+        self.checked_routes = routes;
+        self
+    }
+
     /// Checks every setting and builds the runtime.
     pub fn build(self) -> Result<Runtime, ConfigError> {
         install_default_tls_provider();
@@ -137,7 +160,25 @@ impl RuntimeBuilder {
             }
             None => None,
         };
-        let routes = routes(self.table, self.routes)?;
+        let base = match &self.base_url {
+            Some(url) => BaseUrl::parse(url, self.allow_insecure_http)?,
+            None => {
+                return Err(ConfigError::MissingBaseUrl {
+                    service: self.table.service,
+                    variable: self.table.service.url_variable(),
+                })
+            }
+        };
+        let routes = if self.routes.is_empty() {
+            self.checked_routes
+        } else if self.checked_routes.is_empty() {
+            Routes::check(self.table, &self.routes)?
+        } else {
+            return Err(ConfigError::InvalidRoute {
+                operation: self.routes[0].0.clone(),
+                reason: "give overrides either one by one or checked together, not both".into(),
+            });
+        };
         let mut http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .tls_backend_preconfigured(tls_config()?);
@@ -152,7 +193,7 @@ impl RuntimeBuilder {
         Ok(Runtime {
             inner: Arc::new(Inner {
                 table: self.table,
-                index: self.table.operations.iter().map(|op| (op.id, op)).collect(),
+                base,
                 authorization,
                 redactor: Arc::new(Redactor::new(self.api_key, self.table.secret_members)),
                 routes,
@@ -162,56 +203,9 @@ impl RuntimeBuilder {
                 timeouts: self.timeouts,
                 max_response_body: self.max_response_body,
                 quota: self.quota,
-                allow_insecure_http: self.allow_insecure_http,
-                base: OnceLock::new(),
             }),
         })
     }
-}
-
-/// Checks route overrides of one service without building anything: a known
-/// operation, a well-formed template with the operation's parameters, and at
-/// most one override per operation.
-pub fn check_routes(table: &'static ServiceTable, overrides: &[(String, Method, String)]) -> Result<(), ConfigError> {
-    routes(table, overrides.to_vec()).map(|_| ())
-}
-
-/// The checked route overrides, by operation.
-fn routes(
-    table: &'static ServiceTable,
-    overrides: Vec<(String, Method, String)>,
-) -> Result<HashMap<&'static str, Route>, ConfigError> {
-    let mut routes = HashMap::new();
-    for (id, method, template) in overrides {
-        let op = table.operation(&id).ok_or_else(|| ConfigError::UnknownOperation {
-            service: Some(table.service),
-            operation: id.clone(),
-        })?;
-        let invalid = |reason: String| ConfigError::InvalidRoute {
-            operation: op.id.to_owned(),
-            reason,
-        };
-        let template = RouteTemplate::parse(&template).map_err(invalid)?;
-        let default = RouteTemplate::parse(op.path).map_err(invalid)?;
-        if !template.same_params(&default) {
-            return Err(invalid(format!(
-                "template `{template}` has parameters {:?}, the operation has {:?}",
-                template.params(),
-                default.params()
-            )));
-        }
-        let route = Route {
-            method,
-            template,
-            default,
-        };
-        if routes.insert(op.id, route).is_some() {
-            return Err(ConfigError::DuplicateRoute {
-                operation: op.id.to_owned(),
-            });
-        }
-    }
-    Ok(routes)
 }
 
 /// Makes ring rustls's process-wide default crypto provider, unless the

@@ -1,7 +1,7 @@
 //! Configuration mistakes, found when a runtime or a client is built, and the
 //! rules a base URL must follow.
 
-use crate::redact::escape_controls;
+use crate::redact::{escape_controls, without_credentials};
 use crate::table::Service;
 use std::fmt;
 
@@ -27,6 +27,15 @@ pub enum ConfigError {
     InsecureBaseUrl {
         /// The URL as given.
         url: String,
+    },
+    /// A base URL that cannot be a base: it carries credentials (the services
+    /// take a bearer key, never a user and password), a query or a fragment
+    /// (every call would be sent to the base path).
+    UnusableBaseUrl {
+        /// The URL as given, credentials removed.
+        url: String,
+        /// What makes it unusable.
+        reason: &'static str,
     },
     /// A route override names an operation no service has.
     UnknownOperation {
@@ -74,6 +83,9 @@ impl fmt::Display for ConfigError {
                  for loopback addresses, or with `allow_insecure_http`)",
                 escape_controls(url)
             ),
+            ConfigError::UnusableBaseUrl { url, reason } => {
+                write!(f, "base URL `{}` {reason}", escape_controls(url))
+            }
             ConfigError::UnknownOperation {
                 service: Some(service),
                 operation,
@@ -114,18 +126,63 @@ impl std::error::Error for ConfigError {
     }
 }
 
-/// Checks a service's base URL: it parses, and it is `https` unless its host
-/// is a loopback address (`localhost`, `127.0.0.0/8`, `::1`: the simulator,
-/// tests) or `allow_insecure_http` is set. Returns it without a trailing `/`.
-pub fn check_base_url(url: &str, allow_insecure_http: bool) -> Result<String, ConfigError> {
-    let parsed = reqwest::Url::parse(url).map_err(|source| ConfigError::InvalidBaseUrl {
-        url: url.to_owned(),
-        source,
-    })?;
-    if !is_secure_enough(&parsed, allow_insecure_http) {
-        return Err(ConfigError::InsecureBaseUrl { url: url.to_owned() });
+/// A service's base URL, checked once when a client is built: it parses, it
+/// is `https` unless its host is a loopback address (`localhost`,
+/// `127.0.0.0/8`, `::1`: the simulator, tests) or `allow_insecure_http` is
+/// set, and it carries no credentials, query or fragment. Kept without a
+/// trailing `/`; every request's URL is this followed by the operation's path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl {
+    url: String,
+    secure: bool,
+}
+
+impl BaseUrl {
+    /// Checks `url` (see [`BaseUrl`]).
+    pub fn parse(url: &str, allow_insecure_http: bool) -> Result<Self, ConfigError> {
+        let shown = || without_credentials(url).into_owned();
+        let parsed = reqwest::Url::parse(url).map_err(|source| ConfigError::InvalidBaseUrl { url: shown(), source })?;
+        let unusable = |reason| ConfigError::UnusableBaseUrl { url: shown(), reason };
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(unusable(
+                "carries a user or password: the services take the API key as a bearer token, never in the URL",
+            ));
+        }
+        if parsed.query().is_some() {
+            return Err(unusable("has a query (`?`): every call would be sent to the base path"));
+        }
+        if parsed.fragment().is_some() {
+            return Err(unusable(
+                "has a fragment (`#`): every call would be sent to the base path",
+            ));
+        }
+        if parsed.cannot_be_a_base() || parsed.host().is_none() {
+            return Err(unusable("has no host"));
+        }
+        if !is_secure_enough(&parsed, allow_insecure_http) {
+            return Err(ConfigError::InsecureBaseUrl { url: shown() });
+        }
+        Ok(Self {
+            url: parsed.as_str().trim_end_matches('/').to_owned(),
+            secure: parsed.scheme() == "https",
+        })
     }
-    Ok(url.trim_end_matches('/').to_owned())
+
+    /// The URL, without a trailing `/`.
+    pub fn as_str(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether it is `https`.
+    pub fn is_https(&self) -> bool {
+        self.secure
+    }
+}
+
+impl fmt::Display for BaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.url)
+    }
 }
 
 /// Whether a request may go to `url`: `https`, or `http` to a loopback host, or `http` by explicit consent.
@@ -149,6 +206,10 @@ fn is_loopback(url: &reqwest::Url) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check_base_url(url: &str, allow_insecure_http: bool) -> Result<String, ConfigError> {
+        BaseUrl::parse(url, allow_insecure_http).map(|base| base.as_str().to_owned())
+    }
 
     #[test]
     fn https_or_loopback_or_consent() {
@@ -179,5 +240,26 @@ mod tests {
         assert!(error.to_string().contains("not a url\\n"), "{error}");
         assert!(std::error::Error::source(&error).is_some());
         assert_eq!(check_base_url("https://h/base/", false).unwrap(), "https://h/base");
+    }
+
+    #[test]
+    fn credentials_queries_and_fragments_are_refused_and_never_shown() {
+        for (url, reason) in [
+            ("https://user:hunter2@h.example/base", "user or password"),
+            ("https://user@h.example/base", "user or password"),
+            ("https://h.example/base?x=1", "query"),
+            ("https://h.example/base#top", "fragment"),
+        ] {
+            let error = check_base_url(url, false).unwrap_err();
+            assert!(matches!(error, ConfigError::UnusableBaseUrl { .. }), "{url}: {error}");
+            let shown = error.to_string();
+            assert!(shown.contains(reason), "{shown}");
+            assert!(!shown.contains("hunter2"), "{shown}");
+        }
+        // Not even a URL that fails to parse shows its password.
+        let error = check_base_url("https://user:hunter2@[bad/", false).unwrap_err();
+        assert!(!error.to_string().contains("hunter2"), "{error}");
+        let error = check_base_url("http://user:hunter2@api.example.jp", false).unwrap_err();
+        assert!(!error.to_string().contains("hunter2"), "{error}");
     }
 }

@@ -1,29 +1,14 @@
-//! Decoding a success body into the operation's type: the one place where a
-//! decode failure is described (which operation, where in the body, and a
-//! redacted excerpt). The generated clients call [`decode_response`] where
-//! progenitor would call `ResponseValue::from_response`.
+//! Decoding a whole success body into the operation's type: the one place
+//! where a decode failure is described (which operation, where in the body,
+//! the status when it is one the YAML does not document, and a redacted
+//! excerpt).
 
+use crate::exchange::{Call, Exchange};
 use crate::failure::{CallFailure, DecodeError, FailureKind};
-use crate::redact::Redactor;
+use crate::response::Response;
 use crate::retry::Delivery;
-use crate::table::{Method, Service};
-use progenitor_client::ResponseValue;
 use serde::de::DeserializeOwned;
-use std::sync::Arc;
-
-/// What the runtime attaches to a success response: its body, read already
-/// (under the cap, within the deadline), and what a decode failure must say.
-#[derive(Clone, Debug)]
-pub(crate) struct DecodeContext {
-    pub(crate) body: bytes::Bytes,
-    pub(crate) service: Service,
-    pub(crate) operation: &'static str,
-    pub(crate) method: Method,
-    pub(crate) attempts: u32,
-    pub(crate) redactor: Arc<Redactor>,
-    /// The rest of a large body, still on the wire (see [`crate::stream`]).
-    pub(crate) rest: Option<crate::stream::SharedRemainder>,
-}
+use tokio::sync::OwnedSemaphorePermit;
 
 /// Bodies at least this large are decoded on tokio's blocking pool, not on
 /// the caller's task: pages fetched concurrently (a paginator's prefetch)
@@ -81,65 +66,55 @@ fn from_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
     }
 }
 
-/// Decodes a success response the runtime handed over. A body that does not
-/// decode ends in [`FailureKind::Decode`], with the path of the failing value
-/// (found by decoding again, only on failure, so success costs nothing extra).
-pub async fn decode_response<T: DeserializeOwned + Send + 'static, E>(
-    mut response: reqwest::Response,
-) -> Result<ResponseValue<T>, progenitor_client::Error<E>> {
-    let context = response.extensions_mut().remove::<DecodeContext>();
+/// Decodes a success answer read whole. A paginator's `wire_slot` is given
+/// back first: the body has arrived, and another page may go on the wire
+/// while this one decodes. A body that does not decode ends in
+/// [`FailureKind::Decode`], with the path of the failing value (found by
+/// decoding again, only on failure, so success costs nothing extra).
+pub(crate) async fn decode_whole<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Result<Response<T>, CallFailure> {
+    let Exchange {
+        mut response,
+        body,
+        call,
+        ..
+    } = exchange;
+    drop(wire_slot);
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    let body = match &context {
-        // The rest of a large body, still on the wire (boxed: rare, and its reader is large).
-        Some(context) if context.rest.is_some() => {
-            match Box::pin(crate::stream::finish_reading(&mut response, context)).await {
-                None => context.body.clone(),
-                Some(Ok(body)) => body,
-                Some(Err(failure)) => return Err(failure.into_progenitor()),
-            }
-        }
-        Some(context) => context.body.clone(),
-        // Not a response of the runtime (cannot happen with generated clients).
-        None => response
-            .bytes()
-            .await
-            .map_err(progenitor_client::Error::ResponseBodyError)?,
-    };
-    crate::wire_slot::body_arrived();
     match decode::<T>(&body).await {
-        Ok(value) => Ok(ResponseValue::new(value, status, headers)),
+        Ok(value) => Ok(Response::new(status, headers, value)),
         Err(source) => {
             let mut deserializer = serde_json::Deserializer::from_slice(&body);
             let path = serde_path_to_error::deserialize::<_, T>(&mut deserializer)
                 .err()
-                .map(|tracked| tracked.path().to_string())
-                .filter(|path| path != ".");
-            let Some(context) = context else {
-                // Not a response of the runtime (cannot happen with generated
-                // clients): without the key at hand, show no excerpt at all.
-                return Err(progenitor_client::Error::InvalidResponsePayload(
-                    bytes::Bytes::new(),
-                    source,
-                ));
-            };
-            let error = DecodeError {
-                operation: Some(context.operation),
-                path,
-                excerpt: context.redactor.excerpt(&body),
-                source,
-            };
-            Err(CallFailure {
-                service: context.service,
-                operation: context.operation,
-                method: context.method,
-                delivery: Delivery::Answered,
-                attempts: context.attempts,
-                kind: FailureKind::Decode(error),
-            }
-            .into_progenitor())
+                .map(|tracked| tracked.path().to_string());
+            Err(decode_failure(&call, status.as_u16(), &body, path, source))
         }
     }
+}
+
+/// The failure of a success body that does not decode.
+pub(crate) fn decode_failure(
+    call: &Call,
+    status: u16,
+    head: &[u8],
+    path: Option<String>,
+    source: serde_json::Error,
+) -> CallFailure {
+    let undocumented = !call.operation.success_statuses.contains(&status);
+    call.failure(
+        Delivery::Answered,
+        FailureKind::Decode(DecodeError {
+            operation: Some(call.operation.id),
+            status: undocumented.then_some(status),
+            path: path.filter(|p| p != "."),
+            excerpt: call.redactor.excerpt(head),
+            source,
+        }),
+    )
 }
 
 #[cfg(test)]
@@ -158,34 +133,8 @@ mod tests {
     }
 
     async fn decoded_on(body_len: usize) -> ThreadId {
-        let body = format!("\"{}\"", "x".repeat(body_len));
-        let response = reqwest::Response::from(http::Response::new(body));
-        let decoded = decode_response::<Probe, ()>(response).await.unwrap();
-        decoded.into_inner().0
-    }
-
-    static PAGINATOR_SLOTS: std::sync::LazyLock<std::sync::Arc<tokio::sync::Semaphore>> =
-        std::sync::LazyLock::new(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1)));
-
-    /// Records how many of the paginator's slots were free while it decoded.
-    struct FreeSlots(usize);
-
-    impl<'de> serde::Deserialize<'de> for FreeSlots {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(deserializer)?;
-            Ok(FreeSlots(PAGINATOR_SLOTS.available_permits()))
-        }
-    }
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn the_wire_slot_is_given_back_before_the_body_decodes() {
-        let slot = PAGINATOR_SLOTS.clone().acquire_owned().await.unwrap();
-        assert_eq!(PAGINATOR_SLOTS.available_permits(), 0);
-        let response = reqwest::Response::from(http::Response::new("{}"));
-        let decoded = crate::holding_wire_slot(slot, decode_response::<FreeSlots, ()>(response))
-            .await
-            .unwrap();
-        assert_eq!(decoded.into_inner().0, 1, "the slot was still held while decoding");
+        let body = bytes::Bytes::from(format!("\"{}\"", "x".repeat(body_len)));
+        decode::<Probe>(&body).await.unwrap().0
     }
 
     #[test]

@@ -1,21 +1,13 @@
-//! How a call that did not succeed reports why, from the runtime to
-//! `vidplat::Error`: a typed [`CallFailure`], never a header, a status or a
-//! string to be parsed back.
-//!
-//! progenitor's generated `send` can only fail with its own `Error<E>`, and a
-//! hook can only hand it a `reqwest::Response`. So the runtime's `exec` hook
-//! returns a response that carries the failure in its extensions, the `post`
-//! hook turns that into `Error::UnexpectedResponse`, and
-//! [`CallFailure::from_progenitor`] takes the failure out again. The carrier's
-//! status and body are never read by anyone.
+//! How a call that did not succeed reports why: a typed [`CallFailure`], from
+//! the setter or the runtime to the caller (`vidplat::Error` converts from it
+//! with `?`), never a header, a status or a string to be parsed back.
 
-use crate::quota::QuotaRefusal;
+use crate::quota::limits::QuotaRefusal;
 use crate::redact::escape_controls;
 use crate::retry::Delivery;
 use crate::table::{Method, Service};
 use crate::timeout::TimeoutKind;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Why a call ended without a success, with what the runtime knows of it.
@@ -132,6 +124,9 @@ impl fmt::Display for ApiError {
 pub struct DecodeError {
     /// The operation whose answer it was, when known.
     pub operation: Option<&'static str>,
+    /// The answer's status, when it is a 2xx the YAML does not document for
+    /// the operation (a body under a documented status leaves it `None`).
+    pub status: Option<u16>,
     /// Where in the body decoding failed (`data[3].status`), when known.
     pub path: Option<String>,
     /// The body's start: secrets redacted, control characters escaped.
@@ -146,6 +141,7 @@ impl DecodeError {
     pub fn without_excerpt(source: serde_json::Error) -> Self {
         Self {
             operation: None,
+            status: None,
             path: None,
             excerpt: String::new(),
             source,
@@ -158,6 +154,9 @@ impl fmt::Display for DecodeError {
         f.write_str("undecodable response")?;
         if let Some(operation) = self.operation {
             write!(f, " of {operation}")?;
+        }
+        if let Some(status) = self.status {
+            write!(f, " (status {status}, which the documents do not give for it)")?;
         }
         write!(f, " ({}", self.source)?;
         if let Some(path) = &self.path {
@@ -179,7 +178,7 @@ impl fmt::Display for CallFailure {
         match &self.kind {
             FailureKind::InvalidInput { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
             FailureKind::Refused(why) => write!(f, "not sent: {why}"),
-            FailureKind::Quota(refusal) if refusal.quota == crate::quota::Quota::StoreUnavailable => {
+            FailureKind::Quota(refusal) if refusal.quota == crate::quota::limits::Quota::StoreUnavailable => {
                 f.write_str("the shared quota store (Redis) is unavailable: the call was not sent")
             }
             FailureKind::Quota(refusal) => write!(f, "client-side {:?} quota reached", refusal.quota),
@@ -209,54 +208,14 @@ impl FailureKind {
     }
 }
 
-/// The extension a carrier response holds. The failure is taken out once, by
-/// whoever converts progenitor's error.
-#[derive(Clone)]
-struct Carried(Arc<Mutex<Option<CallFailure>>>);
-
-impl CallFailure {
-    /// A response that carries this failure to the `post` hook.
-    pub(crate) fn into_carrier(self) -> reqwest::Response {
-        carrier(Carried(Arc::new(Mutex::new(Some(self)))))
-    }
-
-    /// progenitor's error carrying this failure (for code that runs after the hooks).
-    pub(crate) fn into_progenitor<E>(self) -> progenitor_client::Error<E> {
-        progenitor_client::Error::UnexpectedResponse(self.into_carrier())
-    }
-
-    /// The failure a runtime `exec` result carries, as progenitor's error (the
-    /// `post` hook's work). `Ok` for every other result.
-    #[allow(clippy::result_large_err)] // the hook's signature is progenitor's
-    pub fn surface<E>(result: &reqwest::Result<reqwest::Response>) -> Result<(), progenitor_client::Error<E>> {
-        match result {
-            Ok(response) => match response.extensions().get::<Carried>() {
-                Some(carried) => Err(progenitor_client::Error::UnexpectedResponse(carrier(carried.clone()))),
-                None => Ok(()),
-            },
-            Err(_) => Ok(()),
+impl std::error::Error for CallFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            FailureKind::Transport(error) => Some(error),
+            FailureKind::Decode(error) => Some(error),
+            _ => None,
         }
     }
-
-    /// Takes the runtime's failure out of progenitor's error, or gives the error back.
-    #[allow(clippy::result_large_err)] // progenitor's error is what it is
-    pub fn from_progenitor<E>(error: progenitor_client::Error<E>) -> Result<Self, progenitor_client::Error<E>> {
-        if let progenitor_client::Error::UnexpectedResponse(response) = &error {
-            if let Some(carried) = response.extensions().get::<Carried>() {
-                let taken = carried.0.lock().unwrap_or_else(PoisonError::into_inner).take();
-                if let Some(failure) = taken {
-                    return Ok(failure);
-                }
-            }
-        }
-        Err(error)
-    }
-}
-
-fn carrier(carried: Carried) -> reqwest::Response {
-    let mut response = http::Response::new(Vec::<u8>::new());
-    response.extensions_mut().insert(carried);
-    reqwest::Response::from(response)
 }
 
 #[cfg(test)]
@@ -264,27 +223,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_failure_travels_through_progenitor_typed() {
+    fn a_failure_says_its_cause_and_keeps_its_source() {
         let failure = CallFailure {
             service: Service::Encoder,
             operation: "get_task",
             method: Method::Get,
-            delivery: Delivery::NotSent,
-            attempts: 0,
-            kind: FailureKind::InvalidInput {
-                field: "priority".into(),
-                rule: "must be at most 99".into(),
-            },
+            delivery: Delivery::Answered,
+            attempts: 1,
+            kind: FailureKind::Answer(ApiError {
+                code: Some("MODEL_NOT_FOUND".into()),
+                message: Some("no such task".into()),
+                ..ApiError::status_only(404)
+            }),
         };
-        let from_exec = Ok(failure.into_carrier());
-        let error = CallFailure::surface::<()>(&from_exec).unwrap_err();
-        drop(from_exec);
-        let back = CallFailure::from_progenitor(error).unwrap();
-        assert_eq!(back.operation, "get_task");
-        assert!(matches!(back.kind, FailureKind::InvalidInput { ref field, .. } if field == "priority"));
-        // Anything else passes through.
-        let plain = progenitor_client::Error::<()>::InvalidRequest("x".into());
-        assert!(CallFailure::from_progenitor(plain).is_err());
-        assert!(CallFailure::surface::<()>(&Ok(reqwest::Response::from(http::Response::new("")))).is_ok());
+        assert_eq!(
+            failure.to_string(),
+            "encoder get_task: the service answered 404 MODEL_NOT_FOUND: no such task"
+        );
+        let source = serde_json::from_str::<u8>("x").unwrap_err();
+        let decode = CallFailure {
+            kind: FailureKind::Decode(DecodeError {
+                operation: Some("get_task"),
+                status: Some(201),
+                path: Some("id".into()),
+                excerpt: "{}".into(),
+                source,
+            }),
+            ..failure
+        };
+        assert!(
+            decode
+                .to_string()
+                .contains("status 201, which the documents do not give"),
+            "{decode}"
+        );
+        assert!(std::error::Error::source(&decode).is_some());
     }
 }

@@ -84,7 +84,7 @@ macro_rules! open_enum {
         }
 
         impl $crate::FromText for $name {
-            fn from_text(text: &str) -> ::std::result::Result<Self, ::std::string::String> {
+            fn from_text(text: &str) -> ::std::result::Result<Self, $crate::Refusal> {
                 ::std::result::Result::Ok($name::from(text))
             }
         }

@@ -1,21 +1,19 @@
 //! What every generated operation builder is, for code that handles any operation.
 
-use std::future::Future;
+use crate::failure::CallFailure;
+use crate::prepared::Prepared;
+use crate::table::OperationMeta;
 
-/// A ready-to-send operation of a generated client. The generator implements
-/// it for every operation builder.
+/// An operation of a generated client, ready to be prepared and sent. The
+/// generator implements it for every operation builder; paginators, `.call()`
+/// and `.rows()` work on any of them through it.
 pub trait Operation: Sized + Send {
-    /// The YAML's `operationId`.
-    const ID: &'static str;
+    /// The operation's row of its service's table (`operations::ALL`).
+    const META: &'static OperationMeta;
     /// The decoded success body (`()` where the documents show none).
-    type Success: serde::de::DeserializeOwned + Send;
-    /// The service's error body.
-    type ErrorBody: Send;
+    type Success: serde::de::DeserializeOwned + Send + 'static;
 
-    /// Sends the request (the builder's own `send`).
-    fn send_operation(
-        self,
-    ) -> impl Future<
-        Output = Result<progenitor_client::ResponseValue<Self::Success>, progenitor_client::Error<Self::ErrorBody>>,
-    > + Send;
+    /// Builds and checks the request; nothing is sent. A value a setter
+    /// refused, or one that breaks a documented bound, is the error.
+    fn prepare(self) -> Result<Prepared<Self::Success>, CallFailure>;
 }

@@ -2,7 +2,8 @@
 //! generator implements [`Paged`] for each one it finds in the YAML, and
 //! [`Paginated`] for each list operation whose `x-paging` declares its style.
 
-use crate::Operation;
+use crate::operation::Operation;
+use crate::setter::Refusal;
 use std::num::NonZeroU64;
 
 /// A page of a list response.
@@ -89,7 +90,7 @@ pub trait Paginated: Operation<Success: Paged> + Clone {
 
 /// A builder's query value as a count, if the caller set one (generated code).
 #[doc(hidden)]
-pub fn paging_field<T: Copy + TryInto<u64>>(field: &Result<Option<T>, String>) -> Option<u64> {
+pub fn paging_field<T: Copy + TryInto<u64>>(field: &Result<Option<T>, Refusal>) -> Option<u64> {
     field.as_ref().ok().copied().flatten().and_then(|v| v.try_into().ok())
 }
 

@@ -88,6 +88,47 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `url` with any credentials replaced by `***`: a `user:password@` before
+/// the host, and a `pass=`/`password=` query value (Redis's unix-socket URLs
+/// carry the password there). Works on text that does not parse as a URL too,
+/// so an error about a malformed URL never shows its password.
+pub fn without_credentials(url: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(url);
+    if let Some(scheme_end) = url.find("://") {
+        let authority_start = scheme_end + 3;
+        let authority_end = url[authority_start..]
+            .find(['/', '?', '#'])
+            .map_or(url.len(), |end| authority_start + end);
+        if let Some(at) = url[authority_start..authority_end].rfind('@') {
+            out = Cow::Owned(format!(
+                "{}***{}",
+                &url[..authority_start],
+                &url[authority_start + at..]
+            ));
+        }
+    }
+    if let Some(query_start) = out.find('?') {
+        let (head, query) = out.split_at(query_start + 1);
+        let mut changed = false;
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, value))
+                    if !value.is_empty() && matches!(name.to_ascii_lowercase().as_str(), "pass" | "password") =>
+                {
+                    changed = true;
+                    format!("{name}=***")
+                }
+                _ => pair.to_owned(),
+            })
+            .collect();
+        if changed {
+            out = Cow::Owned(format!("{head}{}", pairs.join("&")));
+        }
+    }
+    out
+}
+
 /// Replaces the value of every `"member": "…"` in JSON-like text (possibly cut
 /// short: an unterminated value is redacted to the end). `None` when nothing matched.
 fn redact_member(text: &str, member: &str) -> Option<String> {
@@ -164,5 +205,28 @@ b"}"#;
         assert!(excerpt.ends_with('…'));
         assert_eq!(escape_controls("a\u{1b}[31mb\r\n"), "a\\u{1b}[31mb\\r\\n");
         assert!(!format!("{redactor:?}").contains("sk-live"));
+    }
+
+    #[test]
+    fn urls_lose_their_credentials_parsed_or_not() {
+        assert_eq!(
+            without_credentials("https://u:pw@h.example/x"),
+            "https://***@h.example/x"
+        );
+        assert_eq!(
+            without_credentials("redis://:pw@127.0.0.1:6379/0"),
+            "redis://***@127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            without_credentials("redis+unix:///tmp/r.sock?db=1&pass=pw"),
+            "redis+unix:///tmp/r.sock?db=1&pass=***"
+        );
+        assert_eq!(
+            without_credentials("unix:///tmp/r.sock?password=pw"),
+            "unix:///tmp/r.sock?password=***"
+        );
+        assert_eq!(without_credentials("https://u:pw@[bad/"), "https://***@[bad/");
+        assert_eq!(without_credentials("https://h.example/a@b"), "https://h.example/a@b");
+        assert_eq!(without_credentials("not a url"), "not a url");
     }
 }

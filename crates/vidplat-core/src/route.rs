@@ -1,19 +1,17 @@
-//! Route overrides: an operation sent with another method and path template
-//! than the YAML's (for operations whose route the documents do not show).
+//! Routes: the path template an operation is sent to, filled with its
+//! encoded path values, and the overrides that send an operation elsewhere
+//! (for operations whose route the documents do not show).
 
-use crate::table::Method;
+use crate::config::ConfigError;
+use crate::table::{Method, ServiceTable};
+use std::collections::HashMap;
 use std::fmt;
 
-/// A path template such as `/v1/tasks/{task-id}`, split into literal and parameter segments.
+/// A path template such as `/v1/tasks/{task-id}`, checked: it starts with
+/// `/`, and every `{name}` fills a whole segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteTemplate {
-    segments: Vec<Segment>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Segment {
-    Literal(String),
-    Param(String),
+    template: String,
 }
 
 impl RouteTemplate {
@@ -22,7 +20,6 @@ impl RouteTemplate {
         let rest = template
             .strip_prefix('/')
             .ok_or_else(|| format!("route template `{template}` must start with `/`"))?;
-        let mut segments = Vec::new();
         for part in rest.split('/') {
             if let Some(name) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
                 if name.is_empty() || name.contains(['{', '}']) {
@@ -30,27 +27,20 @@ impl RouteTemplate {
                         "route template `{template}` has a malformed parameter `{part}`"
                     ));
                 }
-                segments.push(Segment::Param(name.to_owned()));
             } else if part.contains(['{', '}']) {
                 return Err(format!(
                     "route template `{template}`: a parameter must fill a whole segment (`{part}`)"
                 ));
-            } else {
-                segments.push(Segment::Literal(part.to_owned()));
             }
         }
-        Ok(Self { segments })
+        Ok(Self {
+            template: template.to_owned(),
+        })
     }
 
     /// Parameter names, in order.
     pub fn params(&self) -> Vec<&str> {
-        self.segments
-            .iter()
-            .filter_map(|s| match s {
-                Segment::Param(name) => Some(name.as_str()),
-                Segment::Literal(_) => None,
-            })
-            .collect()
+        params(&self.template).collect()
     }
 
     /// Same parameter names, in any order.
@@ -62,64 +52,106 @@ impl RouteTemplate {
         mine == theirs
     }
 
-    /// Reads the (still percent-encoded) parameter values out of a concrete path.
-    pub fn capture<'p>(&self, path: &'p str) -> Option<Vec<(&str, &'p str)>> {
-        let parts: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
-        if parts.len() != self.segments.len() {
-            return None;
-        }
-        let mut values = Vec::new();
-        for (segment, part) in self.segments.iter().zip(parts) {
-            match segment {
-                Segment::Literal(literal) if literal == part => {}
-                Segment::Literal(_) => return None,
-                Segment::Param(name) => values.push((name.as_str(), part)),
-            }
-        }
-        Some(values)
-    }
-
-    /// Writes a concrete path from captured values (already percent-encoded).
-    pub fn render(&self, values: &[(&str, &str)]) -> Option<String> {
-        let mut path = String::new();
-        for segment in &self.segments {
-            path.push('/');
-            match segment {
-                Segment::Literal(literal) => path.push_str(literal),
-                Segment::Param(name) => path.push_str(values.iter().find(|(n, _)| n == name)?.1),
-            }
-        }
-        Some(path)
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.template
     }
 }
 
 impl fmt::Display for RouteTemplate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for segment in &self.segments {
-            match segment {
-                Segment::Literal(literal) => write!(f, "/{literal}")?,
-                Segment::Param(name) => write!(f, "/{{{name}}}")?,
-            }
-        }
-        Ok(())
+        f.write_str(&self.template)
     }
 }
 
+fn params(template: &str) -> impl Iterator<Item = &str> {
+    template
+        .split('/')
+        .filter_map(|part| part.strip_prefix('{').and_then(|p| p.strip_suffix('}')))
+}
+
+/// Appends `template` to `out`, each `{name}` replaced by its value from
+/// `values` (already encoded as one segment). `Err` names a parameter that
+/// has no value.
+pub(crate) fn fill<'t>(template: &'t str, values: &[(&str, String)], out: &mut String) -> Result<(), &'t str> {
+    for (index, part) in template.split('/').enumerate() {
+        if index > 0 {
+            out.push('/');
+        }
+        match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            Some(name) => out.push_str(&values.iter().find(|(n, _)| *n == name).ok_or(name)?.1),
+            None => out.push_str(part),
+        }
+    }
+    Ok(())
+}
+
 /// Where an overridden operation is sent instead of the YAML's route.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Route {
     pub(crate) method: Method,
     pub(crate) template: RouteTemplate,
-    /// The YAML's template, whose parameters are read from the request's path.
-    pub(crate) default: RouteTemplate,
 }
 
-impl Route {
-    /// The override's path for a concrete `relative` path of the YAML's route,
-    /// or `None` when the path does not match that route.
-    pub(crate) fn rewrite(&self, relative: &str) -> Option<String> {
-        let values = self.default.capture(relative)?;
-        self.template.render(&values)
+/// The route overrides of one service, checked once: each names an operation
+/// of the service, its template is well formed and has exactly the
+/// operation's path parameters, and no operation is overridden twice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Routes {
+    by_operation: HashMap<&'static str, Route>,
+}
+
+impl Routes {
+    /// Checks `overrides` (operation, method, template) against `table`.
+    pub fn check(table: &'static ServiceTable, overrides: &[(String, Method, String)]) -> Result<Self, ConfigError> {
+        let mut by_operation = HashMap::new();
+        for (id, method, template) in overrides {
+            let op = table.operation(id).ok_or_else(|| ConfigError::UnknownOperation {
+                service: Some(table.service),
+                operation: id.clone(),
+            })?;
+            let invalid = |reason: String| ConfigError::InvalidRoute {
+                operation: op.id.to_owned(),
+                reason,
+            };
+            let template = RouteTemplate::parse(template).map_err(invalid)?;
+            let default = RouteTemplate::parse(op.path).map_err(invalid)?;
+            if !template.same_params(&default) {
+                return Err(invalid(format!(
+                    "template `{template}` has parameters {:?}, the operation has {:?}",
+                    template.params(),
+                    default.params()
+                )));
+            }
+            let route = Route {
+                method: *method,
+                template,
+            };
+            if by_operation.insert(op.id, route).is_some() {
+                return Err(ConfigError::DuplicateRoute {
+                    operation: op.id.to_owned(),
+                });
+            }
+        }
+        Ok(Self { by_operation })
+    }
+
+    /// The override of operation `id`, if any (no lookup when there are none, the usual case).
+    pub(crate) fn get(&self, id: &str) -> Option<&Route> {
+        if self.by_operation.is_empty() {
+            return None;
+        }
+        self.by_operation.get(id)
+    }
+
+    /// The method and template operation `id` is sent with instead of its own, if overridden.
+    pub fn of(&self, id: &str) -> Option<(Method, &str)> {
+        self.get(id).map(|route| (route.method, route.template.as_str()))
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.by_operation.is_empty()
     }
 }
 
@@ -128,21 +160,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn captures_and_renders_into_another_template() {
-        let from = RouteTemplate::parse("/v1/contents/{content-name}/posters/{poster-id}").unwrap();
+    fn templates_are_filled_with_encoded_values_in_any_order() {
+        let values = [
+            ("poster-id", "p-1".to_owned()),
+            ("content-name", "my%20film".to_owned()),
+        ];
+        let mut out = String::from("/base");
+        fill("/v1/posters/{poster-id}/of/{content-name}", &values, &mut out).unwrap();
+        assert_eq!(out, "/base/v1/posters/p-1/of/my%20film");
         let to = RouteTemplate::parse("/v1/posters/{poster-id}/of/{content-name}").unwrap();
+        let from = RouteTemplate::parse("/v1/contents/{content-name}/posters/{poster-id}").unwrap();
         assert!(from.same_params(&to));
-        let values = from.capture("/v1/contents/my%20film/posters/p-1").unwrap();
-        assert_eq!(values, [("content-name", "my%20film"), ("poster-id", "p-1")]);
-        assert_eq!(to.render(&values).unwrap(), "/v1/posters/p-1/of/my%20film");
         assert_eq!(to.to_string(), "/v1/posters/{poster-id}/of/{content-name}");
+        assert_eq!(fill("/v1/tasks/{task-id}", &[], &mut String::new()), Err("task-id"));
     }
 
     #[test]
     fn rejects_mismatches_and_malformed_templates() {
         let t = RouteTemplate::parse("/v1/tasks/{task-id}").unwrap();
-        assert_eq!(t.capture("/v1/tasks"), None);
-        assert_eq!(t.capture("/v1/presets/3"), None);
         assert!(!t.same_params(&RouteTemplate::parse("/v1/tasks/{id}").unwrap()));
         assert!(RouteTemplate::parse("v1/tasks").is_err());
         assert!(RouteTemplate::parse("/v1/tasks/{}").is_err());

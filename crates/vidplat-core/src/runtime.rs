@@ -1,18 +1,17 @@
-//! The runtime every generated client delegates its hooks to: one per client,
-//! shared by its clones. Building it is in `builder.rs`, sending in `pipeline.rs`.
+//! The runtime every generated client sends through: one per client, shared
+//! by its clones. Building it is in `builder.rs`; a request is described in
+//! `request.rs` and sent by `exchange.rs`.
 
-use crate::config::is_secure_enough;
-use crate::failure::FailureKind;
-use crate::quota::QuotaLimiter;
-use crate::redact::{escape_controls, Redactor, REDACTED};
+use crate::config::BaseUrl;
+use crate::quota::limiter::QuotaLimiter;
+use crate::redact::{Redactor, REDACTED};
 use crate::retry::RetryPolicy;
-use crate::route::Route;
+use crate::route::Routes;
 use crate::table::{Method, OperationMeta, Service, ServiceTable};
 use crate::timeout::Timeouts;
 use crate::transport::Transport;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Shared, cheap to clone: every clone of a client uses the same runtime.
 #[derive(Clone)]
@@ -22,12 +21,13 @@ pub struct Runtime {
 
 pub(crate) struct Inner {
     pub(crate) table: &'static ServiceTable,
-    /// Operations by id: looked up once per call.
-    pub(crate) index: HashMap<&'static str, &'static OperationMeta>,
+    /// Checked once, when the runtime was built.
+    pub(crate) base: BaseUrl,
     /// `Bearer <key>`, built once and marked sensitive (never printed by reqwest or us).
     pub(crate) authorization: Option<reqwest::header::HeaderValue>,
     pub(crate) redactor: Arc<Redactor>,
-    pub(crate) routes: HashMap<&'static str, Route>,
+    /// Checked once, when the runtime was built.
+    pub(crate) routes: Routes,
     pub(crate) transport: Arc<dyn Transport>,
     /// The runtime's own HTTP client: follows no redirect, has the connect timeout.
     pub(crate) http: reqwest::Client,
@@ -35,41 +35,6 @@ pub(crate) struct Inner {
     pub(crate) timeouts: Timeouts,
     pub(crate) max_response_body: u64,
     pub(crate) quota: Option<QuotaLimiter>,
-    pub(crate) allow_insecure_http: bool,
-    /// The base URL of the client this runtime serves, parsed once.
-    pub(crate) base: OnceLock<Base>,
-}
-
-/// A client's base URL, as requests are checked against it.
-#[derive(Debug)]
-pub(crate) struct Base {
-    raw: String,
-    scheme: String,
-    host: Option<String>,
-    port: Option<u16>,
-    /// Path without a trailing `/`.
-    path: String,
-    secure: bool,
-}
-
-impl Base {
-    fn parse(raw: &str, allow_insecure_http: bool) -> Option<Base> {
-        let url = reqwest::Url::parse(raw).ok()?;
-        Some(Base {
-            raw: raw.to_owned(),
-            scheme: url.scheme().to_owned(),
-            host: url.host_str().map(str::to_owned),
-            port: url.port_or_known_default(),
-            path: url.path().trim_end_matches('/').to_owned(),
-            secure: is_secure_enough(&url, allow_insecure_http),
-        })
-    }
-
-    fn same_origin(&self, url: &reqwest::Url) -> bool {
-        url.scheme() == self.scheme
-            && url.host_str() == self.host.as_deref()
-            && url.port_or_known_default() == self.port
-    }
 }
 
 impl fmt::Debug for Runtime {
@@ -77,15 +42,9 @@ impl fmt::Debug for Runtime {
         let inner = &self.inner;
         f.debug_struct("Runtime")
             .field("service", &inner.table.service)
+            .field("base_url", &inner.base.as_str())
             .field("api_key", &inner.authorization.as_ref().map(|_| REDACTED))
-            .field(
-                "routes",
-                &inner
-                    .routes
-                    .iter()
-                    .map(|(id, r)| (id, format!("{} {}", r.method, r.template)))
-                    .collect::<Vec<_>>(),
-            )
+            .field("routes", &inner.routes)
             .field("retry", &inner.retry)
             .field("timeouts", &inner.timeouts)
             .field("max_response_body", &inner.max_response_body)
@@ -100,8 +59,17 @@ impl Runtime {
         self.inner.table.service
     }
 
-    /// The runtime's HTTP client (it follows no redirect). Generated clients
-    /// are built with it; the runtime sends every request with it.
+    /// The service's table of operations.
+    pub fn table(&self) -> &'static ServiceTable {
+        self.inner.table
+    }
+
+    /// The base URL every request goes to (without a trailing `/`).
+    pub fn base_url(&self) -> &str {
+        self.inner.base.as_str()
+    }
+
+    /// The runtime's HTTP client (it follows no redirect); the runtime sends every request with it.
     pub fn http_client(&self) -> &reqwest::Client {
         &self.inner.http
     }
@@ -111,102 +79,24 @@ impl Runtime {
         self.inner.quota.as_ref()
     }
 
-    /// The row of operation `id`.
-    pub fn operation(&self, id: &str) -> Option<&'static OperationMeta> {
-        self.inner.index.get(id).copied()
-    }
-
-    /// The route override of an operation, if any (no lookup when there are none, the usual case).
-    pub(crate) fn route(&self, id: &str) -> Option<&crate::route::Route> {
-        if self.inner.routes.is_empty() {
-            return None;
-        }
-        self.inner.routes.get(id)
+    /// The route overrides.
+    pub fn routes(&self) -> &Routes {
+        &self.inner.routes
     }
 
     /// The method and path template an operation is sent with, overrides applied.
     pub fn route_of(&self, id: &str) -> Option<(Method, String)> {
-        if let Some(route) = self.route(id) {
-            return Some((route.method, route.template.to_string()));
+        if let Some((method, template)) = self.inner.routes.of(id) {
+            return Some((method, template.to_owned()));
         }
-        self.operation(id).map(|op| (op.method, op.path.to_owned()))
+        self.inner.table.operation(id).map(|op| (op.method, op.path.to_owned()))
     }
 
-    /// Readies a request before its first attempt: refuses a request
-    /// that would leave the configured origin or go over plain http, attaches
-    /// the key, checks the documented bounds, applies a route override.
-    pub(crate) fn prepare(
-        &self,
-        base_url: &str,
-        request: &mut reqwest::Request,
-        op: &'static OperationMeta,
-    ) -> Result<(), FailureKind> {
-        let allow_insecure_http = self.inner.allow_insecure_http;
-        // The first base URL seen is parsed once and kept (a runtime serves one client).
-        if self.inner.base.get().is_none() {
-            if let Some(base) = Base::parse(base_url, allow_insecure_http) {
-                let _ = self.inner.base.set(base);
-            }
+    /// The method and template `operation` is sent with: its override, else the YAML's.
+    pub(crate) fn route(&self, operation: &'static OperationMeta) -> (Method, &str) {
+        match self.inner.routes.get(operation.id) {
+            Some(route) => (route.method, route.template.as_str()),
+            None => (operation.method, operation.path),
         }
-        match self.inner.base.get() {
-            Some(base) if base.raw == base_url => self.prepare_with(base, request, op),
-            _ => {
-                let base = Base::parse(base_url, allow_insecure_http).ok_or_else(|| {
-                    FailureKind::Refused(format!("base URL `{}` does not parse", escape_controls(base_url)))
-                })?;
-                self.prepare_with(&base, request, op)
-            }
-        }
-    }
-
-    fn prepare_with(
-        &self,
-        base: &Base,
-        request: &mut reqwest::Request,
-        op: &'static OperationMeta,
-    ) -> Result<(), FailureKind> {
-        if !base.secure {
-            return Err(FailureKind::Refused(format!(
-                "base URL `{}` is plain http to a host that is not a loopback address",
-                escape_controls(&self.inner.redactor.text(&base.raw))
-            )));
-        }
-        // The key goes only to the configured origin.
-        if !base.same_origin(request.url()) {
-            return Err(FailureKind::Refused(
-                "the request's URL is not on the client's base URL".into(),
-            ));
-        }
-        let headers = request.headers_mut();
-        if let (Some(authorization), true) = (&self.inner.authorization, op.authenticated) {
-            headers.insert(reqwest::header::AUTHORIZATION, authorization.clone());
-        }
-        if !op.checks.is_empty() {
-            let query: Vec<(String, String)> = request
-                .url()
-                .query_pairs()
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect();
-            let body = request
-                .body()
-                .and_then(|b| b.as_bytes())
-                .and_then(|b| serde_json::from_slice(b).ok());
-            if let Some((field, rule)) = crate::validate::first_violation(op.checks, &query, body.as_ref()) {
-                return Err(FailureKind::InvalidInput { field, rule });
-            }
-        }
-        if let Some(route) = self.route(op.id) {
-            let unroutable =
-                || FailureKind::Refused(format!("the request's path does not match the route of `{}`", op.id));
-            let relative = request
-                .url()
-                .path()
-                .strip_prefix(base.path.as_str())
-                .ok_or_else(unroutable)?;
-            let path = route.rewrite(relative).ok_or_else(unroutable)?;
-            request.url_mut().set_path(&format!("{}{path}", base.path));
-            *request.method_mut() = route.method.to_reqwest();
-        }
-        Ok(())
     }
 }

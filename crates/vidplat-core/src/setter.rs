@@ -1,41 +1,121 @@
 //! What a generated builder's setters accept: plain values, the ids responses
-//! carry, and builders of nested bodies.
+//! carry, and builders of nested bodies; and how they refuse a value.
 //!
 //! A setter for a member of type `T` takes any [`IntoValue<T>`]; a setter for
 //! an optional member takes any [`IntoOptional<T>`]. So `.name("x")` works for
 //! an optional member with a rule, `.task_id(task.id)` passes the `Option<i64>`
 //! a response carries straight to the next call, and `.streams([builder])`
 //! takes builders. A value that breaks a rule is not sent: the request fails
-//! with an error naming the member's path (`streams[0].video.height`).
+//! with a [`Refusal`] naming the member's path (`streams[0].video.height`).
+//! The path is built as the value moves outwards, member by member, never
+//! read back from an error message.
 
+use std::borrow::Cow;
+use std::fmt;
 use std::num::NonZeroU64;
 
+/// A value a setter refused: where (the member's whole path) and why (the rule).
+///
+/// Typed from the setter that refused it to `vidplat::Error::InvalidInput`:
+/// each enclosing builder adds its member's name in front ([`Refusal::at`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// `streams[0].video.height`; empty for the value itself.
+    path: String,
+    rule: Cow<'static, str>,
+}
+
+impl Refusal {
+    /// The value itself breaks `rule` (its member's name is added by whoever holds it).
+    pub fn new(rule: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            path: String::new(),
+            rule: rule.into(),
+        }
+    }
+
+    /// The required `member` was never given.
+    pub fn missing(member: &str) -> Self {
+        Self::new("is required").at(member)
+    }
+
+    /// The same refusal, seen from the value that holds it as `member`
+    /// (`streams[0]` and `video.height` make `streams[0].video.height`).
+    #[must_use]
+    pub fn at(mut self, member: &str) -> Self {
+        let member = member.trim_start_matches("r#");
+        self.path = match (self.path.is_empty(), self.path.starts_with('[')) {
+            (true, _) => member.to_owned(),
+            (false, true) => format!("{member}{}", self.path),
+            (false, false) => format!("{member}.{}", self.path),
+        };
+        self
+    }
+
+    /// The refused member's whole path (empty when the value itself was refused).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The rule the value breaks ("must be at most 99 (maximum)", "is required").
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
+    /// `(path, rule)`, owned.
+    pub fn into_parts(self) -> (String, String) {
+        (self.path, self.rule.into_owned())
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.rule)
+        } else {
+            write!(f, "`{}` {}", crate::redact::escape_controls(&self.path), self.rule)
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
 /// A value a setter of a `T` member accepts.
+#[diagnostic::on_unimplemented(
+    message = "a setter of a `{T}` member does not take a `{Self}`",
+    label = "not a `{T}`, nor text, a number or an id it can be made from",
+    note = "pass a `{T}`, a reference to one, its builder, or (for text, ids and numbers) a `&str`, `String`, integer or the `Option` a response carries"
+)]
 pub trait IntoValue<T> {
     /// The value, or why it breaks `T`'s rules.
-    fn into_value(self) -> Result<T, String>;
+    fn into_value(self) -> Result<T, Refusal>;
 }
 
 /// A value a setter of an optional `T` member accepts (`None` leaves it unset).
+#[diagnostic::on_unimplemented(
+    message = "a setter of an optional `{T}` member does not take a `{Self}`",
+    label = "not a `{T}`, nor text, a number or an id it can be made from",
+    note = "pass a `{T}`, a reference to one, its builder, `None`, or (for text, ids and numbers) a `&str`, `String`, integer or the `Option` a response carries"
+)]
 pub trait IntoOptional<T> {
     /// The value (or none), or why it breaks `T`'s rules.
-    fn into_optional(self) -> Result<Option<T>, String>;
+    fn into_optional(self) -> Result<Option<T>, Refusal>;
 }
 
 impl<T> IntoValue<T> for T {
-    fn into_value(self) -> Result<T, String> {
+    fn into_value(self) -> Result<T, Refusal> {
         Ok(self)
     }
 }
 
 impl<T> IntoOptional<T> for T {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         Ok(Some(self))
     }
 }
 
 impl<T> IntoOptional<T> for Option<T> {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         Ok(self)
     }
 }
@@ -46,65 +126,65 @@ impl<T> IntoOptional<T> for Option<T> {
 /// follow for all of them from the impls below.
 pub trait FromText: Sized {
     /// The value `text` stands for, or why it breaks the type's rules.
-    fn from_text(text: &str) -> Result<Self, String>;
+    fn from_text(text: &str) -> Result<Self, Refusal>;
 }
 
 impl<T: FromText> IntoValue<T> for &str {
-    fn into_value(self) -> Result<T, String> {
+    fn into_value(self) -> Result<T, Refusal> {
         T::from_text(self)
     }
 }
 
 impl<T: FromText> IntoValue<T> for String {
-    fn into_value(self) -> Result<T, String> {
+    fn into_value(self) -> Result<T, Refusal> {
         T::from_text(&self)
     }
 }
 
 impl<T: FromText> IntoValue<T> for &String {
-    fn into_value(self) -> Result<T, String> {
+    fn into_value(self) -> Result<T, Refusal> {
         T::from_text(self)
     }
 }
 
 impl<T: FromText> IntoValue<T> for Option<String> {
-    fn into_value(self) -> Result<T, String> {
-        T::from_text(self.as_deref().ok_or(MISSING)?)
+    fn into_value(self) -> Result<T, Refusal> {
+        T::from_text(self.as_deref().ok_or_else(|| Refusal::new(MISSING))?)
     }
 }
 
 impl<T: FromText> IntoValue<T> for &Option<String> {
-    fn into_value(self) -> Result<T, String> {
-        T::from_text(self.as_deref().ok_or(MISSING)?)
+    fn into_value(self) -> Result<T, Refusal> {
+        T::from_text(self.as_deref().ok_or_else(|| Refusal::new(MISSING))?)
     }
 }
 
 impl<T: FromText> IntoOptional<T> for &str {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         T::from_text(self).map(Some)
     }
 }
 
 impl<T: FromText> IntoOptional<T> for String {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         T::from_text(&self).map(Some)
     }
 }
 
 impl<T: FromText> IntoOptional<T> for &String {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         T::from_text(self).map(Some)
     }
 }
 
 impl<T: FromText> IntoOptional<T> for Option<String> {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         self.as_deref().map(T::from_text).transpose()
     }
 }
 
 impl<T: FromText> IntoOptional<T> for &Option<String> {
-    fn into_optional(self) -> Result<Option<T>, String> {
+    fn into_optional(self) -> Result<Option<T>, Refusal> {
         self.as_deref().map(T::from_text).transpose()
     }
 }
@@ -113,7 +193,7 @@ impl<T: FromText> IntoOptional<T> for &Option<String> {
 pub const MISSING: &str = "is required, and the value given is None";
 
 /// Implements both traits for conversions `$from => $to`, each a function
-/// from `$from` to `Result<$to, String>`, with their `Option` and borrowed
+/// from `$from` to `Result<$to, Refusal>`, with their `Option` and borrowed
 /// forms: `None` is missing for a required member and unset for an optional
 /// one, and `&Option<_>` passes a borrowed response member on as it is.
 #[macro_export]
@@ -123,13 +203,13 @@ macro_rules! into_value {
         $crate::into_value!(@same $to);
         $(
             impl $crate::IntoValue<$to> for $from {
-                fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
-                    let convert: fn($from) -> ::std::result::Result<$to, ::std::string::String> = $convert;
+                fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
+                    let convert: fn($from) -> ::std::result::Result<$to, $crate::Refusal> = $convert;
                     convert(self)
                 }
             }
             impl $crate::IntoOptional<$to> for $from {
-                fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+                fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                     $crate::IntoValue::<$to>::into_value(self).map(::std::option::Option::Some)
                 }
             }
@@ -140,74 +220,78 @@ macro_rules! into_value {
     // (one pair per body type keeps the generated crates quick to compile).
     (@builder $to:ty: $from:ty) => {
         impl $crate::IntoValue<$to> for $from {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
-                <$to>::try_from(self).map_err(|e| e.to_string())
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
+                <$to>::try_from(self)
             }
         }
         impl $crate::IntoOptional<$to> for $from {
-            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
-                <$to>::try_from(self).map(::std::option::Option::Some).map_err(|e| e.to_string())
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
+                <$to>::try_from(self).map(::std::option::Option::Some)
             }
         }
     };
     (@same $to:ty) => {
         impl $crate::IntoValue<$to> for &$to {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::clone::Clone::clone(self))
             }
         }
         impl $crate::IntoOptional<$to> for &$to {
-            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::option::Option::Some(::std::clone::Clone::clone(self)))
             }
         }
         impl $crate::IntoValue<$to> for ::std::option::Option<$to> {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
-                self.ok_or_else(|| $crate::MISSING.into())
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
+                self.ok_or_else(|| $crate::Refusal::new($crate::MISSING))
             }
         }
         impl $crate::IntoValue<$to> for &::std::option::Option<$to> {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
-                ::std::clone::Clone::clone(self).ok_or_else(|| $crate::MISSING.into())
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
+                ::std::clone::Clone::clone(self).ok_or_else(|| $crate::Refusal::new($crate::MISSING))
             }
         }
         impl $crate::IntoOptional<$to> for &::std::option::Option<$to> {
-            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::clone::Clone::clone(self))
             }
         }
     };
     (@option $to:ty, $from:ty) => {
         impl $crate::IntoValue<$to> for ::std::option::Option<$from> {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 match self {
                     ::std::option::Option::Some(value) => $crate::IntoValue::<$to>::into_value(value),
-                    ::std::option::Option::None => ::std::result::Result::Err($crate::MISSING.into()),
+                    ::std::option::Option::None => ::std::result::Result::Err($crate::Refusal::new($crate::MISSING)),
                 }
             }
         }
         impl $crate::IntoOptional<$to> for ::std::option::Option<$from> {
-            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 self.map($crate::IntoValue::<$to>::into_value).transpose()
             }
         }
         impl $crate::IntoValue<$to> for &::std::option::Option<$from> {
-            fn into_value(self) -> ::std::result::Result<$to, ::std::string::String> {
+            fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 $crate::IntoValue::<$to>::into_value(::std::clone::Clone::clone(self))
             }
         }
         impl $crate::IntoOptional<$to> for &::std::option::Option<$from> {
-            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, ::std::string::String> {
+            fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 $crate::IntoOptional::<$to>::into_optional(::std::clone::Clone::clone(self))
             }
         }
     };
 }
 
-fn positive(value: Option<u64>) -> Result<NonZeroU64, String> {
+fn positive(value: Option<u64>) -> Result<NonZeroU64, Refusal> {
     value
         .and_then(NonZeroU64::new)
-        .ok_or_else(|| "must be at least 1 (minimum)".to_owned())
+        .ok_or_else(|| Refusal::new("must be at least 1 (minimum)"))
+}
+
+fn within_i64(value: Option<i64>) -> Result<i64, Refusal> {
+    value.ok_or_else(|| Refusal::new("must be at most 9223372036854775807"))
 }
 
 into_value!(NonZeroU64:
@@ -221,9 +305,9 @@ into_value!(NonZeroU64:
 into_value!(i64:
     i32 => |v| Ok(v.into()),
     u32 => |v| Ok(v.into()),
-    u64 => |v| i64::try_from(v).map_err(|_| "must be at most 9223372036854775807".to_owned()),
-    usize => |v| i64::try_from(v).map_err(|_| "must be at most 9223372036854775807".to_owned()),
-    NonZeroU64 => |v| i64::try_from(v.get()).map_err(|_| "must be at most 9223372036854775807".to_owned()),
+    u64 => |v| within_i64(i64::try_from(v).ok()),
+    usize => |v| within_i64(i64::try_from(v).ok()),
+    NonZeroU64 => |v| within_i64(i64::try_from(v.get()).ok()),
 );
 
 into_value!(String:
@@ -243,45 +327,25 @@ into_value!(serde_json::Value:
     String => |v| Ok(v.into()),
 );
 
+fn uuid_from(text: &str) -> Result<uuid::Uuid, Refusal> {
+    text.parse().map_err(|e| Refusal::new(format!("is not a UUID ({e})")))
+}
+
 into_value!(uuid::Uuid:
-    &str => |v| v.parse().map_err(|e| format!("is not a UUID ({e})")),
-    String => |v| v.parse().map_err(|e| format!("is not a UUID ({e})")),
+    &str => uuid_from,
+    String => |v| uuid_from(&v),
+    &String => |v| uuid_from(v),
 );
 
-/// The setter error for `member`, in the one form every layer reads:
-/// `error converting supplied value for <path>: <why>`. A nested builder's
-/// own error is spliced into the path (`streams[0].video.height`), and a
-/// missing required member becomes `<path>.<member>: is required`.
-pub fn member_error(member: &str, why: impl std::fmt::Display) -> String {
-    const PREFIX: &str = "error converting supplied value for ";
-    const MISSING_MEMBER: &str = "no value supplied for ";
-    let why = why.to_string();
-    if let Some((path, rest)) = why.strip_prefix(PREFIX).and_then(|r| r.split_once(": ")) {
-        return format!("{PREFIX}{}: {rest}", join(member, path));
-    }
-    if let Some(inner) = why.strip_prefix(MISSING_MEMBER) {
-        return format!("{PREFIX}{}: is required", join(member, inner));
-    }
-    format!("{PREFIX}{member}: {why}")
-}
-
-fn join(member: &str, path: &str) -> String {
-    match (member.is_empty(), path.starts_with('[')) {
-        (true, _) => path.to_owned(),
-        (false, true) => format!("{member}{path}"),
-        (false, false) => format!("{member}.{path}"),
-    }
-}
-
 /// Converts each element of an array member, naming the failing index.
-pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item = V>) -> Result<Vec<T>, String> {
+pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item = V>) -> Result<Vec<T>, Refusal> {
     values
         .into_iter()
         .enumerate()
         .map(|(index, value)| {
             value
                 .into_value()
-                .map_err(|why| member_error(&format!("{member}[{index}]"), why))
+                .map_err(|refusal| refusal.at(&format!("[{index}]")).at(member))
         })
         .collect()
 }
@@ -290,11 +354,11 @@ pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item
 mod tests {
     use super::*;
 
-    fn required<T, V: IntoValue<T>>(value: V) -> Result<T, String> {
+    fn required<T, V: IntoValue<T>>(value: V) -> Result<T, Refusal> {
         value.into_value()
     }
 
-    fn optional<T, V: IntoOptional<T>>(value: V) -> Result<Option<T>, String> {
+    fn optional<T, V: IntoOptional<T>>(value: V) -> Result<Option<T>, Refusal> {
         value.into_optional()
     }
 
@@ -303,20 +367,26 @@ mod tests {
         let id: Option<i64> = Some(7);
         assert_eq!(required::<NonZeroU64, _>(id), Ok(NonZeroU64::new(7).unwrap()));
         assert_eq!(required::<NonZeroU64, _>(&id), Ok(NonZeroU64::new(7).unwrap()));
-        assert_eq!(required::<NonZeroU64, _>(None::<i64>), Err(MISSING.to_owned()));
+        assert_eq!(required::<NonZeroU64, _>(None::<i64>), Err(Refusal::new(MISSING)));
         assert_eq!(
-            required::<NonZeroU64, _>(0i64),
-            Err("must be at least 1 (minimum)".to_owned())
+            required::<NonZeroU64, _>(0i64).unwrap_err().rule(),
+            "must be at least 1 (minimum)"
         );
         assert_eq!(
-            required::<NonZeroU64, _>(-3),
-            Err("must be at least 1 (minimum)".to_owned())
+            required::<NonZeroU64, _>(-3).unwrap_err().rule(),
+            "must be at least 1 (minimum)"
         );
         let name: Option<String> = Some("cat-1".into());
         assert_eq!(required::<String, _>(&name), Ok("cat-1".to_owned()));
         assert!(required::<uuid::Uuid, _>("not-a-uuid")
             .unwrap_err()
+            .rule()
             .starts_with("is not a UUID"));
+        // Borrowed forms of what a user holds.
+        let owned = String::from("0b0b0b0b-0000-4000-8000-000000000000");
+        let uuid: uuid::Uuid = required(&owned).unwrap();
+        assert_eq!(required::<uuid::Uuid, _>(&uuid), Ok(uuid));
+        assert_eq!(required::<uuid::Uuid, _>(&Some(uuid)), Ok(uuid));
     }
 
     #[test]
@@ -326,31 +396,26 @@ mod tests {
         assert_eq!(optional::<i64, _>(None::<i64>), Ok(None));
         assert_eq!(optional::<NonZeroU64, _>(None::<i64>), Ok(None));
         assert_eq!(
-            optional::<NonZeroU64, _>(Some(0i64)),
-            Err("must be at least 1 (minimum)".to_owned())
+            optional::<NonZeroU64, _>(Some(0i64)).unwrap_err().rule(),
+            "must be at least 1 (minimum)"
         );
     }
 
     #[test]
-    fn errors_name_the_whole_path() {
+    fn refusals_name_the_whole_path_as_they_move_outwards() {
+        let inner = Refusal::missing("height");
+        assert_eq!(inner.path(), "height");
+        let outer = inner.at("video").at("[0]").at("streams");
+        assert_eq!(outer.path(), "streams[0].video.height");
+        assert_eq!(outer.rule(), "is required");
+        assert_eq!(outer.to_string(), "`streams[0].video.height` is required");
         assert_eq!(
-            member_error(
-                "streams[0]",
-                "error converting supplied value for video: no value supplied for height"
-            ),
-            "error converting supplied value for streams[0].video: no value supplied for height"
+            array_of::<NonZeroU64, _>("presets", [Some(1i64), None]).unwrap_err(),
+            Refusal::new(MISSING).at("presets[1]")
         );
-        assert_eq!(
-            member_error("body", "no value supplied for profile_id"),
-            "error converting supplied value for body.profile_id: is required"
-        );
-        assert_eq!(
-            member_error("", "no value supplied for profile_id"),
-            "error converting supplied value for profile_id: is required"
-        );
-        assert_eq!(
-            array_of::<NonZeroU64, _>("presets", [Some(1i64), None]),
-            Err(format!("error converting supplied value for presets[1]: {MISSING}"))
-        );
+        // Whatever a rule says, its words never move the path.
+        let wordy = Refusal::new("error converting supplied value for x: no value supplied for y").at("name");
+        assert_eq!(wordy.path(), "name");
+        assert_eq!(Refusal::new("r").at("r#type").path(), "type");
     }
 }

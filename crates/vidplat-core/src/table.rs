@@ -23,6 +23,15 @@ impl Service {
             Service::Analytics => "analytics",
         }
     }
+
+    /// The environment variable that holds the service's base URL.
+    pub fn url_variable(self) -> &'static str {
+        match self {
+            Service::Encoder => "VIDPLAT_ENCODER_URL",
+            Service::Vms => "VIDPLAT_VMS_URL",
+            Service::Analytics => "VIDPLAT_ANALYTICS_URL",
+        }
+    }
 }
 
 impl fmt::Display for Service {
@@ -83,6 +92,22 @@ impl fmt::Display for Method {
     }
 }
 
+/// How an operation's success body is read. The generator writes it from the
+/// YAML and the runtime reads it: one column, so the generated code and the
+/// runtime cannot disagree on which operations stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reading {
+    /// The documents show no success body: any 2xx is the success (`()`);
+    /// whatever body comes is read under the cap and not decoded.
+    Empty,
+    /// Read whole under the cap, then decoded.
+    Whole,
+    /// A list that can hold 50,000 rows (the analytics reports): past its
+    /// first MiB it is decoded while it arrives, and `rows()` hands its rows
+    /// over one by one.
+    WhileArriving,
+}
+
 /// One operation, as the YAML describes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OperationMeta {
@@ -107,6 +132,11 @@ pub struct OperationMeta {
     /// Top-level members of the success body's schema (empty when it has none):
     /// a 2xx body in the services' error shape that has none of these is an error.
     pub success_members: &'static [&'static str],
+    /// The 2xx statuses the YAML documents. Any 2xx is a success; a body under
+    /// another 2xx that does not decode is reported with its status.
+    pub success_statuses: &'static [u16],
+    /// How the success body is read.
+    pub reading: Reading,
 }
 
 /// Everything the generator knows of one service that the runtime needs.
@@ -127,5 +157,11 @@ impl ServiceTable {
     /// The row of `id`, if the service has such an operation.
     pub fn operation(&self, id: &str) -> Option<&'static OperationMeta> {
         self.operations.iter().find(|op| op.id == id)
+    }
+
+    /// Whether `operation` is one of this table's rows (the very row, not one
+    /// with the same name in another table).
+    pub fn holds(&self, operation: &OperationMeta) -> bool {
+        self.operations.as_ptr_range().contains(&std::ptr::from_ref(operation))
     }
 }

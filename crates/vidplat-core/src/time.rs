@@ -93,9 +93,10 @@ macro_rules! civil_value {
             }
         }
 
-        impl crate::FromText for $name {
-            fn from_text(text: &str) -> Result<Self, String> {
-                text.parse().map_err(|e: TimestampParseError| e.to_string())
+        impl crate::setter::FromText for $name {
+            fn from_text(text: &str) -> Result<Self, crate::setter::Refusal> {
+                text.parse()
+                    .map_err(|e: TimestampParseError| crate::setter::Refusal::new(e.to_string()))
             }
         }
 

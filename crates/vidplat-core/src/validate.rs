@@ -70,34 +70,73 @@ impl Rule {
     }
 }
 
-/// The first broken bound: (field, rule).
+/// The first broken bound of the query parameter `name`, whose value the
+/// client holds typed (`value` is it as JSON: a number stays a number; a list
+/// sent as repeated or comma-joined values is checked item by item).
+pub fn query_violation(checks: &[Check], name: &str, value: &Value) -> Option<(String, String)> {
+    let items = match value {
+        Value::Array(items) => items.as_slice(),
+        single => std::slice::from_ref(single),
+    };
+    checks
+        .iter()
+        .filter(|check| check.at.strip_prefix("query.") == Some(name))
+        .find_map(|check| {
+            items
+                .iter()
+                .any(|item| !check.rule.holds(item))
+                .then(|| (name.to_owned(), check.rule.describe()))
+        })
+}
+
+/// The first broken bound of a JSON body, with the path of the value that breaks it.
+pub fn body_violation(checks: &[Check], body: &Value) -> Option<(String, String)> {
+    for check in checks {
+        let Some(rest) = check.at.strip_prefix("body") else {
+            continue;
+        };
+        let mut found = None;
+        visit(body, rest, String::new(), &mut |place, value| {
+            if found.is_none() && !check.rule.holds(value) {
+                found = Some((place, check.rule.describe()));
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// Whether an operation has a bound on its body (so that the body is worth
+/// checking before it is sent).
+pub(crate) fn has_body_checks(checks: &[Check]) -> bool {
+    checks.iter().any(|check| check.at.starts_with("body"))
+}
+
+/// The first broken bound of a request as a server receives it: query values
+/// as text (a number compared as a number), the body parsed. The simulator
+/// uses it, so it refuses exactly what a vidplat client refuses before sending.
 pub fn first_violation(checks: &[Check], query: &[(String, String)], body: Option<&Value>) -> Option<(String, String)> {
     for check in checks {
         if let Some(name) = check.at.strip_prefix("query.") {
             for (_, raw) in query.iter().filter(|(k, _)| k == name) {
                 // Query values travel as text; numbers are compared as numbers.
-                let value = raw
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
-                    .map(Value::Number);
                 let value = match check.rule {
-                    Rule::Minimum(_) | Rule::Maximum(_) => value.unwrap_or(Value::Null),
+                    Rule::Minimum(_) | Rule::Maximum(_) => raw
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                        .map_or(Value::Null, Value::Number),
                     _ => Value::String(raw.clone()),
                 };
-                if !check.rule.holds(&value) {
-                    return Some((name.to_owned(), check.rule.describe()));
+                if let Some(found) = query_violation(std::slice::from_ref(check), name, &value) {
+                    return Some(found);
                 }
             }
-        } else if let (Some(rest), Some(body)) = (check.at.strip_prefix("body"), body) {
-            let mut found = None;
-            visit(body, rest, String::new(), &mut |place, value| {
-                if found.is_none() && !check.rule.holds(value) {
-                    found = Some((place, check.rule.describe()));
-                }
-            });
-            if found.is_some() {
-                return found;
+        } else if let Some(body) = body {
+            if let Some(found) = body_violation(std::slice::from_ref(check), body) {
+                return Some(found);
             }
         }
     }
@@ -165,6 +204,22 @@ mod tests {
 
     fn q(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn typed_query_values_are_checked_as_they_are_sent() {
+        assert_eq!(query_violation(CHECKS, "per_page", &json!(100)), None);
+        assert_eq!(
+            query_violation(CHECKS, "per_page", &json!(101)),
+            Some(("per_page".into(), "must be at most 100 (maximum)".into()))
+        );
+        assert_eq!(
+            query_violation(CHECKS, "per_page", &json!([5, 0])).unwrap().1,
+            "must be at least 1 (minimum)"
+        );
+        assert_eq!(query_violation(CHECKS, "page", &json!(0)), None);
+        assert!(has_body_checks(CHECKS));
+        assert!(!has_body_checks(&CHECKS[..2]));
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! The runtime's request pipeline against scripted transports (no network,
-//! paused time): credentials, routes, retries, deadlines, the quota slot, and
-//! how answers are judged.
+//! paused time): credentials, routes, retries, deadlines, the quota slot, how
+//! answers are judged and how bodies are read.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 use vidplat_core::{
-    CallFailure, ConfigError, Delivery, FailureKind, Method, OperationMeta, Quota, QuotaConfig, QuotaLimiter,
-    ResponseFuture, RetryPolicy, Runtime, Service, ServiceTable, TimeoutKind, Timeouts, Transport,
+    CallFailure, ConfigError, Delivery, FailureKind, Method, OperationMeta, Quota, QuotaConfig, QuotaLimiter, Reading,
+    Response, ResponseFuture, RetryPolicy, Runtime, Service, ServiceTable, TimeoutKind, Timeouts, Transport,
 };
 
 const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
@@ -23,6 +23,8 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         rate_limited: true,
         checks: &[],
         success_members: &["id", "status"],
+        success_statuses: &[200],
+        reading: Reading::Whole,
     }
 }
 
@@ -35,6 +37,12 @@ const OPS: &[OperationMeta] = &[
     OperationMeta {
         authenticated: false,
         ..op("realtime", Method::Get, "/v1/realtime")
+    },
+    OperationMeta {
+        reading: Reading::Empty,
+        success_members: &[],
+        success_statuses: &[204],
+        ..op("touch_task", Method::Put, "/v1/tasks/{task-id}/touch")
     },
 ];
 
@@ -123,12 +131,6 @@ impl Transport for Scripted {
     }
 }
 
-fn request(method: reqwest::Method, url: &str) -> reqwest::Request {
-    let mut request = reqwest::Request::new(method, url.parse().unwrap());
-    request.headers_mut().insert("api-version", "1.0".parse().unwrap());
-    request
-}
-
 fn quick() -> RetryPolicy {
     RetryPolicy {
         max_attempts: 4,
@@ -139,45 +141,36 @@ fn quick() -> RetryPolicy {
 
 fn runtime(script: &Arc<Scripted>) -> vidplat_core::RuntimeBuilder {
     Runtime::builder(&TABLE)
+        .base_url(BASE)
         .api_key(KEY.into())
         .transport(script.clone())
         .retry(quick())
 }
 
-/// Runs one call; `Err` is the failure the runtime reported.
-async fn call(
-    rt: &Runtime,
-    method: reqwest::Method,
-    path: &str,
-    id: &'static str,
-) -> Result<reqwest::Response, CallFailure> {
-    let response = rt.execute(BASE, request(method, &format!("{BASE}{path}")), id).await;
-    // What the generated code does: the `post` hook, then progenitor's error back to the failure.
-    let result: reqwest::Result<reqwest::Response> = Ok(response);
-    if let Err(error) = CallFailure::surface::<()>(&result) {
-        return match CallFailure::from_progenitor(error) {
-            Ok(failure) => Err(failure),
-            Err(other) => panic!("not a carried failure: {other:?}"),
-        };
-    }
-    match result {
-        Ok(response) => Ok(response),
-        Err(error) => panic!("exec never fails: {error}"),
-    }
+fn row(id: &str) -> &'static OperationMeta {
+    TABLE.operation(id).unwrap()
 }
 
-async fn get(rt: &Runtime) -> Result<reqwest::Response, CallFailure> {
-    call(rt, reqwest::Method::GET, "/v1/tasks/1", "get_task").await
+/// Runs one call of operation `id` (task 1 where it names a task); `Err` is the failure the runtime reported.
+async fn call(rt: &Runtime, id: &str) -> Result<Response<serde_json::Value>, CallFailure> {
+    let op = row(id);
+    let mut request = rt.request(op);
+    if op.path.contains("{task-id}") {
+        request = request.path("task-id", Ok(1));
+    }
+    request.prepare()?.send().await
+}
+
+async fn get(rt: &Runtime) -> Result<Response<serde_json::Value>, CallFailure> {
+    call(rt, "get_task").await
 }
 
 #[tokio::test(start_paused = true)]
-async fn adds_the_key_only_where_documented_and_drops_api_version() {
+async fn adds_the_key_only_where_documented() {
     let script = Scripted::new(&[answer(200).body("{}")]);
     let rt = runtime(&script).build().unwrap();
     get(&rt).await.unwrap();
-    call(&rt, reqwest::Method::GET, "/v1/realtime", "realtime")
-        .await
-        .unwrap();
+    call(&rt, "realtime").await.unwrap();
     let sent = script.sent.lock().unwrap();
     assert_eq!(sent[0].2.as_deref(), Some(format!("Bearer {KEY}").as_str()));
     assert_eq!(sent[1].2, None, "an unauthenticated operation carries no key");
@@ -185,47 +178,90 @@ async fn adds_the_key_only_where_documented_and_drops_api_version() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_key_never_leaves_the_configured_origin() {
-    // A request built for another origin than the client's base URL (a
-    // hand-made client, a bug) is refused before anything is sent.
+async fn no_value_can_move_the_request_off_the_base_url_or_its_path() {
+    // Every URL is the base URL followed by the operation's path, each path
+    // value one encoded segment: no value reaches another origin, and none
+    // climbs out of the operation's path.
     let script = Scripted::new(&[answer(200).body("{}")]);
     let rt = runtime(&script).build().unwrap();
-    for elsewhere in [
-        "http://127.0.0.2:9/base/v1/tasks/1",
-        "https://127.0.0.1:9/base/v1/tasks/1",
-        "http://127.0.0.1:10/base/v1/tasks/1",
+    for hostile in [
+        "//evil.example/x",
+        "https://evil.example/",
+        r"..\..\..\echo\escaped",
+        "../../echo",
+        "a/../../b",
+        "%2e%2e",
+        "x?y=1#z",
     ] {
-        let response = rt
-            .execute(BASE, request(reqwest::Method::GET, elsewhere), "get_task")
-            .await;
-        let error = CallFailure::surface::<()>(&Ok(response)).unwrap_err();
-        let failure = CallFailure::from_progenitor(error).ok().unwrap();
+        rt.request(row("get_task"))
+            .path("task-id", Ok(hostile))
+            .prepare::<serde_json::Value>()
+            .unwrap()
+            .send()
+            .await
+            .unwrap();
+        let sent = script.sent.lock().unwrap().last().unwrap().1.clone();
+        let rest = sent
+            .strip_prefix("http://127.0.0.1:9/base/v1/tasks/")
+            .unwrap_or_else(|| panic!("{sent}"));
+        assert!(!rest.contains(['/', '?', '#', '\\']), "{hostile} went to {sent}");
+    }
+    // `.` and `..` cannot be sent as data (URL parsers resolve them): refused, not sent.
+    let before = script.sent();
+    for climbing in [".", "..", ""] {
+        let failure = rt
+            .request(row("get_task"))
+            .path("task-id", Ok(climbing))
+            .prepare::<serde_json::Value>()
+            .unwrap_err();
         assert!(
-            matches!(failure.kind, FailureKind::Refused(_)),
-            "{elsewhere}: {failure}"
+            matches!(&failure.kind, FailureKind::InvalidInput { field, .. } if field == "task_id"),
+            "{climbing:?}: {failure}"
         );
         assert_eq!(failure.delivery, Delivery::NotSent);
     }
-    // Plain http to a host that is not loopback: refused unless allowed.
-    let response = rt
-        .execute(
-            "http://api.example.jp",
-            request(reqwest::Method::GET, "http://api.example.jp/v1/tasks/1"),
-            "get_task",
-        )
-        .await;
-    assert!(CallFailure::surface::<()>(&Ok(response)).is_err());
-    assert_eq!(script.sent(), 0);
+    assert_eq!(script.sent(), before);
+    // Plain http to a host that is not loopback: refused when the runtime is built, unless allowed.
+    let insecure = Runtime::builder(&TABLE).base_url("http://api.example.jp").build();
+    assert!(
+        matches!(insecure, Err(ConfigError::InsecureBaseUrl { .. })),
+        "{insecure:?}"
+    );
+    assert!(Runtime::builder(&TABLE)
+        .base_url("http://api.example.jp")
+        .allow_insecure_http(true)
+        .build()
+        .is_ok());
+    assert!(matches!(
+        Runtime::builder(&TABLE).build(),
+        Err(ConfigError::MissingBaseUrl {
+            service: Service::Encoder,
+            ..
+        })
+    ));
+    // An operation of another table is not sent with this runtime.
+    static OTHER: [OperationMeta; 1] = [op("get_task", Method::Get, "/v1/tasks/{task-id}")];
+    let failure = rt
+        .request(&OTHER[0])
+        .path("task-id", Ok(1))
+        .prepare::<()>()
+        .unwrap_err();
+    assert!(matches!(failure.kind, FailureKind::Refused(_)), "{failure}");
 }
 
 #[tokio::test(start_paused = true)]
-async fn reroutes_with_captured_parameters() {
+async fn reroutes_with_its_parameters() {
     let script = Scripted::new(&[answer(200).body("{}")]);
     let rt = runtime(&script)
         .route("get_task", Method::Post, "/v2/task/{task-id}/show")
         .build()
         .unwrap();
-    call(&rt, reqwest::Method::GET, "/v1/tasks/7?x=1", "get_task")
+    rt.request(row("get_task"))
+        .path("task-id", Ok(7))
+        .query("x", Ok(Some(1)))
+        .prepare::<serde_json::Value>()
+        .unwrap()
+        .send()
         .await
         .unwrap();
     let sent = script.sent.lock().unwrap();
@@ -240,23 +276,27 @@ async fn reroutes_with_captured_parameters() {
 #[test]
 fn configuration_mistakes_fail_at_build_time_without_showing_the_key() {
     let error = Runtime::builder(&TABLE)
+        .base_url(BASE)
         .api_key("k-123\nsecret".into())
         .build()
         .unwrap_err();
     assert!(matches!(error, ConfigError::InvalidApiKey));
     assert!(!error.to_string().contains("secret"));
     let unknown = Runtime::builder(&TABLE)
+        .base_url(BASE)
         .route("nope", Method::Get, "/x")
         .build()
         .unwrap_err();
     assert_eq!(unknown.to_string(), "the encoder service has no operation `nope`");
     let params = Runtime::builder(&TABLE)
+        .base_url(BASE)
         .route("get_task", Method::Get, "/v1/tasks/{id}")
         .build()
         .unwrap_err();
     assert!(matches!(params, ConfigError::InvalidRoute { .. }), "{params}");
     // Two overrides of one operation would make the result depend on their order.
     let twice = Runtime::builder(&TABLE)
+        .base_url(BASE)
         .route("get_task", Method::Get, "/a/{task-id}")
         .route("get_task", Method::Get, "/b/{task-id}")
         .build()
@@ -293,7 +333,8 @@ async fn post_put_patch_are_never_sent_twice_after_an_answer() {
     ] {
         let script = Scripted::new(&[answer(503), answer(200).body("{}")]);
         let rt = runtime(&script).build().unwrap();
-        let failure = call(&rt, method.clone(), "/v1/tasks/1", id).await.unwrap_err();
+        let failure = call(&rt, id).await.unwrap_err();
+        assert_eq!(script.sent.lock().unwrap()[0].0, method);
         assert!(
             matches!(failure.kind, FailureKind::Answer(ref api) if api.status == 503),
             "{method}"
@@ -459,9 +500,7 @@ async fn a_delete_retried_after_it_may_have_arrived_reports_already_deleted() {
         answer(404).body(r#"{"code":"MODEL_NOT_FOUND","message":"no task"}"#),
     ]);
     let rt = runtime(&script).build().unwrap();
-    let failure = call(&rt, reqwest::Method::DELETE, "/v1/tasks/1", "delete_task")
-        .await
-        .unwrap_err();
+    let failure = call(&rt, "delete_task").await.unwrap_err();
     match failure.kind {
         FailureKind::AlreadyDeleted(api) => {
             assert_eq!((api.status, api.code.as_deref()), (404, Some("MODEL_NOT_FOUND")))
@@ -471,9 +510,7 @@ async fn a_delete_retried_after_it_may_have_arrived_reports_already_deleted() {
     // A first-attempt 404 is a plain not-found.
     let script = Scripted::new(&[answer(404)]);
     let rt = runtime(&script).build().unwrap();
-    let failure = call(&rt, reqwest::Method::DELETE, "/v1/tasks/1", "delete_task")
-        .await
-        .unwrap_err();
+    let failure = call(&rt, "delete_task").await.unwrap_err();
     assert!(
         matches!(failure.kind, FailureKind::Answer(ref api) if api.status == 404),
         "{failure}"
@@ -555,13 +592,108 @@ async fn a_connection_that_never_opened_is_retried_for_every_method() {
     }
     let refusing = Arc::new(Refusing(AtomicUsize::new(0)));
     let rt = Runtime::builder(&TABLE)
+        .base_url(BASE)
         .transport(refusing.clone())
         .retry(quick())
         .build()
         .unwrap();
-    let failure = call(&rt, reqwest::Method::POST, "/v1/tasks", "register_task")
-        .await
-        .unwrap_err();
+    let failure = call(&rt, "register_task").await.unwrap_err();
     assert_eq!(failure.delivery, Delivery::NotSent, "{failure}");
     assert_eq!(refusing.0.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn success_is_decided_once_an_undocumented_2xx_decodes_or_says_its_status() {
+    // A 2xx the YAML does not give (201 for a documented 200) that decodes: a success, its status shown.
+    let script = Scripted::new(&[answer(201).body(r#"{"id":7}"#)]);
+    let rt = runtime(&script).build().unwrap();
+    let response = get(&rt).await.unwrap();
+    assert_eq!(
+        (response.status(), response["id"].as_i64()),
+        (reqwest::StatusCode::CREATED, Some(7))
+    );
+    // One that does not decode: the status, the path and the body's start.
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Task {
+        id: u64,
+    }
+    let script = Scripted::new(&[answer(201).body(r#"{"id":"seven"}"#)]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = rt
+        .request(row("get_task"))
+        .path("task-id", Ok(1))
+        .prepare::<Task>()
+        .unwrap()
+        .send()
+        .await
+        .unwrap_err();
+    let FailureKind::Decode(decode) = &failure.kind else {
+        panic!("{failure}")
+    };
+    assert_eq!((decode.status, decode.path.as_deref()), (Some(201), Some("id")));
+    assert!(decode.excerpt.contains("seven"), "{}", decode.excerpt);
+    assert!(failure.to_string().contains("status 201"), "{failure}");
+    // Under the documented status the same body is a plain decode error.
+    let script = Scripted::new(&[answer(200).body(r#"{"id":"seven"}"#)]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = rt
+        .request(row("get_task"))
+        .path("task-id", Ok(1))
+        .prepare::<Task>()
+        .unwrap()
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&failure.kind, FailureKind::Decode(d) if d.status.is_none()),
+        "{failure}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_operation_without_a_documented_body_succeeds_whatever_body_comes() {
+    for (status, body) in [(204, ""), (200, "{}"), (200, "not json at all")] {
+        let script = Scripted::new(&[answer(status).body(body)]);
+        let rt = runtime(&script).build().unwrap();
+        let response = rt
+            .request(row("touch_task"))
+            .path("task-id", Ok(1))
+            .prepare::<()>()
+            .unwrap()
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{status} {body:?}: {e}"));
+        assert_eq!(response.status().as_u16(), status);
+    }
+}
+
+static PAGINATOR_SLOTS: std::sync::LazyLock<Arc<tokio::sync::Semaphore>> =
+    std::sync::LazyLock::new(|| Arc::new(tokio::sync::Semaphore::new(1)));
+
+/// Records how many of the paginator's slots were free while it decoded.
+struct FreeSlots(usize);
+
+impl<'de> serde::Deserialize<'de> for FreeSlots {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer)?;
+        Ok(FreeSlots(PAGINATOR_SLOTS.available_permits()))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_wire_slot_is_given_back_before_the_body_decodes() {
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script).build().unwrap();
+    let slot = PAGINATOR_SLOTS.clone().acquire_owned().await.unwrap();
+    assert_eq!(PAGINATOR_SLOTS.available_permits(), 0);
+    let decoded = rt
+        .request(row("get_task"))
+        .path("task-id", Ok(1))
+        .prepare::<FreeSlots>()
+        .unwrap()
+        .send_holding(slot)
+        .await
+        .unwrap();
+    assert_eq!(decoded.into_inner().0, 1, "the slot was still held while decoding");
 }

@@ -1,17 +1,59 @@
-//! One call, from the `exec` hook to its outcome: prepare the request once,
-//! then attempts (quota turn, send, read the body under the cap), judged
-//! answers, and retries with backoff, all within the call's deadline.
+//! One call on the wire, from a prepared request to a success answer:
+//! attempts (quota turn, send, read the body under the cap), each answer
+//! judged once, retries with backoff, all within the call's deadline. The
+//! outcome is typed: an [`Exchange`] (the success answer, its body read, or
+//! for a large list its start with the rest still on the wire), or a
+//! [`CallFailure`].
 
-use crate::answer::{Judge, Judged};
 use crate::body::{read_capped, ReadAnswer, ReadError};
-use crate::decode::DecodeContext;
 use crate::failure::{CallFailure, FailureKind};
+use crate::judge::{Judge, Judged};
+use crate::redact::Redactor;
+use crate::remainder::{Remainder, STREAM_ABOVE};
 use crate::retry::{may_send_again, Delivery};
 use crate::runtime::Runtime;
+use crate::table::{Method, OperationMeta, Reading, Service};
 use crate::timeout::{Deadline, TimeoutKind};
+use bytes::Bytes;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 use tracing::Instrument as _;
+
+/// What is known of a call once it has an answer: what a failure while
+/// reading or decoding the body must say.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    pub(crate) service: Service,
+    pub(crate) operation: &'static OperationMeta,
+    pub(crate) method: Method,
+    pub(crate) attempts: u32,
+    pub(crate) redactor: Arc<Redactor>,
+}
+
+impl Call {
+    pub(crate) fn failure(&self, delivery: Delivery, kind: FailureKind) -> CallFailure {
+        CallFailure {
+            service: self.service,
+            operation: self.operation.id,
+            method: self.method,
+            delivery,
+            attempts: self.attempts,
+            kind,
+        }
+    }
+}
+
+/// A success answer: its head, its body (whole, or for a large list its
+/// start), and the rest of that body when it is still on the wire.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    /// Status and headers; for `rest`, the body still to be read.
+    pub(crate) response: reqwest::Response,
+    pub(crate) body: Bytes,
+    pub(crate) rest: Option<Remainder>,
+    pub(crate) call: Call,
+}
 
 /// Why an attempt brought back no answer to judge.
 enum AttemptError {
@@ -20,22 +62,20 @@ enum AttemptError {
 }
 
 impl Runtime {
-    /// Sends a request of operation `operation_id` the way the documents
-    /// allow, and returns the success response (its body already read, held
-    /// in its extensions for [`crate::decode_response`]), or a response
-    /// carrying the [`CallFailure`] for the `post` hook. One `vidplat.call`
-    /// tracing span covers the call.
-    pub async fn execute(
+    /// Sends `request` (operation `operation`, sent with `method`) the way
+    /// the documents allow, until a success answer or a failure. One
+    /// `vidplat.call` tracing span covers the call.
+    pub(crate) async fn exchange(
         &self,
-        base_url: &str,
+        operation: &'static OperationMeta,
+        method: Method,
         request: reqwest::Request,
-        operation_id: &'static str,
-    ) -> reqwest::Response {
+    ) -> Result<Exchange, CallFailure> {
         let span = tracing::info_span!(
             "vidplat.call",
             service = %self.inner.table.service,
-            operation = operation_id,
-            method = %request.method(),
+            operation = operation.id,
+            method = %method,
             path = request.url().path(),
             attempts = tracing::field::Empty,
             status = tracing::field::Empty,
@@ -43,64 +83,42 @@ impl Runtime {
             quota_wait_ms = tracing::field::Empty,
         );
         let started = Instant::now();
-        // Boxed once here: the attempt loop's future is a few KiB, and every
-        // layer above (the hook, the generated `send`, the caller's own
-        // future) would otherwise move a copy of it.
-        let outcome = Box::pin(
-            self.call(base_url, request, operation_id, started)
-                .instrument(span.clone()),
-        )
-        .await;
+        let outcome = self
+            .attempts(operation, method, request, started)
+            .instrument(span.clone())
+            .await;
         span.record("latency_ms", millis(started.elapsed()));
-        match outcome {
-            Ok(response) => {
-                span.record("status", response.status().as_u16());
-                response
-            }
-            Err(failure) => {
-                match &failure.kind {
-                    FailureKind::Answer(api) | FailureKind::AlreadyDeleted(api) => span.record("status", api.status),
-                    other => span.record("status", other.label()),
-                };
-                failure.into_carrier()
-            }
-        }
+        match &outcome {
+            Ok(exchange) => span.record("status", exchange.response.status().as_u16()),
+            Err(failure) => match &failure.kind {
+                FailureKind::Answer(api) | FailureKind::AlreadyDeleted(api) => span.record("status", api.status),
+                other => span.record("status", other.label()),
+            },
+        };
+        outcome
     }
 
-    async fn call(
+    async fn attempts(
         &self,
-        base_url: &str,
+        operation: &'static OperationMeta,
+        method: Method,
         mut request: reqwest::Request,
-        operation_id: &'static str,
         started: Instant,
-    ) -> Result<reqwest::Response, CallFailure> {
+    ) -> Result<Exchange, CallFailure> {
         let inner = &*self.inner;
         let service = inner.table.service;
-        let Some(op) = self.operation(operation_id) else {
-            return Err(CallFailure {
-                service,
-                operation: operation_id,
-                method: crate::table::Method::Get,
-                delivery: Delivery::NotSent,
-                attempts: 0,
-                kind: FailureKind::Refused(format!("the {service} service has no operation `{operation_id}`")),
-            });
-        };
-        let method = self.route(op.id).map_or(op.method, |route| route.method);
         let failure = |delivery, attempts, kind| CallFailure {
             service,
-            operation: op.id,
+            operation: operation.id,
             method,
             delivery,
             attempts,
             kind,
         };
-        self.prepare(base_url, &mut request, op)
-            .map_err(|kind| failure(Delivery::NotSent, 0, kind))?;
         let deadline = Deadline::after(started, inner.timeouts.total);
         let judge = Judge {
             table: inner.table,
-            operation: op,
+            operation,
             method,
             redactor: &inner.redactor,
         };
@@ -109,9 +127,8 @@ impl Runtime {
         let mut earlier_may_have_acted = false;
         let mut last: Option<CallFailure> = None;
         let mut quota_wait = Duration::ZERO;
-        // The large analytics lists are decoded while they arrive (see `crate::stream`).
-        let stream_above = (service == crate::table::Service::Analytics && op.success_members.contains(&"data"))
-            .then_some(crate::stream::STREAM_ABOVE);
+        // The large lists are decoded while they arrive (see `crate::stream`).
+        let stream_above = (operation.reading == Reading::WhileArriving).then_some(STREAM_ABOVE);
         loop {
             attempts = attempts.saturating_add(1);
             tracing::Span::current().record("attempts", attempts);
@@ -126,7 +143,7 @@ impl Runtime {
             // pay for them, and every call's future stays small to move.
             let permit = match &inner.quota {
                 None => None,
-                Some(limiter) => match Box::pin(limiter.acquire(op, deadline.instant())).await {
+                Some(limiter) => match Box::pin(limiter.acquire(operation, deadline.instant())).await {
                     Ok(permit) => {
                         quota_wait = quota_wait.saturating_add(permit.waited);
                         tracing::Span::current().record("quota_wait_ms", millis(quota_wait));
@@ -189,40 +206,36 @@ impl Runtime {
                 Some(Err(AttemptError::Read(ReadError::Transport(error)))) => {
                     (FailureKind::Transport(error), Delivery::MayHaveArrived, None)
                 }
-                Some(Ok(answer)) => {
-                    let rest = answer.more.then(|| {
-                        std::sync::Arc::new(std::sync::Mutex::new(Some(crate::stream::Remainder {
+                Some(Ok(answer)) => match judge.judge(answer) {
+                    Judged::Success(ReadAnswer { response, body, more }) => {
+                        let rest = more.then(|| Remainder {
                             cap: inner.max_response_body,
-                            read: u64::try_from(answer.body.len()).unwrap_or(u64::MAX),
+                            read: u64::try_from(body.len()).unwrap_or(u64::MAX),
                             attempt: attempt_deadline,
                             total: deadline,
                             permit: permit.take(),
-                        })))
-                    });
-                    let decode = |body| DecodeContext {
-                        body,
-                        service,
-                        operation: op.id,
-                        method,
-                        attempts,
-                        redactor: inner.redactor.clone(),
-                        rest,
-                    };
-                    match judge.judge(answer, decode) {
-                        Judged::Success(response) => return Ok(response),
-                        Judged::Error(api)
-                            if method == crate::table::Method::Delete
-                                && api.status == 404
-                                && earlier_may_have_acted =>
-                        {
-                            return Err(failure(Delivery::Answered, attempts, FailureKind::AlreadyDeleted(api)));
-                        }
-                        Judged::Error(api) => {
-                            let status = api.status;
-                            (FailureKind::Answer(api), Delivery::Answered, Some(status))
-                        }
+                        });
+                        return Ok(Exchange {
+                            response,
+                            body,
+                            rest,
+                            call: Call {
+                                service,
+                                operation,
+                                method,
+                                attempts,
+                                redactor: inner.redactor.clone(),
+                            },
+                        });
                     }
-                }
+                    Judged::Error(api) if method == Method::Delete && api.status == 404 && earlier_may_have_acted => {
+                        return Err(failure(Delivery::Answered, attempts, FailureKind::AlreadyDeleted(api)));
+                    }
+                    Judged::Error(api) => {
+                        let status = api.status;
+                        (FailureKind::Answer(api), Delivery::Answered, Some(status))
+                    }
+                },
             };
             earlier_may_have_acted |= match delivery {
                 Delivery::MayHaveArrived => true,
@@ -247,7 +260,7 @@ impl Runtime {
                 wait_ms = millis(wait),
                 cause = status.map_or_else(|| this.kind.label().to_owned(), |s| s.to_string()),
                 "retrying {}",
-                op.id
+                operation.id
             );
             tokio::time::sleep(wait).await;
             last = Some(this);

@@ -23,7 +23,7 @@
 //! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
 //! store also works on Redis Cluster.
 
-use crate::quota::{Quota, QuotaConfig, QuotaRefusal};
+use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, Waiting};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -329,7 +329,7 @@ impl RedisQuota {
         limited: bool,
         wait: bool,
         deadline: Option<Instant>,
-        waiting: &crate::quota::Waiting<'_>,
+        waiting: &Waiting<'_>,
     ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;

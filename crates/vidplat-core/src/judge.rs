@@ -1,9 +1,9 @@
-//! What an answer means: a success for progenitor to decode, or an error the
-//! server sent (an error status, a redirect, or an error body under a 2xx).
-//! `Retry-After` and `Location` are read here, once.
+//! What an answer means: a success to decode, or an error the server sent
+//! (an error status, a redirect, or an error body under a 2xx). This is the
+//! one place that decides success. `Retry-After` and `Location` are read
+//! here, once.
 
 use crate::body::ReadAnswer;
-use crate::decode::DecodeContext;
 use crate::failure::ApiError;
 use crate::redact::{escape_controls, Redactor};
 use crate::retry::parse_retry_after;
@@ -14,8 +14,8 @@ use std::borrow::Cow;
 /// An answer, judged.
 #[derive(Debug)]
 pub(crate) enum Judged {
-    /// A success: the response to hand to the generated code.
-    Success(reqwest::Response),
+    /// A success: any 2xx that is not the services' error body.
+    Success(ReadAnswer),
     /// An error the server sent.
     Error(ApiError),
 }
@@ -29,9 +29,7 @@ pub(crate) struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// `decode` describes the call for [`crate::decode_response`]; a success
-    /// carries it, with the body, in its extensions.
-    pub(crate) fn judge(&self, answer: ReadAnswer, decode: impl FnOnce(bytes::Bytes) -> DecodeContext) -> Judged {
+    pub(crate) fn judge(&self, answer: ReadAnswer) -> Judged {
         let status = answer.response.status();
         if status.is_success() {
             // A body left on the wire is larger than any error body; only its start is here.
@@ -42,11 +40,7 @@ impl Judge<'_> {
             };
             return match dressed {
                 Some(body) => Judged::Error(self.api_error(&answer, Some(body))),
-                None => {
-                    let ReadAnswer { mut response, body, .. } = answer;
-                    response.extensions_mut().insert(decode(body));
-                    Judged::Success(response)
-                }
+                None => Judged::Success(answer),
             };
         }
         let body = error_object(&answer.body);

@@ -1,0 +1,164 @@
+//! An operation ready to send: its request built and checked, nothing sent
+//! yet. How its answer is read is the operation's [`Reading`], from the
+//! table: one decoder per way of reading a body.
+
+use crate::decode::decode_whole;
+use crate::exchange::Exchange;
+use crate::failure::{CallFailure, FailureKind};
+use crate::paged::Paged;
+use crate::response::Response;
+use crate::retry::Delivery;
+use crate::runtime::Runtime;
+use crate::stream::{decode_while_arriving, RowReceiver};
+use crate::table::{Method, OperationMeta, Reading};
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::marker::PhantomData;
+use std::task::{Context, Poll};
+use tokio::sync::OwnedSemaphorePermit;
+
+/// An operation's request, built and checked: every value within its
+/// documented bounds, the route and base URL applied. Sending it
+/// ([`Prepared::send`]) is the call; [`Prepared::request`] shows what would
+/// be sent (for a dry run).
+pub struct Prepared<T> {
+    runtime: Runtime,
+    operation: &'static OperationMeta,
+    method: Method,
+    request: reqwest::Request,
+    success: PhantomData<fn() -> T>,
+}
+
+impl<T> fmt::Debug for Prepared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The request's authorization header is marked sensitive: reqwest prints it as such.
+        f.debug_struct("Prepared")
+            .field("operation", &self.operation.id)
+            .field("method", &self.method)
+            .field("url", &self.request.url().as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Prepared<T> {
+    pub(crate) fn new(
+        runtime: Runtime,
+        operation: &'static OperationMeta,
+        method: Method,
+        request: reqwest::Request,
+    ) -> Self {
+        Self {
+            runtime,
+            operation,
+            method,
+            request,
+            success: PhantomData,
+        }
+    }
+
+    /// The operation's row of its service's table.
+    pub fn operation(&self) -> &'static OperationMeta {
+        self.operation
+    }
+
+    /// The request as it would go on the wire (its `authorization` header,
+    /// when the operation takes the key, is marked sensitive).
+    pub fn request(&self) -> &reqwest::Request {
+        &self.request
+    }
+
+    async fn exchange(self) -> Result<Exchange, CallFailure> {
+        let Prepared {
+            runtime,
+            operation,
+            method,
+            request,
+            ..
+        } = self;
+        // Boxed once here: the attempt loop's future is a few KiB, and every
+        // layer above (the generated `send`, the caller's own future) would
+        // otherwise move a copy of it.
+        Box::pin(runtime.exchange(operation, method, request)).await
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
+    /// Sends the request: the decoded success answer, or why there is none.
+    pub async fn send(self) -> Result<Response<T>, CallFailure> {
+        self.receive(None).await
+    }
+
+    /// Sends the request holding `wire_slot` (a paginator's place on the
+    /// wire) until the answer's body has arrived: the slot is given back
+    /// before the body decodes, so the next request can go out meanwhile.
+    pub async fn send_holding(self, wire_slot: OwnedSemaphorePermit) -> Result<Response<T>, CallFailure> {
+        self.receive(Some(wire_slot)).await
+    }
+
+    async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
+        let reading = self.operation.reading;
+        let exchange = self.exchange().await?;
+        match reading {
+            Reading::Empty => {
+                drop(wire_slot);
+                let Exchange { response, call, .. } = exchange;
+                let unit = serde::de::value::UnitDeserializer::<serde::de::value::Error>::new();
+                // `()` for every operation the documents show no body for (the generator sees to it).
+                let value = T::deserialize(unit).map_err(|e| {
+                    call.failure(
+                        Delivery::Answered,
+                        FailureKind::Refused(format!(
+                            "`{}` has no body to decode into its type: {e}",
+                            call.operation.id
+                        )),
+                    )
+                })?;
+                Ok(Response::new(response.status(), response.headers().clone(), value))
+            }
+            Reading::WhileArriving => {
+                let decoded = decode_while_arriving(exchange).await;
+                drop(wire_slot);
+                decoded
+            }
+            Reading::Whole => decode_whole(exchange, wire_slot).await,
+        }
+    }
+}
+
+impl<P> Prepared<P>
+where
+    P: Paged + DeserializeOwned + Send + 'static,
+    P::Item: DeserializeOwned + Send + 'static,
+{
+    /// Sends the request; the rows of the list answer, one by one as they are
+    /// decoded. A list the table reads while it arrives is never held whole;
+    /// any other is decoded whole first.
+    pub async fn rows(self) -> Result<Rows<P::Item>, CallFailure> {
+        match self.operation.reading {
+            Reading::WhileArriving => Ok(Rows::Arriving(RowReceiver::start(self.exchange().await?))),
+            Reading::Whole | Reading::Empty => {
+                let page = self.send().await?.into_inner();
+                Ok(Rows::Decoded(page.into_items().into_iter()))
+            }
+        }
+    }
+}
+
+/// The rows of one list answer (see [`Prepared::rows`]).
+#[derive(Debug)]
+pub enum Rows<R> {
+    /// Decoded while the answer arrives.
+    Arriving(RowReceiver<R>),
+    /// From a page decoded whole.
+    Decoded(std::vec::IntoIter<R>),
+}
+
+impl<R: DeserializeOwned + Send + 'static> Rows<R> {
+    /// The next row, a failure (then nothing more), or `None` at the end.
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<R, CallFailure>>> {
+        match self {
+            Rows::Arriving(rows) => rows.poll_next(cx),
+            Rows::Decoded(rows) => Poll::Ready(rows.next().map(Ok)),
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The rest of a large success body, still on the wire when the exchange
+//! ends, and the rules reading it must keep: the size cap, the attempt's
+//! deadline, and the analytics concurrency slot, given back once it is read.
+
+use crate::failure::FailureKind;
+use crate::quota::limiter::QuotaPermit;
+use crate::timeout::{Deadline, TimeoutKind};
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// A success body of a large list larger than this is decoded while it arrives.
+pub(crate) const STREAM_ABOVE: u64 = 1 << 20;
+
+/// What reading the rest of a body must respect.
+#[derive(Debug)]
+pub(crate) struct Remainder {
+    /// The body cap, in bytes.
+    pub(crate) cap: u64,
+    /// Bytes read so far (the prefix).
+    pub(crate) read: u64,
+    /// The attempt's deadline (never later than the call's).
+    pub(crate) attempt: Deadline,
+    /// The call's deadline.
+    pub(crate) total: Deadline,
+    /// The analytics concurrency slot, released once the body is read.
+    pub(crate) permit: Option<QuotaPermit>,
+}
+
+impl Remainder {
+    /// Sends the rest of `response`'s body to a decoding thread under the cap
+    /// and the deadline, then gives the concurrency slot back. A closed
+    /// channel means the decoder stopped (it reports why).
+    pub(crate) async fn pump(
+        mut self,
+        response: &mut reqwest::Response,
+        chunks: mpsc::Sender<Bytes>,
+    ) -> Result<(), FailureKind> {
+        let cap = self.cap;
+        let mut read = self.read;
+        let reading = async {
+            loop {
+                let chunk = match response.chunk().await {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => return Ok(()),
+                    Err(error) => return Err(FailureKind::Transport(error)),
+                };
+                read = read.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
+                if read > cap {
+                    return Err(FailureKind::BodyTooLarge { limit: cap });
+                }
+                if chunks.send(chunk).await.is_err() {
+                    return Ok(());
+                }
+            }
+        };
+        let outcome = self.attempt.run(reading).await.unwrap_or_else(|| {
+            Err(FailureKind::Timeout(if self.total.passed(Instant::now()) {
+                TimeoutKind::Total
+            } else {
+                TimeoutKind::Attempt
+            }))
+        });
+        if let Some(permit) = self.permit.take() {
+            permit.release().await;
+        }
+        outcome
+    }
+}

@@ -1,0 +1,323 @@
+//! An operation's request as the generated code describes it: its row of the
+//! operation table, typed path, query and header values, and the body
+//! serialised once. Documented bounds are checked on those typed values here,
+//! before anything is sent; [`Request::prepare`] turns the description into
+//! the request on the wire (route override, base URL, key). Nothing is
+//! parsed back from text.
+
+use crate::failure::{CallFailure, FailureKind};
+use crate::prepared::Prepared;
+use crate::retry::Delivery;
+use crate::route::fill;
+use crate::runtime::Runtime;
+use crate::setter::Refusal;
+use crate::table::OperationMeta;
+use crate::validate::{body_violation, has_body_checks, query_violation};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Display;
+
+/// What a path value is encoded against: everything that could end or split
+/// a segment (`/`, and `\`, which URL parsers treat as `/`), start a query or
+/// a fragment, or read as an escape (`%`), so that a value is always one
+/// segment of data.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'\\')
+    .add(b'%');
+
+/// One operation's request, being described. Built by the generated code
+/// (`client.runtime().request(Self::META).path(…).query(…).json(…)`); the
+/// first value refused is reported by [`Request::prepare`].
+#[derive(Debug)]
+pub struct Request {
+    runtime: Runtime,
+    operation: &'static OperationMeta,
+    path: Vec<(&'static str, String)>,
+    query: Vec<(&'static str, String)>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Option<(HeaderValue, reqwest::Body)>,
+    /// The first thing refused: `(member path, rule)`, or why it cannot be sent at all.
+    refused: Option<FailureKind>,
+}
+
+impl Runtime {
+    /// A request of `operation`, one of this runtime's operations (the
+    /// generated builders call it with their own row).
+    #[doc(hidden)]
+    pub fn request(&self, operation: &'static OperationMeta) -> Request {
+        let refused = (!self.inner.table.holds(operation)).then(|| {
+            FailureKind::Refused(format!(
+                "`{}` is not an operation of the {} service this client serves",
+                operation.id, self.inner.table.service
+            ))
+        });
+        Request {
+            runtime: self.clone(),
+            operation,
+            path: Vec::new(),
+            query: Vec::new(),
+            headers: Vec::new(),
+            body: None,
+            refused,
+        }
+    }
+}
+
+impl Request {
+    fn refuse(&mut self, kind: FailureKind) {
+        self.refused.get_or_insert(kind);
+    }
+
+    fn refuse_value(&mut self, refusal: Refusal) {
+        let (field, rule) = refusal.into_parts();
+        self.refuse(FailureKind::InvalidInput { field, rule });
+    }
+
+    /// The path parameter `name` (`task-id`), one whole segment whatever it holds.
+    pub fn path<T: Display>(mut self, name: &'static str, value: Result<T, Refusal>) -> Self {
+        match value {
+            Ok(value) => {
+                let text = value.to_string();
+                // `.` and `..` would move up the path, an empty segment elsewhere.
+                if matches!(text.as_str(), "" | "." | "..") {
+                    let rule = if text.is_empty() {
+                        "must not be empty (it fills a path segment)"
+                    } else {
+                        "must not be `.` or `..` (it fills a path segment, and would change which path is asked for)"
+                    };
+                    self.refuse(FailureKind::InvalidInput {
+                        field: name.replace('-', "_"),
+                        rule: rule.to_owned(),
+                    });
+                } else {
+                    self.path.push((name, utf8_percent_encode(&text, SEGMENT).to_string()));
+                }
+            }
+            Err(refusal) => self.refuse_value(refusal),
+        }
+        self
+    }
+
+    /// The query parameter `name`, when set, checked against its documented
+    /// bounds as the typed value it is; a list goes as repeated `name=item`.
+    pub fn query<T: Serialize>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+        match value {
+            Ok(Some(value)) => match self.checked_query(name, &value) {
+                Ok(Value::Array(items)) => {
+                    for item in items {
+                        self.push_query(name, item);
+                    }
+                }
+                Ok(single) => self.push_query(name, single),
+                Err(kind) => self.refuse(kind),
+            },
+            Ok(None) => {}
+            Err(refusal) => self.refuse_value(refusal),
+        }
+        self
+    }
+
+    /// A list query parameter the YAML declares `explode: false`: one
+    /// comma-separated value (`type=VOD,LIVE`); an empty list is left out (an
+    /// empty value would be a filter on ""). An item holding a comma would
+    /// travel as two items, so it is refused.
+    pub fn query_joined<T: Serialize>(mut self, name: &'static str, value: Result<Option<Vec<T>>, Refusal>) -> Self {
+        let items = match value {
+            Ok(Some(items)) if !items.is_empty() => items,
+            Ok(_) => return self,
+            Err(refusal) => {
+                self.refuse_value(refusal);
+                return self;
+            }
+        };
+        let items = match self.checked_query(name, &items) {
+            Ok(Value::Array(items)) => items,
+            Ok(_) => Vec::new(),
+            Err(kind) => {
+                self.refuse(kind);
+                return self;
+            }
+        };
+        let mut joined = Vec::with_capacity(items.len());
+        for (index, item) in items.into_iter().enumerate() {
+            match scalar_text(item) {
+                Some(text) if text.contains(',') => {
+                    self.refuse(FailureKind::InvalidInput {
+                        field: format!("{name}[{index}]"),
+                        rule: "must not contain a comma (the items travel comma-separated)".into(),
+                    });
+                    return self;
+                }
+                Some(text) => joined.push(text),
+                None => {}
+            }
+        }
+        self.query.push((name, joined.join(",")));
+        self
+    }
+
+    fn checked_query<T: Serialize>(&self, name: &'static str, value: &T) -> Result<Value, FailureKind> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
+        match query_violation(self.operation.checks, name, &value) {
+            Some((field, rule)) => Err(FailureKind::InvalidInput { field, rule }),
+            None => Ok(value),
+        }
+    }
+
+    fn push_query(&mut self, name: &'static str, value: Value) {
+        match scalar_text(value) {
+            Some(text) => self.query.push((name, text)),
+            None => self.refuse(FailureKind::Refused(format!(
+                "query parameter `{name}` is not a value or a list of values"
+            ))),
+        }
+    }
+
+    /// The header parameter `name`, when set.
+    pub fn header<T: Display>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+        match value {
+            Ok(Some(value)) => match HeaderValue::try_from(value.to_string()) {
+                Ok(header) => self.headers.push((HeaderName::from_static(name), header)),
+                Err(_) => self.refuse(FailureKind::InvalidInput {
+                    field: name.replace('-', "_"),
+                    rule: "is not a valid HTTP header value (control characters, or not visible ASCII)".into(),
+                }),
+            },
+            Ok(None) => {}
+            Err(refusal) => self.refuse_value(refusal),
+        }
+        self
+    }
+
+    /// A JSON body, serialised once; its documented bounds are checked on
+    /// the typed value before it is sent.
+    pub fn json<T: Serialize>(mut self, body: Result<T, Refusal>) -> Self {
+        let body = match body {
+            Ok(body) => body,
+            Err(refusal) => {
+                self.refuse_value(refusal);
+                return self;
+            }
+        };
+        if has_body_checks(self.operation.checks) {
+            let violation = serde_json::to_value(&body)
+                .ok()
+                .and_then(|value| body_violation(self.operation.checks, &value));
+            if let Some((field, rule)) = violation {
+                self.refuse(FailureKind::InvalidInput { field, rule });
+                return self;
+            }
+        }
+        match serde_json::to_vec(&body) {
+            Ok(bytes) => {
+                self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
+            }
+            Err(e) => self.refuse(FailureKind::Refused(format!("the body does not serialise: {e}"))),
+        }
+        self
+    }
+
+    /// A body sent as it is, with the operation's documented media type.
+    pub fn raw(mut self, content_type: &'static str, body: Result<reqwest::Body, Refusal>) -> Self {
+        match body {
+            Ok(body) => self.body = Some((HeaderValue::from_static(content_type), body)),
+            Err(refusal) => self.refuse_value(refusal),
+        }
+        self
+    }
+
+    /// The request on the wire: the route (an override, else the YAML's),
+    /// the base URL, the encoded path and query, the key where the operation
+    /// takes it. The first refused value, if any, is the error; nothing was sent.
+    pub fn prepare<T>(self) -> Result<Prepared<T>, CallFailure> {
+        let Request {
+            runtime,
+            operation,
+            path,
+            query,
+            headers,
+            body,
+            refused,
+        } = self;
+        let inner = &*runtime.inner;
+        let (method, template) = runtime.route(operation);
+        let failure = |kind| CallFailure {
+            service: inner.table.service,
+            operation: operation.id,
+            method,
+            delivery: Delivery::NotSent,
+            attempts: 0,
+            kind,
+        };
+        if let Some(kind) = refused {
+            return Err(failure(kind));
+        }
+        let mut url = String::with_capacity(inner.base.as_str().len() + template.len() + 16);
+        url.push_str(inner.base.as_str());
+        fill(template, &path, &mut url)
+            .map_err(|name| failure(FailureKind::Refused(format!("path parameter `{name}` has no value"))))?;
+        let mut url = reqwest::Url::parse(&url)
+            .map_err(|e| failure(FailureKind::Refused(format!("the request's URL does not parse: {e}"))))?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let mut request = reqwest::Request::new(method.to_reqwest(), url);
+        let request_headers = request.headers_mut();
+        request_headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        if let (Some(authorization), true) = (&inner.authorization, operation.authenticated) {
+            request_headers.insert(AUTHORIZATION, authorization.clone());
+        }
+        for (name, value) in headers {
+            request_headers.append(name, value);
+        }
+        if let Some((content_type, body)) = body {
+            request_headers.insert(CONTENT_TYPE, content_type);
+            *request.body_mut() = Some(body);
+        }
+        Ok(Prepared::new(runtime, operation, method, request))
+    }
+}
+
+/// A query value as it travels: text as it is, numbers and booleans as
+/// JSON writes them (what a form encoder writes too); `None` for a value
+/// that is not a scalar.
+fn scalar_text(value: Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_value_is_one_segment_of_data_whatever_it_holds() {
+        for (value, encoded) in [
+            ("movie.mp4", "movie.mp4"),
+            ("a b/c", "a%20b%2Fc"),
+            (r"..\..\echo", "..%5C..%5Cecho"),
+            ("%2e%2e", "%252e%252e"),
+            ("a?b#c", "a%3Fb%23c"),
+            ("日本", "%E6%97%A5%E6%9C%AC"),
+        ] {
+            assert_eq!(utf8_percent_encode(value, SEGMENT).to_string(), encoded, "{value}");
+        }
+    }
+}

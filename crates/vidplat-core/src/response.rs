@@ -1,0 +1,59 @@
+//! A decoded success answer with its status and headers.
+
+use reqwest::header::HeaderMap;
+use reqwest::StatusCode;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+/// What `send()` returns: the decoded body, with the answer's status and
+/// headers. It dereferences to the body; [`Response::into_inner`] takes it.
+pub struct Response<T> {
+    status: StatusCode,
+    headers: HeaderMap,
+    value: T,
+}
+
+impl<T> Response<T> {
+    pub(crate) fn new(status: StatusCode, headers: HeaderMap, value: T) -> Self {
+        Self { status, headers, value }
+    }
+
+    /// The decoded body.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The answer's status (a 2xx).
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The answer's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+}
+
+impl<T> Deref for Response<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> DerefMut for Response<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Response<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Headers are left out: a server could echo anything into them.
+        f.debug_struct("Response")
+            .field("status", &self.status)
+            .field("value", &self.value)
+            .finish_non_exhaustive()
+    }
+}
