@@ -252,6 +252,11 @@ fn ty(t: &impl ToTokens) -> String {
         .replace(":: std :: string :: ", "")
         .replace(":: std :: num :: ", "")
         .replace(":: std :: result :: ", "")
+        .replace(":: std :: ops :: ", "std::ops::")
+        .replace(":: std :: iter :: ", "std::iter::")
+        .replace(":: std :: convert :: ", "std::convert::")
+        .replace(":: vidplat_core :: ", "::vidplat_core::")
+        .replace(":: reqwest :: ", "reqwest::")
         .replace(":: serde_json :: ", "serde_json::")
         .replace(" :: ", "::")
         .replace(":: ", "::")
@@ -259,12 +264,15 @@ fn ty(t: &impl ToTokens) -> String {
         .replace("< ", "<")
         .replace(" >", ">")
         .replace(" ,", ",")
+        .replace(",>", ">")
+        .replace("Result <", "Result<")
         .replace("& 'a ", "&")
 }
 
+/// A builder field's value type, without the `Result<_, Refusal>` that holds a refused value.
 fn strip_result(t: &str) -> String {
     t.strip_prefix("Result<")
-        .and_then(|r| r.strip_suffix(", String>"))
+        .and_then(|r| r.strip_suffix(", ::vidplat_core::Refusal>"))
         .unwrap_or(t)
         .to_string()
 }

@@ -1,20 +1,14 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
-mod api_version;
 mod bounds;
 mod build_cost;
 mod codegen;
 mod conformance;
 mod crosscheck;
 mod gaps;
-mod index;
 mod lint;
-mod patterns;
 mod publish;
-mod schemars_feature;
 mod services;
-mod setters;
-mod streaming_lists;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};

@@ -104,7 +104,7 @@ pub(crate) fn decode_failure(
     path: Option<String>,
     source: serde_json::Error,
 ) -> CallFailure {
-    let undocumented = !call.operation.success_statuses.contains(&status);
+    let undocumented = !call.operation.documents_success(status);
     call.failure(
         Delivery::Answered,
         FailureKind::Decode(DecodeError {

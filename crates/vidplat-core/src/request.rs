@@ -17,7 +17,6 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde::Serialize;
 use serde_json::Value;
-use std::fmt::Display;
 
 /// What a path value is encoded against: everything that could end or split
 /// a segment (`/`, and `\`, which URL parsers treat as `/`), start a query or
@@ -86,10 +85,12 @@ impl Request {
     }
 
     /// The path parameter `name` (`task-id`), one whole segment whatever it holds.
-    pub fn path<T: Display>(mut self, name: &'static str, value: Result<T, Refusal>) -> Self {
+    pub fn path<T: Serialize>(mut self, name: &'static str, value: Result<T, Refusal>) -> Self {
         match value {
             Ok(value) => {
-                let text = value.to_string();
+                let Some(text) = self.text_of(name, &value) else {
+                    return self;
+                };
                 // `.` and `..` would move up the path, an empty segment elsewhere.
                 if matches!(text.as_str(), "" | "." | "..") {
                     let rule = if text.is_empty() {
@@ -168,6 +169,17 @@ impl Request {
         self
     }
 
+    /// A path or header value as it travels (one scalar), or `None` once refused.
+    fn text_of<T: Serialize>(&mut self, name: &'static str, value: &T) -> Option<String> {
+        let text = serde_json::to_value(value).ok().and_then(scalar_text);
+        if text.is_none() {
+            self.refuse(FailureKind::Refused(format!(
+                "parameter `{name}` is not a single value"
+            )));
+        }
+        text
+    }
+
     fn checked_query<T: Serialize>(&self, name: &'static str, value: &T) -> Result<Value, FailureKind> {
         let value = serde_json::to_value(value)
             .map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
@@ -187,15 +199,20 @@ impl Request {
     }
 
     /// The header parameter `name`, when set.
-    pub fn header<T: Display>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+    pub fn header<T: Serialize>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
         match value {
-            Ok(Some(value)) => match HeaderValue::try_from(value.to_string()) {
-                Ok(header) => self.headers.push((HeaderName::from_static(name), header)),
-                Err(_) => self.refuse(FailureKind::InvalidInput {
-                    field: name.replace('-', "_"),
-                    rule: "is not a valid HTTP header value (control characters, or not visible ASCII)".into(),
-                }),
-            },
+            Ok(Some(value)) => {
+                let Some(text) = self.text_of(name, &value) else {
+                    return self;
+                };
+                match HeaderValue::try_from(text) {
+                    Ok(header) => self.headers.push((HeaderName::from_static(name), header)),
+                    Err(_) => self.refuse(FailureKind::InvalidInput {
+                        field: name.replace('-', "_"),
+                        rule: "is not a valid HTTP header value (control characters, or not visible ASCII)".into(),
+                    }),
+                }
+            }
             Ok(None) => {}
             Err(refusal) => self.refuse_value(refusal),
         }

@@ -132,11 +132,19 @@ pub struct OperationMeta {
     /// Top-level members of the success body's schema (empty when it has none):
     /// a 2xx body in the services' error shape that has none of these is an error.
     pub success_members: &'static [&'static str],
-    /// The 2xx statuses the YAML documents. Any 2xx is a success; a body under
-    /// another 2xx that does not decode is reported with its status.
-    pub success_statuses: &'static [u16],
+    /// The 2xx statuses the YAML documents (`200`, or `2XX` as `200..=299`).
+    /// Any 2xx is a success; a body under another 2xx that does not decode is
+    /// reported with its status.
+    pub success_statuses: &'static [std::ops::RangeInclusive<u16>],
     /// How the success body is read.
     pub reading: Reading,
+}
+
+impl OperationMeta {
+    /// Whether the YAML documents `status` as one of the operation's successes.
+    pub fn documents_success(&self, status: u16) -> bool {
+        self.success_statuses.iter().any(|range| range.contains(&status))
+    }
 }
 
 /// Everything the generator knows of one service that the runtime needs.

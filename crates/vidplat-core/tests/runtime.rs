@@ -23,7 +23,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         rate_limited: true,
         checks: &[],
         success_members: &["id", "status"],
-        success_statuses: &[200],
+        success_statuses: &[200..=200],
         reading: Reading::Whole,
     }
 }
@@ -41,7 +41,7 @@ const OPS: &[OperationMeta] = &[
     OperationMeta {
         reading: Reading::Empty,
         success_members: &[],
-        success_statuses: &[204],
+        success_statuses: &[200..=299],
         ..op("touch_task", Method::Put, "/v1/tasks/{task-id}/touch")
     },
 ];

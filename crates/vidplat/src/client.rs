@@ -1,14 +1,13 @@
 //! `Client`: one handle on the three services.
 
 use crate::error::Error;
-use progenitor_client::ClientInfo as _;
 use secrecy::SecretString;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 use vidplat_core::{
-    check_base_url, check_routes, ConfigError, Method, QuotaConfig, QuotaLimiter, QuotaStore, RetryPolicy, Runtime,
-    Service, ServiceTable, Timeouts, Transport, DEFAULT_MAX_RESPONSE_BODY,
+    ConfigError, Method, QuotaConfig, QuotaLimiter, QuotaStore, RetryPolicy, Routes, Runtime, Service, ServiceTable,
+    Timeouts, Transport, DEFAULT_MAX_RESPONSE_BODY,
 };
 
 /// The SDK's entry point: configured once, cheap to clone, shared by every task.
@@ -43,8 +42,11 @@ impl fmt::Debug for Client {
 }
 
 #[allow(dead_code)] // unused when every service feature is off
-fn not_configured(service: Service, variable: &'static str) -> Error {
-    Error::Config(ConfigError::MissingBaseUrl { service, variable })
+fn not_configured(service: Service) -> Error {
+    Error::Config(ConfigError::MissingBaseUrl {
+        service,
+        variable: service.url_variable(),
+    })
 }
 
 impl Client {
@@ -62,17 +64,13 @@ impl Client {
     /// The encoding service.
     #[cfg(feature = "encoder")]
     pub fn encoder(&self) -> Result<&vidplat_encoder::Client, Error> {
-        self.encoder
-            .as_ref()
-            .ok_or_else(|| not_configured(Service::Encoder, "VIDPLAT_ENCODER_URL"))
+        self.encoder.as_ref().ok_or_else(|| not_configured(Service::Encoder))
     }
 
     /// The video management service.
     #[cfg(feature = "vms")]
     pub fn vms(&self) -> Result<&vidplat_vms::Client, Error> {
-        self.vms
-            .as_ref()
-            .ok_or_else(|| not_configured(Service::Vms, "VIDPLAT_VMS_URL"))
+        self.vms.as_ref().ok_or_else(|| not_configured(Service::Vms))
     }
 
     /// The viewing analytics service (basic and cloud editions).
@@ -80,7 +78,7 @@ impl Client {
     pub fn analytics(&self) -> Result<&vidplat_analytics::Client, Error> {
         self.analytics
             .as_ref()
-            .ok_or_else(|| not_configured(Service::Analytics, "VIDPLAT_ANALYTICS_URL"))
+            .ok_or_else(|| not_configured(Service::Analytics))
     }
 
     /// The client-side analytics limiter (shared by every clone of this client):
@@ -98,9 +96,10 @@ impl Client {
 /// Configures a [`Client`]. No base URL has a default: the documents show only `{base_url}`.
 ///
 /// Every setting is its own field and every setter sets one field, so the
-/// result never depends on the order of the calls. Everything is checked in
-/// [`ClientBuilder::build`]: base URLs (parse, HTTPS), route overrides (known
-/// operation, same parameters, one per operation), the API key.
+/// result never depends on the order of the calls. Everything is checked
+/// once, in [`ClientBuilder::build`]: base URLs (parse, HTTPS, no
+/// credentials, query or fragment), route overrides (known operation, same
+/// parameters, one per operation), the API key.
 #[derive(Clone)]
 pub struct ClientBuilder {
     encoder_url: Option<String>,
@@ -151,9 +150,18 @@ impl Default for ClientBuilder {
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
-            .field("encoder_url", &self.encoder_url)
-            .field("vms_url", &self.vms_url)
-            .field("analytics_url", &self.analytics_url)
+            .field(
+                "encoder_url",
+                &self.encoder_url.as_deref().map(vidplat_core::without_credentials),
+            )
+            .field(
+                "vms_url",
+                &self.vms_url.as_deref().map(vidplat_core::without_credentials),
+            )
+            .field(
+                "analytics_url",
+                &self.analytics_url.as_deref().map(vidplat_core::without_credentials),
+            )
             .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
             .field("login_id", &self.login_id)
             .field("connect_timeout", &self.connect_timeout)
@@ -328,9 +336,18 @@ impl ClientBuilder {
                 .into());
             }
         }
-        for table in &tables {
-            check_routes(table, &self.routes_of(table))?;
+        let mut routes = Vec::with_capacity(tables.len());
+        for table in tables {
+            let overrides: Vec<_> = self
+                .routes
+                .iter()
+                .filter(|(id, _, _)| table.operation(id).is_some())
+                .cloned()
+                .collect();
+            routes.push(Routes::check(table, &overrides)?);
         }
+        #[allow(unused_mut, unused_variables)] // one service per feature
+        let mut routes = routes.into_iter();
         let analytics_quota = self
             .analytics_quota
             .clone()
@@ -338,61 +355,53 @@ impl ClientBuilder {
         Ok(Client {
             #[cfg(feature = "encoder")]
             encoder: self
-                .service(
+                .runtime(
                     &vidplat_encoder::operations::TABLE,
                     &self.encoder_url,
                     self.attempt_timeout,
                     None,
+                    routes.next().unwrap_or_default(),
                 )?
-                .map(|(url, runtime)| {
-                    vidplat_encoder::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
-                }),
+                .map(vidplat_encoder::Client::new),
             #[cfg(feature = "vms")]
             vms: self
-                .service(
+                .runtime(
                     &vidplat_vms::operations::TABLE,
                     &self.vms_url,
                     self.attempt_timeout,
                     None,
+                    routes.next().unwrap_or_default(),
                 )?
-                .map(|(url, runtime)| {
-                    vidplat_vms::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
-                }),
+                .map(vidplat_vms::Client::new),
             #[cfg(feature = "analytics")]
             analytics: self
-                .service(
+                .runtime(
                     &vidplat_analytics::operations::TABLE,
                     &self.analytics_url,
                     self.analytics_attempt_timeout,
                     analytics_quota.clone(),
+                    routes.next().unwrap_or_default(),
                 )?
-                .map(|(url, runtime)| {
-                    vidplat_analytics::Client::new_with_client(&url, runtime.http_client().clone(), runtime)
-                }),
+                .map(vidplat_analytics::Client::new),
             login_id: self.login_id,
             analytics_quota,
         })
     }
 
-    fn routes_of(&self, table: &ServiceTable) -> Vec<(String, Method, String)> {
-        self.routes
-            .iter()
-            .filter(|(id, _, _)| table.operation(id).is_some())
-            .cloned()
-            .collect()
-    }
-
+    /// The runtime of a service whose base URL is set (`None` when it is not).
     #[allow(dead_code)] // unused when every service feature is off
-    fn service(
+    fn runtime(
         &self,
         table: &'static ServiceTable,
         url: &Option<String>,
         attempt_timeout: Duration,
         quota: Option<QuotaLimiter>,
-    ) -> Result<Option<(String, Runtime)>, Error> {
+        routes: Routes,
+    ) -> Result<Option<Runtime>, Error> {
         let Some(url) = url else { return Ok(None) };
-        let url = check_base_url(url, self.allow_insecure_http)?;
         let mut runtime = Runtime::builder(table)
+            .base_url(url.as_str())
+            .routes(routes)
             .retry(self.retry.clone())
             .timeouts(Timeouts {
                 connect: self.connect_timeout,
@@ -411,9 +420,6 @@ impl ClientBuilder {
         if let Some(transport) = &self.transport {
             runtime = runtime.transport(transport.clone());
         }
-        for (id, method, template) in self.routes_of(table) {
-            runtime = runtime.route(id, method, template);
-        }
-        Ok(Some((url, runtime.build()?)))
+        Ok(Some(runtime.build()?))
     }
 }

@@ -29,12 +29,11 @@
 use crate::Error;
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
-use progenitor_client::ResponseValue;
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use vidplat_core::{PagePosition, Paged, Paginated, PagingStyle};
 
 /// The deepest [`Pages::prefetch`]: beyond it, more requests at once only load
@@ -133,7 +132,7 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Pages<'a, O> {
 impl<O: Paginated> fmt::Debug for Pages<'_, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pages")
-            .field("operation", &O::ID)
+            .field("operation", &O::META.id)
             .field("style", &O::STYLE)
             .field("prefetch", &self.prefetch)
             .field("max_pages", &self.max_pages)
@@ -202,13 +201,17 @@ impl<O: Paginated> fmt::Debug for Items<'_, O> {
     }
 }
 
-async fn fetch<O: Paginated>(operation: O, at: PagePosition) -> Result<O::Success, Error> {
-    operation
-        .at(at)
-        .send_operation()
-        .await
-        .map(ResponseValue::into_inner)
-        .map_err(Error::from)
+async fn fetch<O: Paginated>(
+    operation: O,
+    at: PagePosition,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Result<O::Success, Error> {
+    let prepared = operation.at(at).prepare()?;
+    let page = match wire_slot {
+        Some(slot) => prepared.send_holding(slot).await?,
+        None => prepared.send().await?,
+    };
+    Ok(page.into_inner())
 }
 
 /// `last_page` lists: the first page says how many there are, so the rest
@@ -217,7 +220,7 @@ async fn fetch<O: Paginated>(operation: O, at: PagePosition) -> Result<O::Succes
 /// it are asked for beside it, and those past `last_page` are dropped unread
 /// (at most P − 1 requests past the end of a short list). A page that has
 /// arrived gives its place on the wire back before it decodes
-/// ([`vidplat_core::holding_wire_slot`]), so up to P more pages may wait,
+/// ([`vidplat_core::Prepared::send_holding`]), so up to P more pages may wait,
 /// decoded, for their turn. Without a `last_page`, pages follow one by one
 /// until an empty one.
 struct Numbered<'a, O: Paginated> {
@@ -285,11 +288,8 @@ impl<'a, O: Paginated + 'a> Numbered<'a, O> {
             self.in_flight.push_back(
                 async move {
                     let at = PagePosition::Number(std::num::NonZeroU64::new(n).unwrap_or(std::num::NonZeroU64::MAX));
-                    let page = match wire_slots.acquire_owned().await {
-                        Ok(slot) => vidplat_core::holding_wire_slot(slot, fetch(operation, at)).await,
-                        // Never closed; were it, fetching without a slot is still right.
-                        Err(_) => fetch(operation, at).await,
-                    };
+                    // Never closed; were it, fetching without a slot is still right.
+                    let page = fetch(operation, at, wire_slots.acquire_owned().await.ok()).await;
                     (n, page)
                 }
                 .boxed(),
@@ -361,7 +361,7 @@ fn sequential<'a, O: Paginated + 'a>(
 ) -> BoxStream<'a, Result<O::Success, Error>> {
     stream::try_unfold((operation, Some(first)), move |(operation, next)| async move {
         let Some(at) = next else { return Ok(None) };
-        let page = fetch(operation.clone(), at).await?;
+        let page = fetch(operation.clone(), at, None).await?;
         let next = if more(&page) { following(at, page.len()) } else { None };
         Ok(Some((page, (operation, next))))
     })

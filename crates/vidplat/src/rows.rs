@@ -32,7 +32,7 @@ use serde::de::DeserializeOwned;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use vidplat_core::{Operation, Paged, RowReceiver};
+use vidplat_core::{Operation, Paged};
 
 /// `.rows()` on every list operation builder.
 pub trait Rows: Operation {
@@ -57,15 +57,7 @@ where
     where
         Self: 'a,
     {
-        let start = async move {
-            let (outcome, handed) = vidplat_core::with_row_handover(self.send_operation()).await;
-            match handed {
-                Some(handed) => Ok(Source::Arriving(RowReceiver::start(handed))),
-                None => outcome
-                    .map(|page| Source::Decoded(page.into_inner().into_items().into_iter()))
-                    .map_err(Error::from),
-            }
-        };
+        let start = async move { Ok(self.prepare()?.rows().await?) };
         RowStream {
             state: State::Starting(Box::pin(start)),
         }
@@ -77,14 +69,9 @@ pub struct RowStream<'a, R> {
     state: State<'a, R>,
 }
 
-enum Source<R> {
-    Arriving(RowReceiver<R>),
-    Decoded(std::vec::IntoIter<R>),
-}
-
 enum State<'a, R> {
-    Starting(Pin<Box<dyn Future<Output = Result<Source<R>, Error>> + Send + 'a>>),
-    Reading(Source<R>),
+    Starting(Pin<Box<dyn Future<Output = Result<vidplat_core::Rows<R>, Error>> + Send + 'a>>),
+    Reading(vidplat_core::Rows<R>),
     Done,
 }
 
@@ -92,8 +79,8 @@ impl<R> std::fmt::Debug for RowStream<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
             State::Starting(_) => "sending",
-            State::Reading(Source::Arriving(_)) => "reading rows as they arrive",
-            State::Reading(Source::Decoded(_)) => "reading a decoded page",
+            State::Reading(vidplat_core::Rows::Arriving(_)) => "reading rows as they arrive",
+            State::Reading(vidplat_core::Rows::Decoded(_)) => "reading a decoded page",
             State::Done => "done",
         };
         f.debug_struct("RowStream").field("state", &state).finish()
@@ -115,7 +102,7 @@ impl<R: DeserializeOwned + Send + 'static + Unpin> Stream for RowStream<'_, R> {
                         return Poll::Ready(Some(Err(error)));
                     }
                 },
-                State::Reading(Source::Arriving(rows)) => {
+                State::Reading(rows) => {
                     return match rows.poll_next(cx) {
                         Poll::Pending => Poll::Pending,
                         Poll::Ready(Some(Ok(row))) => Poll::Ready(Some(Ok(row))),
@@ -129,7 +116,6 @@ impl<R: DeserializeOwned + Send + 'static + Unpin> Stream for RowStream<'_, R> {
                         }
                     }
                 }
-                State::Reading(Source::Decoded(rows)) => return Poll::Ready(rows.next().map(Ok)),
                 State::Done => return Poll::Ready(None),
             }
         }

@@ -149,7 +149,7 @@ fn ended(status: Option<&TaskStatus>) -> bool {
 #[must_use = "a waiter does nothing until awaited"]
 pub struct TaskWaiter<'a> {
     client: &'a Client,
-    task_id: Result<NonZeroU64, String>,
+    task_id: Result<NonZeroU64, vidplat_core::Refusal>,
     polling: Polling,
 }
 
@@ -247,10 +247,11 @@ async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
 }
 
 /// An id a waiter was given that breaks its rule (a response's `None`, 0): nothing is polled.
-fn refused_id(field: &str, rule: String) -> Error {
+/// A waiter's id refused before anything was sent: the member it stands for, and why.
+fn refused_id(field: &str, refusal: vidplat_core::Refusal) -> Error {
     Error::InvalidInput {
         field: field.into(),
-        rule,
+        rule: refusal.rule().to_owned(),
     }
 }
 
@@ -259,7 +260,7 @@ fn refused_id(field: &str, rule: String) -> Error {
 #[must_use = "a waiter does nothing until awaited"]
 pub struct TasksWaiter<'a> {
     client: &'a Client,
-    task_ids: Vec<Result<NonZeroU64, String>>,
+    task_ids: Vec<Result<NonZeroU64, vidplat_core::Refusal>>,
     polling: Polling,
     concurrency: usize,
 }
@@ -339,7 +340,7 @@ impl<'a> IntoFuture for TasksWaiter<'a> {
 #[must_use = "a waiter does nothing until awaited"]
 pub struct TaskImportWaiter<'a> {
     client: &'a Client,
-    import_id: Result<NonZeroU64, String>,
+    import_id: Result<NonZeroU64, vidplat_core::Refusal>,
     polling: Polling,
     finished: Box<dyn Fn(&TaskImport) -> bool + Send + Sync + 'a>,
 }

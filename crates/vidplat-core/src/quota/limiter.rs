@@ -312,7 +312,7 @@ mod tests {
         rate_limited: true,
         checks: &[],
         success_members: &[],
-        success_statuses: &[200],
+        success_statuses: &[200..=200],
         reading: crate::table::Reading::WhileArriving,
     };
     const REALTIME: OperationMeta = OperationMeta {

@@ -52,7 +52,7 @@ use vidplat_encoder::types::Task;
 /// the simulator's own controls, such as uploading input files).
 pub(crate) fn router(shared: Shared, vms: VmsStore) -> (Router, Arc<Service>) {
     let service = Arc::new(Service::new(shared, vms));
-    let api = Operations::new(&service.shared.keys, vidplat_encoder::operations::ALL)
+    let api = Operations::new(&service.shared.keys, &vidplat_encoder::operations::ALL)
         .route("get_external_id", account::get_external_id)
         .route("get_task_counts", tasks::get_task_counts)
         .route("list_tasks", tasks::list_tasks)

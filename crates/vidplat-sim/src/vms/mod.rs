@@ -73,7 +73,7 @@ pub(crate) fn routers(shared: Shared, store: VmsStore, catch_up: CatchUp) -> (Ro
         shared,
         catch_up,
     };
-    let operations = Operations::new(&app.shared.keys, vidplat_vms::operations::ALL)
+    let operations = Operations::new(&app.shared.keys, &vidplat_vms::operations::ALL)
         .route("list_contents", contents::list)
         .route("register_content", contents::register)
         .route("get_content", contents::get)

@@ -1,17 +1,30 @@
-//! The generated types derive `schemars::JsonSchema` only with the generated
-//! crate's `schemars` feature: no user pays for the derive (and the schemars
-//! crate) unless they ask for it.
+//! Pass `schemars`: the generated types derive `schemars::JsonSchema` only
+//! with the generated crate's `schemars` feature: no user pays for the derive
+//! (and the schemars crate) unless they ask for it.
+
+use crate::codegen::passes::Expect;
+use serde_json::Value;
+
+pub fn run(file: &mut syn::File, _spec: &Value) -> anyhow::Result<usize> {
+    behind_feature(&mut file.items)
+}
+
+/// progenitor derives it on every type, and every YAML has types.
+pub fn expect(spec: &Value) -> Expect {
+    Expect::some_if(spec["components"]["schemas"].as_object().is_some_and(|s| !s.is_empty()))
+}
 
 /// Moves `schemars::JsonSchema` out of every `#[derive(...)]` in `items` (and
 /// nested modules) into `#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]`.
-pub fn behind_feature(items: &mut [syn::Item]) -> anyhow::Result<()> {
+fn behind_feature(items: &mut [syn::Item]) -> anyhow::Result<usize> {
+    let mut moved_derives = 0;
     for item in items {
         let attrs = match item {
             syn::Item::Struct(s) => &mut s.attrs,
             syn::Item::Enum(e) => &mut e.attrs,
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &mut m.content {
-                    behind_feature(inner)?;
+                    moved_derives += behind_feature(inner)?;
                 }
                 continue;
             }
@@ -31,9 +44,10 @@ pub fn behind_feature(items: &mut [syn::Item]) -> anyhow::Result<()> {
         }
         if moved {
             attrs.push(syn::parse_quote!(#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]));
+            moved_derives += 1;
         }
     }
-    Ok(())
+    Ok(moved_derives)
 }
 
 #[cfg(test)]
@@ -52,7 +66,7 @@ mod tests {
             }
         })
         .unwrap();
-        super::behind_feature(&mut file.items).unwrap();
+        assert_eq!(super::behind_feature(&mut file.items).unwrap(), 1);
         let code = prettyplease::unparse(&file);
         assert!(code.contains("#[derive(::serde::Deserialize, Clone)]"), "{code}");
         assert!(code.contains("#[serde(deny_unknown_fields)]"), "{code}");

@@ -4,11 +4,8 @@
 //! `crates/vidplat/src/operations.md`, which the `vidplat` crate shows as its
 //! `operations` page. Generated with the clients, so it cannot drift.
 
-use crate::codegen::{builder_items, builder_name, generic_args, send_output};
-use crate::services::{operations, Service};
-use anyhow::{Context, Result};
+use crate::codegen::model::{Body, Operation};
 use quote::ToTokens;
-use serde_json::Value;
 
 /// One operation's row.
 pub struct Row {
@@ -22,45 +19,32 @@ pub struct Row {
     aliases: Vec<String>,
 }
 
-/// The rows of one service, from its YAML and its generated client.
-pub fn rows(service: &Service, spec: &Value, client: &syn::File) -> Result<Vec<Row>> {
-    let builders = builder_items(client)?;
-    let mut rows = Vec::new();
-    for (path, method, op) in operations(spec) {
-        let id = op["operationId"].as_str().context("operationId")?.to_owned();
-        let builder = builder_name(&id);
-        // The body field is `Result<types::builder::X, String>` (or a raw `reqwest::Body`).
-        let body = builders.iter().find_map(|item| match item {
-            syn::Item::Struct(s) if s.ident == builder => s
-                .fields
-                .iter()
-                .find(|f| f.ident.as_ref().is_some_and(|i| i == "body"))
-                .and_then(|f| generic_args(&f.ty).first().map(|ty| type_name(ty))),
-            _ => None,
-        });
-        let output = send_output(builders, &builder).with_context(|| format!("no send() for {id}"))?;
-        // `Result<ResponseValue<Success>, Error<E>>`
-        let success = generic_args(&output)
-            .first()
-            .and_then(|ok| generic_args(ok).first().copied())
-            .with_context(|| format!("{id}: send() returns no ResponseValue<T>"))?;
-        rows.push(Row {
-            service: service.name,
-            method,
-            path,
-            operation: id,
-            body,
-            response: type_name(success),
-            paging: op["x-paging"]["style"].as_str().map(str::to_owned),
-            aliases: op["x-aliases"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a["operationId"].as_str().map(str::to_owned))
-                .collect(),
-        });
-    }
-    Ok(rows)
+/// The rows of one service, from its operations.
+pub fn rows(service: &'static str, operations: &[Operation], spec: &serde_json::Value) -> Vec<Row> {
+    operations
+        .iter()
+        .map(|op| {
+            let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
+            Row {
+                service,
+                method: op.method.clone(),
+                path: op.path.clone(),
+                operation: op.id.clone(),
+                body: op.body.as_ref().map(|body| match body {
+                    Body::Json { ty, .. } => type_name(ty),
+                    Body::Raw { .. } => "bytes".into(),
+                }),
+                response: type_name(&op.success),
+                paging: op.paging["style"].as_str().map(str::to_owned),
+                aliases: yaml["x-aliases"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a["operationId"].as_str().map(str::to_owned))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// How the index names a type: `types::builder::TaskCreate` is `TaskCreate`,

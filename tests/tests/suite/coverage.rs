@@ -31,11 +31,11 @@ fn operation_ids() -> BTreeSet<String> {
 }
 
 /// `(test name, whether its body calls the builder method of the same name)` for every
-/// test function in `tests/tests/wire/ops_*.rs`.
+/// test function in `tests/tests/suite/ops_*.rs`.
 fn operation_tests() -> Vec<(String, bool)> {
-    let dir = repo_root().join("tests/tests/wire");
+    let dir = repo_root().join("tests/tests/suite");
     let mut tests = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("tests/tests/wire") {
+    for entry in std::fs::read_dir(&dir).expect("tests/tests/suite") {
         let path = entry.expect("directory entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
         if !(name.starts_with("ops_") && name.ends_with(".rs")) {

@@ -142,12 +142,13 @@ macro_rules! against_prism {
             let prism = start_prism(&binary, $service).await;
             let inspector = Arc::new(Inspector::default());
             let runtime = Runtime::builder(&$krate::operations::TABLE)
+                .base_url(&prism.url)
                 .api_key("prism-test-key".into())
                 .transport(inspector.clone())
                 .retry(vidplat_core::RetryPolicy::never())
                 .build()
                 .unwrap();
-            let client = $krate::Client::new(&prism.url, runtime);
+            let client = $krate::Client::new(runtime);
             let spec = load_spec($service);
             let mut sent = 0;
             for (path, item) in spec["paths"].as_object().unwrap() {
@@ -192,11 +193,12 @@ async fn prism_reports_requests_that_break_the_yaml() {
     let prism = start_prism(&binary, "encoder").await;
     let inspector = Arc::new(Inspector::default());
     let runtime = Runtime::builder(&vidplat_encoder::operations::TABLE)
+        .base_url(&prism.url)
         .transport(inspector.clone())
         .route("get_task", vidplat_core::Method::Get, "/v1/nowhere/{task-id}")
         .build()
         .unwrap();
-    let client = vidplat_encoder::Client::new(&prism.url, runtime);
+    let client = vidplat_encoder::Client::new(runtime);
     let _ = client.get_task().task_id(std::num::NonZeroU64::MIN).send().await;
     let _ = client.get_task_counts().send().await;
     let findings = inspector.findings.lock().unwrap();

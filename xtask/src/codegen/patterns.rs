@@ -7,7 +7,9 @@
 //! explicit ECMA-262 sets; constructs regex-lite lacks, or reads differently
 //! (lookaround, back-references, `\p{..}`, `\c`, `\0`), stop the generation.
 
+use crate::codegen::passes::Expect;
 use anyhow::{bail, Context, Result};
+use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
 /// ECMA-262's `WhiteSpace` and `LineTerminator` code points, as members of a
@@ -18,19 +20,36 @@ const ECMA_WHITE_SPACE: &str =
 /// What ECMA-262's `.` does not match (without the `s` flag).
 const ECMA_LINE_TERMINATORS: &str = r"\n\r\x{2028}\x{2029}";
 
-/// Rewrites `::regress::Regex` to `::regex_lite::Regex` in `file`, and every
-/// pattern given to `Regex::new` to the same language in regex-lite's syntax.
-pub fn to_regex_lite(file: &mut syn::File) -> Result<()> {
-    let mut rewrite = Rewrite { error: None };
+/// Pass `patterns`: rewrites `::regress::Regex` to `::regex_lite::Regex` in
+/// `file`, and every pattern given to `Regex::new` to the same language in
+/// regex-lite's syntax; the sites are the patterns translated.
+pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
+    let mut rewrite = Rewrite {
+        error: None,
+        translated: 0,
+    };
     rewrite.visit_file_mut(file);
     match rewrite.error {
         Some(error) => Err(error),
-        None => Ok(()),
+        None => Ok(rewrite.translated),
     }
+}
+
+/// typify checks every `pattern` of a string type (a parameter's or a member's).
+pub fn expect(spec: &Value) -> Expect {
+    fn has_pattern(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map.get("pattern").is_some_and(Value::is_string) || map.values().any(has_pattern),
+            Value::Array(items) => items.iter().any(has_pattern),
+            _ => false,
+        }
+    }
+    Expect::some_if(has_pattern(&spec["components"]) || has_pattern(&spec["paths"]))
 }
 
 struct Rewrite {
     error: Option<anyhow::Error>,
+    translated: usize,
 }
 
 impl VisitMut for Rewrite {
@@ -58,7 +77,10 @@ impl VisitMut for Rewrite {
             return;
         };
         match translate(&pattern.value()) {
-            Ok(translated) => *pattern = syn::LitStr::new(&translated, pattern.span()),
+            Ok(translated) => {
+                *pattern = syn::LitStr::new(&translated, pattern.span());
+                self.translated += 1;
+            }
             Err(error) => {
                 self.error.get_or_insert(error);
             }
@@ -247,7 +269,7 @@ mod tests {
             static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
                 ::std::sync::LazyLock::new(|| ::regress::Regex::new("^\\S*$").unwrap());
         };
-        to_regex_lite(&mut file).unwrap();
+        assert_eq!(run(&mut file, &Value::Null).unwrap(), 1);
         let code = prettyplease::unparse(&file);
         assert!(!code.contains("regress"), "{code}");
         assert!(code.contains("::regex_lite::Regex::new("), "{code}");

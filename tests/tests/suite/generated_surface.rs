@@ -1,6 +1,7 @@
 //! Snapshot of each generated crate's API surface: a change in the YAML or in
 //! progenitor shows up here as a reviewable diff.
 
+use crate::in_snapshots;
 use vidplat_tests::{generated_source, surface, SERVICES};
 
 #[test]
@@ -8,28 +9,51 @@ fn api_surface_of_each_generated_crate() {
     for service in SERVICES {
         let listing = surface::listing(&generated_source(service));
         assert!(listing.contains("# Operations"), "{service}: no operations listed");
-        insta::assert_snapshot!(format!("surface_{service}"), listing);
+        in_snapshots(|| insta::assert_snapshot!(format!("generated_surface__surface_{service}"), listing));
     }
+}
+
+/// The Rust files of a crate's `src`, by path below it, sorted.
+fn sources(krate: &str) -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path.file_name().is_some_and(|n| n != "generated.rs")
+            {
+                let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.push((name, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates")
+        .join(krate)
+        .join("src");
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    files.sort();
+    files
 }
 
 /// The hand-written facade's public surface: its traits, types and every
 /// public method with its signature (paginators, waiters, signing, errors).
 #[test]
 fn api_surface_of_the_facade() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/vidplat/src");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&path).unwrap())
-        })
-        .collect();
-    files.sort();
-    let listing = surface::facade_listing(&files);
+    let listing = surface::facade_listing(&sources("vidplat"));
     assert!(listing.contains("fn wait_for_task"), "{listing}");
-    insta::assert_snapshot!("surface_vidplat", listing);
+    in_snapshots(|| insta::assert_snapshot!("generated_surface__surface_vidplat", listing));
+}
+
+/// The runtime's public surface, the same way: what the generated crates and
+/// the facade build on (what only generated code uses sits in `__private`).
+#[test]
+fn api_surface_of_the_runtime() {
+    let listing = surface::facade_listing(&sources("vidplat-core"));
+    assert!(listing.contains("fn prepare"), "{listing}");
+    in_snapshots(|| insta::assert_snapshot!("generated_surface__surface_vidplat_core", listing));
 }
 
 #[test]

@@ -1,0 +1,251 @@
+//! `cargo xtask codegen [--check]`: openapi/<service>.yaml →
+//! crates/vidplat-<service>/src/generated.rs (and the test drivers and the
+//! operation index).
+//!
+//! The pipeline, in order:
+//! 1. progenitor reads the YAML (as `spec::for_progenitor` prepares it) and
+//!    writes the types (typify) and its client;
+//! 2. `model` describes every operation from the YAML and the types
+//!    progenitor chose for its parameters and answer;
+//! 3. the passes (`passes::PASSES`) rewrite progenitor's output, each over
+//!    `syn` nodes, each checked against the number of sites the YAML says it
+//!    must find; `keep` drops progenitor's client and builders;
+//! 4. whole items are generated from the YAML and the model: the open
+//!    enums, `Paged` and the setter conversions, the client and its
+//!    builders (`builders`), paging, the operation table, the aliases;
+//! 5. the test driver and the operation index are written from the model.
+
+mod aliases;
+mod builders;
+mod conversions;
+mod driver;
+mod enums;
+mod index;
+mod keep;
+mod model;
+mod nulls;
+mod paging;
+mod passes;
+mod patterns;
+mod refusals;
+mod schemars;
+mod secrets;
+mod setters;
+mod spec;
+mod syntax;
+mod table;
+
+use crate::services::{repo_root, Service, SERVICES};
+use anyhow::{anyhow, bail, Context, Result};
+use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagStyle, TypeImpl};
+use quote::quote;
+
+/// The progenitor version the generated files are written with: the one
+/// xtask depends on (checked against `xtask/Cargo.toml` and `Cargo.lock`).
+pub const PROGENITOR_VERSION: &str = "0.15.1";
+
+pub fn run(check: bool) -> Result<()> {
+    let started = std::time::Instant::now();
+    let mut stale = Vec::new();
+    let mut rows = Vec::new();
+    for service in &SERVICES {
+        let generated = generate(service)?;
+        println!(
+            "codegen {}: {}",
+            service.name,
+            generated
+                .passes
+                .iter()
+                .map(|(name, sites)| format!("{name} {sites}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        rows.extend(generated.rows);
+        let outputs = [
+            (
+                repo_root()
+                    .join("crates")
+                    .join(service.crate_dir)
+                    .join("src/generated.rs"),
+                generated.client,
+            ),
+            (
+                repo_root()
+                    .join("tests/src/generated")
+                    .join(format!("{}.rs", service.name)),
+                generated.driver,
+            ),
+        ];
+        stale.extend(write_or_check(outputs, check)?);
+    }
+    let index = [(
+        repo_root().join("crates/vidplat/src/operations.md"),
+        index::render(&rows),
+    )];
+    stale.extend(write_or_check(index, check)?);
+    if !stale.is_empty() {
+        bail!(
+            "generated files are stale (run `cargo xtask codegen`):\n{}",
+            stale.join("\n")
+        );
+    }
+    println!(
+        "codegen: {} ({:.1?})",
+        if check {
+            "generated files are up to date"
+        } else {
+            "done"
+        },
+        started.elapsed()
+    );
+    Ok(())
+}
+
+/// What codegen writes for one service.
+pub struct Generated {
+    /// `crates/vidplat-<service>/src/generated.rs`.
+    pub client: String,
+    /// `tests/src/generated/<service>.rs`.
+    pub driver: String,
+    /// The service's rows of the operation index.
+    pub rows: Vec<index::Row>,
+    /// Each pass and the sites it changed.
+    pub passes: Vec<(&'static str, usize)>,
+}
+
+/// Everything generated from one service's YAML.
+pub fn generate(service: &Service) -> Result<Generated> {
+    let spec = service.load()?;
+    let openapi: openapiv3::OpenAPI = serde_json::from_value(spec::for_progenitor(&spec))
+        .with_context(|| format!("{} is not OpenAPI 3.0", service.name))?;
+    let enums = spec::open_enums(&spec);
+
+    let mut settings = GenerationSettings::default();
+    settings
+        .with_interface(InterfaceStyle::Builder)
+        .with_tag(TagStyle::Merged)
+        .with_hooks(HooksMode::Expected)
+        .with_inner_type(quote!(vidplat_core::Runtime))
+        .with_derive("schemars::JsonSchema");
+    let schemas = spec["components"]["schemas"].as_object();
+    for (schema, replacement) in [("Timestamp", "vidplat_core::Timestamp"), ("Date", "vidplat_core::Date")] {
+        if schemas.is_some_and(|s| s.contains_key(schema)) {
+            settings.with_replacement(schema, replacement, [TypeImpl::Display, TypeImpl::FromStr].into_iter());
+        }
+    }
+    for e in &enums {
+        settings.with_replacement(
+            &e.name,
+            format!("crate::types::{}", e.name),
+            [TypeImpl::Display, TypeImpl::FromStr].into_iter(),
+        );
+    }
+    let tokens = Generator::new(&settings)
+        .generate_tokens(&openapi)
+        .map_err(|e| anyhow!("progenitor failed on {}: {e}", service.name))?;
+    let mut file: syn::File = syn::parse2(tokens).context("parsing progenitor's output")?;
+
+    let operations = model::operations(service.name, &spec, &file)?;
+    let passes = passes::run(&mut file, &spec)?;
+
+    let types = syntax::types_module(&mut file)?;
+    let mut added = enums::items(&enums)?;
+    added.extend(paging::paged_impls(types)?);
+    added.extend(conversions::items(types)?);
+    types.extend(added);
+    let mut items = builders::items(service.title, &spec, &operations)?;
+    let builder = syntax::module_items(&mut items, "builder").context("the generated `builder` module")?;
+    builder.extend(paging::paginated_impls(&operations)?);
+    file.items.extend(items);
+    file.items.push(table::module(service, &spec, &operations)?);
+    file.items.extend(aliases::alias_methods(&spec)?);
+
+    let driver = driver::render(service, &spec, &operations)?;
+    let rows = index::rows(service.name, &operations, &spec);
+    let header = format!(
+        "// @generated by `cargo xtask codegen` from openapi/{}.yaml (progenitor {PROGENITOR_VERSION}).\n\
+         // Do not edit: change the YAML or xtask/src/codegen/ and run `cargo xtask codegen`.\n\n\
+         // typify emits generic `defaults::default_*` helpers whether or not a default uses them.\n\
+         #![allow(dead_code)]\n\n",
+        service.name
+    );
+    Ok(Generated {
+        client: header + &prettyplease::unparse(&file),
+        driver,
+        rows,
+        passes,
+    })
+}
+
+/// Writes each generated file, or (with `check`) says which differ from the committed ones.
+fn write_or_check(outputs: impl IntoIterator<Item = (std::path::PathBuf, String)>, check: bool) -> Result<Vec<String>> {
+    let mut stale = Vec::new();
+    for (path, generated) in outputs {
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed == generated {
+            continue;
+        }
+        if check {
+            stale.push(format!("{}\n{}", path.display(), short_diff(&committed, &generated)));
+        } else {
+            std::fs::write(&path, &generated).with_context(|| format!("writing {}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(stale)
+}
+
+fn short_diff(old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(2)
+        .header("committed", "generated")
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines.iter().take(40).copied().collect::<Vec<_>>().join("\n");
+    if lines.len() > 40 {
+        format!("{shown}\n... ({} more diff lines)", lines.len() - 40)
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The version in the generated header, the one xtask depends on, and the one
+    /// Cargo.lock resolved must be one version, or the header would lie.
+    #[test]
+    fn progenitor_is_one_version_everywhere() {
+        let manifest: toml::Table = std::fs::read_to_string(repo_root().join("xtask/Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let wanted = manifest["dependencies"]["progenitor"]["version"].as_str().unwrap();
+        assert_eq!(wanted, format!("={PROGENITOR_VERSION}"), "xtask/Cargo.toml");
+        let lock: toml::Table = std::fs::read_to_string(repo_root().join("Cargo.lock"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let locked: Vec<&str> = lock["package"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| {
+                p["name"]
+                    .as_str()
+                    .is_some_and(|n| n == "progenitor" || n == "progenitor-impl")
+            })
+            .filter_map(|p| p["version"].as_str())
+            .collect();
+        assert_eq!(locked, [PROGENITOR_VERSION, PROGENITOR_VERSION], "Cargo.lock");
+        // The workspace names no progenitor crate of its own: the generated crates do not depend on one.
+        let workspace = std::fs::read_to_string(repo_root().join("Cargo.toml")).unwrap();
+        assert!(
+            !workspace.contains("progenitor"),
+            "the workspace Cargo.toml names progenitor"
+        );
+    }
+}

@@ -1,0 +1,107 @@
+//! Pass `nulls`: typify leaves every absent `Option` and every empty `Vec`
+//! out when serialising. For the schemas only responses use, a nullable
+//! member that is `None` is written as `null` instead, and a list member that
+//! is empty as `[]` (a list with a `minItems` of at least 1 is still left out
+//! when empty), so whatever serialises them (the simulator, a user's cache)
+//! sends the documented envelope (`"data": []`) and `null` rather than
+//! dropping the member. Request schemas keep leaving absent members out: an
+//! update must not send `null` or `[]` for what the caller never set.
+
+use crate::codegen::passes::Expect;
+use crate::codegen::spec::{is_list_that_may_be_empty, is_nullable, reachable_schemas};
+use crate::codegen::syntax::{is_named, types_module, wire_name};
+use anyhow::Result;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use syn::punctuated::Punctuated;
+
+pub fn run(file: &mut syn::File, spec: &Value) -> Result<usize> {
+    let response_only = response_only_schemas(spec);
+    let mut changed = 0;
+    for item in types_module(file)?.iter_mut() {
+        let syn::Item::Struct(strukt) = item else { continue };
+        let name = strukt.ident.to_string();
+        if !response_only.contains(&name) {
+            continue;
+        }
+        let properties = &spec["components"]["schemas"][&name]["properties"];
+        for field in strukt.fields.iter_mut() {
+            let Some(wire) = wire_name(field) else { continue };
+            let property = &properties[&wire];
+            let written_when_empty =
+                is_nullable(property) || (is_named(&field.ty, "Vec") && is_list_that_may_be_empty(property, spec));
+            if written_when_empty && drop_skip_serializing_if(&mut field.attrs)? {
+                changed += 1;
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// At least one when some response-only schema has a nullable member or a
+/// list that may be empty.
+pub fn expect(spec: &Value) -> Expect {
+    let needed = response_only_schemas(spec).iter().any(|name| {
+        spec["components"]["schemas"][name]["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .any(|(_, property)| is_nullable(property) || is_list_that_may_be_empty(property, spec))
+    });
+    Expect::some_if(needed)
+}
+
+/// The schemas responses reach and requests do not.
+fn response_only_schemas(spec: &Value) -> BTreeSet<String> {
+    let sent = reachable_schemas(spec, |op| {
+        let mut roots = vec![&op["requestBody"]];
+        roots.extend(op["parameters"].as_array().into_iter().flatten());
+        roots
+    });
+    reachable_schemas(spec, |op| vec![&op["responses"]])
+        .into_iter()
+        .filter(|name| !sent.contains(name))
+        .collect()
+}
+
+/// Removes `skip_serializing_if = …` from the field's `#[serde(…)]`
+/// attributes; whether one was removed.
+fn drop_skip_serializing_if(attrs: &mut [syn::Attribute]) -> Result<bool> {
+    let mut dropped = false;
+    for attr in attrs.iter_mut().filter(|a| a.path().is_ident("serde")) {
+        let metas = attr.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)?;
+        let before = metas.len();
+        let kept: Vec<syn::Meta> = metas
+            .into_iter()
+            .filter(|meta| !meta.path().is_ident("skip_serializing_if"))
+            .collect();
+        if kept.len() == before {
+            continue;
+        }
+        dropped = true;
+        *attr = if kept.is_empty() {
+            syn::parse_quote!(#[serde(default)])
+        } else {
+            syn::parse_quote!(#[serde(#(#kept),*)])
+        };
+    }
+    Ok(dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    #[test]
+    fn only_the_skip_goes_and_the_rest_of_the_attribute_stays() {
+        let mut field: syn::Field = syn::parse_quote! {
+            #[serde(rename = "type", default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub type_: Option<String>
+        };
+        assert!(drop_skip_serializing_if(&mut field.attrs).unwrap());
+        let attr = field.attrs[0].to_token_stream().to_string();
+        assert_eq!(attr, "# [serde (rename = \"type\" , default)]");
+        assert!(!drop_skip_serializing_if(&mut field.attrs).unwrap());
+    }
+}

@@ -1,0 +1,136 @@
+//! Paging: `vidplat_core::Paged` for every list envelope (a struct with a
+//! `data: Vec<_>` member), and `vidplat_core::Paginated` for every operation
+//! whose YAML declares its paging style (`x-paging`).
+
+use crate::codegen::model::Operation;
+use crate::codegen::syntax::{first_generic, is_named};
+use anyhow::{bail, Context, Result};
+use quote::quote;
+
+/// The query parameters that move through a list.
+const PAGING_PARAMETERS: [&str; 6] = ["page", "per_page", "offset", "limit", "start_with", "end_with"];
+
+/// `impl vidplat_core::Paginated` for every operation whose YAML declares its
+/// paging style in `x-paging` (for the `builder` module, so it can read where
+/// the caller's builder starts). An operation that takes paging parameters
+/// without declaring a style is an error: it would get no paginator.
+pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
+    let mut impls = Vec::new();
+    for op in operations {
+        let id = &op.id;
+        let paging = &op.paging;
+        if paging.is_null() {
+            if let Some(p) = op.params.iter().find(|p| PAGING_PARAMETERS.contains(&p.name.as_str())) {
+                bail!(
+                    "{id} takes the paging parameter `{}` but declares no `x-paging`",
+                    p.name
+                );
+            }
+            continue;
+        }
+        let param = |key: &str| -> Result<&syn::Ident> {
+            let name = paging[key]
+                .as_str()
+                .with_context(|| format!("{id}: x-paging.{key} names no parameter"))?;
+            op.params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| &p.field)
+                .with_context(|| format!("{id}: x-paging.{key} is `{name}`, which is not one of its parameters"))
+        };
+        let style = paging["style"]
+            .as_str()
+            .with_context(|| format!("{id}: x-paging.style"))?;
+        let (variant, first, at) = match style {
+            "last_page" | "truncated" => {
+                let page = param("page")?;
+                param("size")?;
+                (
+                    if style == "last_page" {
+                        quote!(LastPage)
+                    } else {
+                        quote!(Truncated)
+                    },
+                    quote!(::vidplat_core::__private::first_number(
+                        ::vidplat_core::__private::paging_field(&self.#page)
+                    )),
+                    quote!(::vidplat_core::PagePosition::Number(page) => self.#page(page),),
+                )
+            }
+            "rank_windows" => {
+                let (start, end) = (param("start")?, param("end")?);
+                (
+                    quote!(RankWindows),
+                    quote!(::vidplat_core::__private::first_ranks(
+                        ::vidplat_core::__private::paging_field(&self.#start),
+                        ::vidplat_core::__private::paging_field(&self.#end),
+                    )),
+                    quote!(::vidplat_core::PagePosition::Ranks { start, end } => self.#start(start).#end(end),),
+                )
+            }
+            "offset_limit" => {
+                let offset = param("offset")?;
+                param("size")?;
+                (
+                    quote!(OffsetLimit),
+                    quote!(::vidplat_core::PagePosition::Offset(
+                        ::vidplat_core::__private::paging_field(&self.#offset).unwrap_or(0)
+                    )),
+                    quote!(::vidplat_core::PagePosition::Offset(offset) => self.#offset(offset),),
+                )
+            }
+            other => bail!("{id}: unknown x-paging.style `{other}`"),
+        };
+        let name = &op.builder;
+        impls.push(syn::parse2(quote! {
+            impl<'a> ::vidplat_core::Paginated for #name<'a> {
+                const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::#variant;
+                fn first(&self) -> ::vidplat_core::PagePosition {
+                    #first
+                }
+                fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+                    match position {
+                        #at
+                        _ => self,
+                    }
+                }
+            }
+        })?);
+    }
+    Ok(impls)
+}
+
+/// `impl vidplat_core::Paged` for every struct with a `data: Vec<T>` field,
+/// reading `truncated: Option<bool>` and `last_page: Option<i64>` where the
+/// struct has them.
+pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
+    let mut impls = Vec::new();
+    for item in types {
+        let syn::Item::Struct(s) = item else { continue };
+        let field = |name: &str| s.fields.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == name));
+        let Some(data) = field("data") else { continue };
+        let Some(item_ty) = is_named(&data.ty, "Vec").then(|| first_generic(&data.ty)).flatten() else {
+            continue;
+        };
+        let optional_of = |f: &syn::Field, inner: &str| {
+            is_named(&f.ty, "Option") && first_generic(&f.ty).is_some_and(|t| is_named(&t, inner))
+        };
+        let name = &s.ident;
+        let truncated = field("truncated").filter(|f| optional_of(f, "bool")).map(|_| {
+            quote! { fn truncated(&self) -> ::std::option::Option<bool> { self.truncated } }
+        });
+        let last_page = field("last_page").filter(|f| optional_of(f, "i64")).map(|_| {
+            quote! { fn last_page(&self) -> ::std::option::Option<i64> { self.last_page } }
+        });
+        impls.push(syn::parse2(quote! {
+            impl vidplat_core::Paged for #name {
+                type Item = #item_ty;
+                fn into_items(self) -> ::std::vec::Vec<Self::Item> { self.data }
+                fn len(&self) -> usize { self.data.len() }
+                #truncated
+                #last_page
+            }
+        })?);
+    }
+    Ok(impls)
+}

@@ -1,0 +1,114 @@
+//! Pass `setters`: every setter of typify's body builders takes plain values:
+//! `vidplat_core::IntoValue<T>` (or `IntoOptional<T>` for an optional member,
+//! or an iterator of them for an array), and a refused value names its
+//! member (`Refusal::at`), so the whole path (`streams[0].video.height`)
+//! builds up as the value moves outwards. The conversions each type accepts
+//! are generated beside it (`conversions.rs`).
+
+use crate::codegen::passes::Expect;
+use crate::codegen::refusals::builder_field_count;
+use crate::codegen::syntax::{first_generic, is_named, module_items, types_module};
+use anyhow::{bail, Result};
+use quote::quote;
+use serde_json::Value;
+
+pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
+    let fields = builder_field_count(file)?;
+    let Some(builders) = module_items(types_module(file)?, "builder") else {
+        return Ok(0);
+    };
+    let mut rewritten = 0;
+    for item in builders.iter_mut() {
+        let syn::Item::Impl(block) = item else { continue };
+        if block.trait_.is_some() {
+            continue;
+        }
+        for member in block.items.iter_mut() {
+            let syn::ImplItem::Fn(setter) = member else { continue };
+            let Some(target) = try_into_target(&setter.sig) else {
+                continue;
+            };
+            let attrs = std::mem::take(&mut setter.attrs);
+            *setter = rewrite(&setter.sig.ident, &target)?;
+            setter.attrs = attrs;
+            rewritten += 1;
+        }
+    }
+    if rewritten != fields {
+        bail!("{rewritten} setters rewritten for {fields} builder members: one per member expected");
+    }
+    Ok(rewritten)
+}
+
+pub fn expect(spec: &Value) -> Expect {
+    crate::codegen::refusals::expect(spec)
+}
+
+fn rewrite(name: &syn::Ident, target: &syn::Type) -> Result<syn::ImplItemFn> {
+    // typify names each setter after the member it sets.
+    let field = name;
+    let member = name.to_string();
+    let member = member.trim_start_matches("r#");
+    let (optional, inner) = match is_named(target, "Option").then(|| first_generic(target)).flatten() {
+        Some(inner) => (true, inner),
+        None => (false, target.clone()),
+    };
+    if let Some(element) = is_named(&inner, "Vec").then(|| first_generic(&inner)).flatten() {
+        let stored = if optional {
+            quote!(.map(::std::option::Option::Some))
+        } else {
+            quote!()
+        };
+        return Ok(syn::parse2(quote! {
+            pub fn #name<I, T>(mut self, value: I) -> Self
+            where
+                I: ::std::iter::IntoIterator<Item = T>,
+                T: ::vidplat_core::IntoValue<#element>,
+            {
+                self.#field = ::vidplat_core::__private::array_of(#member, value) #stored;
+                self
+            }
+        })?);
+    }
+    // An optional member takes `None` too; a required one refuses it.
+    let (conversion, convert) = if optional {
+        (quote!(IntoOptional), quote!(into_optional))
+    } else {
+        (quote!(IntoValue), quote!(into_value))
+    };
+    Ok(syn::parse2(quote! {
+        pub fn #name<T>(mut self, value: T) -> Self
+        where
+            T: ::vidplat_core::#conversion<#inner>,
+        {
+            self.#field = ::vidplat_core::#conversion::#convert(value).map_err(|refusal| refusal.at(#member));
+            self
+        }
+    })?)
+}
+
+/// `T` of the setter's `where X: TryInto<T>` bound (typify's setter form).
+fn try_into_target(sig: &syn::Signature) -> Option<syn::Type> {
+    let clause = sig.generics.where_clause.as_ref()?;
+    clause.predicates.iter().find_map(|predicate| {
+        let syn::WherePredicate::Type(p) = predicate else {
+            return None;
+        };
+        p.bounds.iter().find_map(|bound| {
+            let syn::TypeParamBound::Trait(t) = bound else {
+                return None;
+            };
+            let last = t.path.segments.last()?;
+            if last.ident != "TryInto" {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            args.args.iter().find_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+        })
+    })
+}

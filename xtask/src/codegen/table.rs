@@ -1,0 +1,105 @@
+//! The operation table (`operations::ALL`), one row per operation: what the
+//! runtime, the route-override checks and the simulator's router know of each
+//! operation (route, key, permission, quota class, bounds, success members and
+//! statuses, how its body is read), plus the service's error codes and secret
+//! members. The one list of operations.
+
+use crate::codegen::model::Operation;
+use crate::codegen::spec::{checks_of, secret_members, success_members};
+use crate::services::Service;
+use anyhow::{bail, Context, Result};
+use quote::{format_ident, quote};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The `operations` module of a service's crate.
+pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Result<syn::Item> {
+    let global_auth = spec["security"].as_array().is_some_and(|s| !s.is_empty());
+    let mut rows = Vec::new();
+    for op in operations {
+        let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
+        let id = &op.id;
+        let path = &op.path;
+        let summary = yaml["summary"].as_str().unwrap_or_default();
+        let method_ident = format_ident!("{}", {
+            let lower = op.method.to_ascii_lowercase();
+            lower[..1].to_uppercase() + &lower[1..]
+        });
+        let assumed = yaml["x-route-assumed"].as_bool() == Some(true);
+        let authenticated = match yaml.get("security") {
+            Some(Value::Array(schemes)) => {
+                !schemes.is_empty() && !schemes.iter().all(|s| s.as_object().is_some_and(|o| o.is_empty()))
+            }
+            _ => global_auth,
+        };
+        let rate_limited = yaml["x-quota"]["per_minute"].as_bool() == Some(true);
+        let permission = match yaml["x-permission"].as_str() {
+            Some(name) => quote! { Some(#name) },
+            None => quote! { None },
+        };
+        let checks = checks_of(spec, path, yaml)
+            .into_iter()
+            .map(|(at, rule)| quote! { vidplat_core::Check { at: #at, rule: vidplat_core::Rule::#rule } });
+        let success_members = success_members(spec, yaml);
+        let statuses = op.success_statuses.iter().map(|(from, to)| quote!(#from..=#to));
+        let reading = format_ident!("{}", op.reading.variant());
+        rows.push(quote! {
+            vidplat_core::OperationMeta {
+                id: #id,
+                summary: #summary,
+                method: vidplat_core::Method::#method_ident,
+                path: #path,
+                route_assumed: #assumed,
+                authenticated: #authenticated,
+                permission: #permission,
+                rate_limited: #rate_limited,
+                checks: &[#(#checks),*],
+                success_members: &[#(#success_members),*],
+                success_statuses: &[#(#statuses),*],
+                reading: vidplat_core::Reading::#reading,
+            }
+        });
+    }
+    let count = rows.len();
+    let service_ident = format_ident!(
+        "{}",
+        match service.name {
+            "encoder" => "Encoder",
+            "vms" => "Vms",
+            "analytics" => "Analytics",
+            other => bail!("unknown service {other}"),
+        }
+    );
+    let error_codes: Vec<String> = spec["components"]["schemas"]["ErrorCode"]["x-extensible-enum"]
+        .as_array()
+        .context("the YAML has no `ErrorCode` with its x-extensible-enum")?
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let secret_members: BTreeSet<String> = secret_members(spec).into_values().flatten().collect();
+    let secret_members = secret_members.iter();
+    Ok(syn::parse2(quote! {
+        /// Every operation of this service as the YAML describes it: the runtime's
+        /// source for routes (and their overrides), authentication, quotas, bounds,
+        /// how answers are read, the error codes and the secret members.
+        pub mod operations {
+            /// The service these operations belong to.
+            pub const SERVICE: vidplat_core::Service = vidplat_core::Service::#service_ident;
+            /// One row per operation, in the YAML's order (each builder's
+            /// `vidplat_core::Operation::META` is its row).
+            pub static ALL: [vidplat_core::OperationMeta; #count] = [#(#rows),*];
+            /// Every error code the document lists (the YAML's `ErrorCode`).
+            pub const ERROR_CODES: &[&str] = &[#(#error_codes),*];
+            /// Members marked `x-secret: true` in the YAML: never printed.
+            pub const SECRET_MEMBERS: &[&str] = &[#(#secret_members),*];
+            /// All of the above, for `vidplat_core::Runtime::builder`.
+            pub static TABLE: vidplat_core::ServiceTable = vidplat_core::ServiceTable {
+                service: SERVICE,
+                operations: &ALL,
+                error_codes: ERROR_CODES,
+                secret_members: SECRET_MEMBERS,
+            };
+        }
+    })?)
+}
