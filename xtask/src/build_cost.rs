@@ -227,25 +227,34 @@ pub fn summary(rounds: &[Vec<Row>]) -> String {
     out
 }
 
-/// `cargo xtask build-cost [--only NAME] [--rounds N] [--ring-baseline] [--repo DIR] [--timings DIR]`:
-/// with `--rounds`, the baseline and every feature set are built N times in
-/// turn and the median ratio is judged (one round swings by ±0.1 on a busy
-/// machine); with `--timings`, each clean build of the last round also writes
-/// cargo's `--timings` report into DIR.
-pub fn run(args: &[String]) -> Result<()> {
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|at| args.get(at + 1));
-    let repo = value("--repo").map_or_else(crate::services::repo_root, PathBuf::from);
-    let only = value("--only").map(String::as_str);
-    let timings = value("--timings").map(PathBuf::from);
-    let rounds: usize = match value("--rounds") {
-        Some(n) => n
-            .parse()
-            .ok()
-            .filter(|n| *n > 0)
-            .context("--rounds takes a number of rounds, at least 1")?,
-        None => 1,
-    };
-    let baseline_kind = if args.iter().any(|a| a == "--ring-baseline") {
+/// What `cargo xtask build-cost` measures (its `--help` says how).
+#[derive(Debug, clap::Args)]
+pub struct Options {
+    /// Only this feature set: all, encoder, vms or analytics.
+    #[arg(long)]
+    only: Option<String>,
+    /// Builds the baseline and every feature set this many times in turn and
+    /// judges the median ratio (one round swings by ±0.1 on a busy machine).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    rounds: u64,
+    /// The baseline uses the SDK's TLS provider (ring): what vidplat's own
+    /// crates cost a user, the TLS choice set aside.
+    #[arg(long)]
+    ring_baseline: bool,
+    /// The checkout whose crates are measured (default: this one).
+    #[arg(long)]
+    repo: Option<PathBuf>,
+    /// Each clean build of the last round also writes cargo's `--timings` report into this directory.
+    #[arg(long)]
+    timings: Option<PathBuf>,
+}
+
+pub fn run(options: &Options) -> Result<()> {
+    let repo = options.repo.clone().unwrap_or_else(crate::services::repo_root);
+    let only = options.only.as_deref();
+    let timings = options.timings.clone();
+    let rounds = usize::try_from(options.rounds).unwrap_or(usize::MAX);
+    let baseline_kind = if options.ring_baseline {
         Baseline::ReqwestRing
     } else {
         Baseline::Reqwest

@@ -53,12 +53,13 @@ pub enum FailureKind {
         limit: u64,
     },
     /// The server answered with an error: an error status, a redirect, or an
-    /// error body under a 2xx status.
-    Answer(ApiError),
+    /// error body under a 2xx status. (Boxed: it is large, and a failure
+    /// travels through every layer of the call.)
+    Answer(Box<ApiError>),
     /// A DELETE was sent again after an attempt that may have reached the
     /// server, and the retry found nothing to delete (404): the resource is
     /// gone, most likely deleted by that earlier attempt.
-    AlreadyDeleted(ApiError),
+    AlreadyDeleted(Box<ApiError>),
     /// A success body did not decode into the operation's type.
     Decode(DecodeError),
 }
@@ -230,11 +231,11 @@ mod tests {
             method: Method::Get,
             delivery: Delivery::Answered,
             attempts: 1,
-            kind: FailureKind::Answer(ApiError {
+            kind: FailureKind::Answer(Box::new(ApiError {
                 code: Some("MODEL_NOT_FOUND".into()),
                 message: Some("no such task".into()),
                 ..ApiError::status_only(404)
-            }),
+            })),
         };
         assert_eq!(
             failure.to_string(),

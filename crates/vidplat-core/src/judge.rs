@@ -17,7 +17,7 @@ pub(crate) enum Judged {
     /// A success: any 2xx that is not the services' error body.
     Success(ReadAnswer),
     /// An error the server sent.
-    Error(ApiError),
+    Error(Box<ApiError>),
 }
 
 /// What judging an answer needs to know of the call.
@@ -39,7 +39,7 @@ impl Judge<'_> {
                 self.dressed_as_success(&answer.body)
             };
             return match dressed {
-                Some(body) => Judged::Error(self.api_error(&answer, Some(body))),
+                Some(body) => Judged::Error(Box::new(self.api_error(&answer, Some(body)))),
                 None => Judged::Success(answer),
             };
         }
@@ -52,7 +52,7 @@ impl Judge<'_> {
                 .get(reqwest::header::LOCATION)
                 .map(|v| escape_controls(&self.redactor.text(&String::from_utf8_lossy(v.as_bytes()))).into_owned());
         }
-        Judged::Error(error)
+        Judged::Error(Box::new(error))
     }
 
     /// An error the server answered: its code and message when the body is the

@@ -32,8 +32,8 @@ pub use builder::{install_default_tls_provider, RuntimeBuilder, DEFAULT_MAX_RESP
 pub use config::{BaseUrl, ConfigError};
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
 pub use open_enum::ServiceErrorCode;
-pub use operation::Operation;
-pub use paged::{PagePosition, Paged, Paginated, PagingStyle};
+pub use operation::{Operation, Paginated};
+pub use paged::{PagePosition, Paged, PagingStyle};
 pub use prepared::{Prepared, Rows};
 pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
 pub use quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaWait};

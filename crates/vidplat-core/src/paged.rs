@@ -1,8 +1,8 @@
 //! What every list envelope (`{data: [...], ...}`) offers a paginator. The
-//! generator implements [`Paged`] for each one it finds in the YAML, and
-//! [`Paginated`] for each list operation whose `x-paging` declares its style.
+//! generator implements [`Paged`] for each one it finds in the YAML (and
+//! `Paginated`, in `operation.rs`, for each list operation whose `x-paging`
+//! declares its style).
 
-use crate::operation::Operation;
 use crate::setter::Refusal;
 use std::num::NonZeroU64;
 
@@ -72,20 +72,6 @@ pub enum PagePosition {
     },
     /// The rows from `offset` (0 is the first row).
     Offset(u64),
-}
-
-/// A list operation's builder that can ask for any page. The generator
-/// implements it from each operation's `x-paging`; paginators use it.
-pub trait Paginated: Operation<Success: Paged> + Clone {
-    /// How the operation pages.
-    const STYLE: PagingStyle;
-
-    /// The first page to ask for: where the caller's builder starts (its
-    /// `page`, `offset` or `start_with..=end_with`), else the first row.
-    fn first(&self) -> PagePosition;
-
-    /// The same request, for the page at `position`.
-    fn at(self, position: PagePosition) -> Self;
 }
 
 /// A builder's query value as a count, if the caller set one (generated code).

@@ -270,13 +270,13 @@ impl From<CallFailure> for Error {
                 429 => Error::RateLimited {
                     quota: Quota::Unspecified,
                     retry_after: api.retry_after,
-                    response: Some(Box::new(api)),
+                    response: Some(api),
                 },
                 // Only analytics documents 408 ("the query took too long").
-                408 if failure.service == Service::Analytics => Error::QueryTooSlow(Box::new(api)),
-                _ => Error::Api(Box::new(api)),
+                408 if failure.service == Service::Analytics => Error::QueryTooSlow(api),
+                _ => Error::Api(api),
             },
-            FailureKind::AlreadyDeleted(api) => Error::AlreadyDeleted(Box::new(api)),
+            FailureKind::AlreadyDeleted(api) => Error::AlreadyDeleted(api),
             FailureKind::Decode(error) => Error::Decode(error),
             _ => Error::Config(ConfigError::Refused(failure.to_string())),
         }

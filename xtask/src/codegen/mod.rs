@@ -20,6 +20,7 @@ mod builders;
 mod conversions;
 mod driver;
 mod enums;
+mod expect;
 mod index;
 mod keep;
 mod model;

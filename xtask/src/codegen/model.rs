@@ -59,7 +59,10 @@ pub enum Location {
 /// A request body.
 pub enum Body {
     /// A JSON body of type `ty`; `builder` is its typify builder, when it has one.
-    Json { ty: syn::Type, builder: Option<syn::Type> },
+    Json {
+        ty: Box<syn::Type>,
+        builder: Option<Box<syn::Type>>,
+    },
     /// A body sent as it is, with its documented media type.
     Raw { content_type: String },
 }
@@ -107,7 +110,7 @@ pub fn operations(service: &str, spec: &Value, progenitor: &syn::File) -> Result
             }
             let param = yaml_params
                 .iter()
-                .find(|p| p["name"].as_str().is_some_and(|n| field_name(n) == field.to_string()))
+                .find(|p| p["name"].as_str().is_some_and(|n| *field == field_name(n)))
                 .with_context(|| format!("{id}: builder field `{field}` is no parameter of the YAML"))?;
             let name = param["name"].as_str().unwrap_or_default().to_owned();
             let location = match param["in"].as_str() {
@@ -228,11 +231,11 @@ fn body_of(id: &str, op: &Value, ty: &syn::Type) -> Result<Body> {
         // progenitor holds an object body as its typify builder (`types::builder::X`).
         return Ok(match names.as_slice() {
             [types, builder, name] if types == "types" && builder == "builder" => Body::Json {
-                ty: syn::parse_str(&format!("types::{name}"))?,
-                builder: Some(ty.clone()),
+                ty: Box::new(syn::parse_str(&format!("types::{name}"))?),
+                builder: Some(Box::new(ty.clone())),
             },
             _ => Body::Json {
-                ty: ty.clone(),
+                ty: Box::new(ty.clone()),
                 builder: None,
             },
         });

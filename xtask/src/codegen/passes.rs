@@ -4,31 +4,10 @@
 //! two disagree (a pass that silently finds nothing is how a generator
 //! breaks when progenitor changes a spelling). No pass reads rendered text.
 
+use crate::codegen::expect::Expect;
 use crate::codegen::{keep, nulls, patterns, refusals, schemars, secrets, setters};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-
-/// How many sites the YAML says a pass must find.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
-    /// Exactly this many.
-    Exactly(usize),
-    /// At least one.
-    Some,
-    /// None may be needed (the YAML has nothing for the pass to do).
-    Any,
-}
-
-impl Expect {
-    /// At least one when `needed`, else any.
-    pub fn some_if(needed: bool) -> Self {
-        if needed {
-            Expect::Some
-        } else {
-            Expect::Any
-        }
-    }
-}
 
 /// One pass: its name, what it does, the function, and what the YAML expects of it.
 pub struct Pass {

@@ -7,7 +7,7 @@
 //! explicit ECMA-262 sets; constructs regex-lite lacks, or reads differently
 //! (lookaround, back-references, `\p{..}`, `\c`, `\0`), stop the generation.
 
-use crate::codegen::passes::Expect;
+use crate::codegen::expect::Expect;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use syn::visit_mut::VisitMut;

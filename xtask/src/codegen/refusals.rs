@@ -7,7 +7,7 @@
 //! text. The flattened `extra` map of members the documents do not show
 //! starts empty instead of missing.
 
-use crate::codegen::passes::Expect;
+use crate::codegen::expect::Expect;
 use crate::codegen::syntax::{generic_args, is_named, module_items, named_fields, trait_name, types_module};
 use anyhow::{bail, Result};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! builds up as the value moves outwards. The conversions each type accepts
 //! are generated beside it (`conversions.rs`).
 
-use crate::codegen::passes::Expect;
+use crate::codegen::expect::Expect;
 use crate::codegen::refusals::builder_field_count;
 use crate::codegen::syntax::{first_generic, is_named, module_items, types_module};
 use anyhow::{bail, Result};

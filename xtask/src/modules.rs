@@ -1,0 +1,244 @@
+//! Module cycles: which modules of a crate refer to which, read from the
+//! code (`use` trees and inline paths: `crate::a::b`, `super::x`, a child's
+//! name), and the cycles among them. A cycle makes two files one concern in
+//! two places; `vidplat-core` and this xtask keep none (a unit test checks).
+
+use anyhow::{Context, Result};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use syn::visit::Visit;
+
+/// The modules of the crate whose sources are in `src`, each with the
+/// modules it refers to (`""` is the crate root).
+pub fn graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    let files = module_files(src)?;
+    let modules: BTreeSet<String> = files.keys().cloned().collect();
+    let mut graph = BTreeMap::new();
+    for (module, path) in &files {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = syn::parse_file(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let children: BTreeSet<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Mod(m) if m.content.is_none() => Some(m.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut paths = Paths::default();
+        paths.visit_file(&file);
+        let mut refers = BTreeSet::new();
+        for (inline, segments) in paths.found {
+            // A path inside `mod tests { … }` is read from that module (its `super` is the file's).
+            let here = inline.iter().fold(module.clone(), |at, name| {
+                if at.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{at}::{name}")
+                }
+            });
+            let children = if inline.is_empty() {
+                children.clone()
+            } else {
+                BTreeSet::new()
+            };
+            let absolute = absolute(&here, &children, &segments);
+            if let Some(target) = absolute.and_then(|a| longest_module(&modules, &a)) {
+                if &target != module {
+                    refers.insert(target);
+                }
+            }
+        }
+        graph.insert(module.clone(), refers);
+    }
+    Ok(graph)
+}
+
+/// Every cycle of `graph`, each as the modules on it (one cycle per strongly
+/// connected group of two or more modules).
+pub fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are on one cycle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_owned()];
+        while let Some(next) = stack.pop() {
+            for target in graph.get(&next).into_iter().flatten() {
+                if seen.insert(target.clone()) {
+                    stack.push(target.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|m| (m, reach(m))).collect();
+    let mut grouped = BTreeSet::new();
+    let mut out = Vec::new();
+    for module in graph.keys() {
+        if grouped.contains(module) {
+            continue;
+        }
+        let group: Vec<String> = graph
+            .keys()
+            .filter(|other| reached[module].contains(*other) && reached[*other].contains(module))
+            .cloned()
+            .collect();
+        if group.len() > 1 {
+            grouped.extend(group.iter().cloned());
+            out.push(group);
+        }
+    }
+    out
+}
+
+/// Module path (`quota::limits`) → its file, for every `.rs` file below `src`.
+fn module_files(src: &Path) -> Result<BTreeMap<String, PathBuf>> {
+    fn walk(dir: &Path, src: &Path, out: &mut BTreeMap<String, PathBuf>) -> Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, src, out)?;
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src)?.with_extension("");
+            let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+            if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+                parts.pop();
+            }
+            out.insert(parts.join("::"), path);
+        }
+        Ok(())
+    }
+    let mut out = BTreeMap::new();
+    walk(src, src, &mut out)?;
+    Ok(out)
+}
+
+/// A path's segments from the crate root, or `None` when it leaves the crate.
+fn absolute(module: &str, children: &BTreeSet<String>, segments: &[String]) -> Option<Vec<String>> {
+    let here: Vec<String> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").map(str::to_owned).collect()
+    };
+    let first = segments.first()?;
+    match first.as_str() {
+        "crate" => Some(segments[1..].to_vec()),
+        "self" => Some(here.iter().chain(&segments[1..]).cloned().collect()),
+        "super" => {
+            let mut base = here;
+            let mut rest = segments;
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop()?;
+                rest = &rest[1..];
+            }
+            Some(base.into_iter().chain(rest.iter().cloned()).collect())
+        }
+        child if children.contains(child) => Some(here.iter().chain(segments).cloned().collect()),
+        _ => None,
+    }
+}
+
+/// The file module of `path`: the longest prefix of it that is a module of
+/// the crate (an inline module, `quota::tests`, belongs to its file's).
+fn longest_module(modules: &BTreeSet<String>, path: &[String]) -> Option<String> {
+    (0..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|candidate| modules.contains(candidate))
+}
+
+/// Every path of a file: in `use` trees (each leaf whole) and in code, each
+/// with the inline modules it sits in.
+#[derive(Default)]
+struct Paths {
+    inline: Vec<String>,
+    found: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Paths {
+    fn tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        let leaf = match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.tree(prefix, &p.tree);
+                prefix.pop();
+                return;
+            }
+            syn::UseTree::Name(n) => prefix.iter().cloned().chain([n.ident.to_string()]).collect(),
+            syn::UseTree::Rename(r) => prefix.iter().cloned().chain([r.ident.to_string()]).collect(),
+            syn::UseTree::Glob(_) => prefix.clone(),
+            syn::UseTree::Group(g) => {
+                g.items.iter().for_each(|item| self.tree(prefix, item));
+                return;
+            }
+        };
+        self.found.push((self.inline.clone(), leaf));
+    }
+}
+
+impl<'ast> Visit<'ast> for Paths {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        self.inline.push(item.ident.to_string());
+        syn::visit::visit_item_mod(self, item);
+        self.inline.pop();
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.tree(&mut Vec::new(), &item.tree);
+    }
+
+    // `pub(crate)` and `pub(super)` name a module but refer to nothing in it.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.found.push((self.inline.clone(), segments));
+        syn::visit::visit_path(self, path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::services::repo_root;
+
+    fn assert_acyclic(src: &str) {
+        let graph = graph(&repo_root().join(src)).unwrap();
+        assert!(graph.len() > 5, "{src}: {} modules read", graph.len());
+        let found = cycles(&graph);
+        assert!(found.is_empty(), "{src} has module cycles: {found:?}");
+    }
+
+    #[test]
+    fn the_runtime_has_no_module_cycle() {
+        assert_acyclic("crates/vidplat-core/src");
+    }
+
+    #[test]
+    fn the_xtask_has_no_module_cycle() {
+        assert_acyclic("xtask/src");
+    }
+
+    #[test]
+    fn a_cycle_through_inline_paths_and_super_is_found() {
+        let dir = std::env::temp_dir().join(format!("vidplat-modules-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("quota")).unwrap();
+        std::fs::write(dir.join("lib.rs"), "mod decode; mod stream; mod quota;").unwrap();
+        std::fs::write(dir.join("decode.rs"), "fn f() { crate::stream::g(); }").unwrap();
+        std::fs::write(dir.join("stream.rs"), "use crate::decode::Context; fn g() {}").unwrap();
+        std::fs::write(dir.join("quota/mod.rs"), "mod redis; pub use redis::Lease;").unwrap();
+        std::fs::write(dir.join("quota/redis.rs"), "use super::Config; pub struct Lease;").unwrap();
+        let graph = graph(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            cycles(&graph),
+            [
+                vec!["decode".to_owned(), "stream".to_owned()],
+                vec!["quota".to_owned(), "quota::redis".to_owned()]
+            ]
+        );
+    }
+}
