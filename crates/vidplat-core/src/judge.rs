@@ -89,7 +89,9 @@ impl Judge<'_> {
     /// server's error under a success status.
     fn dressed_as_success(&self, body: &[u8]) -> Option<Map<String, Value>> {
         // Cheap test first: most success bodies never mention a `"code"` member.
-        memchr::memmem::find(body, b"\"code\"")?;
+        static CODE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"code\""));
+        CODE.find(body)?;
         let object = error_object(body)?;
         let known = object
             .get("code")

@@ -116,7 +116,9 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
                 Ok(Response::new(response.status(), response.headers().clone(), value))
             }
             Reading::WhileArriving => {
-                let decoded = decode_while_arriving(exchange).await;
+                // Boxed: its state (channels, the decoding thread's hand-off) is a few
+                // KiB, and only the large lists pay for it; inline, every call's future would.
+                let decoded = Box::pin(decode_while_arriving(exchange)).await;
                 drop(wire_slot);
                 decoded
             }

@@ -4,8 +4,29 @@
 
 use crate::config::ConfigError;
 use crate::table::{Method, ServiceTable};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Write as _;
+
+/// What a path value is encoded against: everything that could end or split
+/// a segment (`/`, and `\`, which URL parsers treat as `/`), start a query or
+/// a fragment, or read as an escape (`%`), so that a value is always one
+/// segment of data.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'\\')
+    .add(b'%');
 
 /// A path template such as `/v1/tasks/{task-id}`, checked: it starts with
 /// `/`, and every `{name}` fills a whole segment.
@@ -71,18 +92,29 @@ fn params(template: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Appends `template` to `out`, each `{name}` replaced by its value from
-/// `values` (already encoded as one segment). `Err` names a parameter that
+/// `values` (a JSON scalar: text is percent-encoded as one segment, numbers
+/// and booleans written as JSON writes them). `Err` names a parameter that
 /// has no value.
-pub(crate) fn fill<'t>(template: &'t str, values: &[(&str, String)], out: &mut String) -> Result<(), &'t str> {
-    for (index, part) in template.split('/').enumerate() {
-        if index > 0 {
-            out.push('/');
+pub(crate) fn fill<'t>(template: &'t str, values: &[(&str, Value)], out: &mut String) -> Result<(), &'t str> {
+    let mut rest = template;
+    while let Some(open) = memchr::memchr(b'{', rest.as_bytes()) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = memchr::memchr(b'}', after.as_bytes()).unwrap_or(after.len());
+        let name = &after[..close];
+        match values.iter().find(|(n, _)| *n == name).map(|(_, v)| v) {
+            Some(Value::String(text)) => out.extend(utf8_percent_encode(text, SEGMENT)),
+            Some(Value::Number(number)) => {
+                let _ = write!(out, "{number}");
+            }
+            Some(Value::Bool(flag)) => {
+                let _ = write!(out, "{flag}");
+            }
+            _ => return Err(name),
         }
-        match part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-            Some(name) => out.push_str(&values.iter().find(|(n, _)| *n == name).ok_or(name)?.1),
-            None => out.push_str(part),
-        }
+        rest = after.get(close + 1..).unwrap_or("");
     }
+    out.push_str(rest);
     Ok(())
 }
 
@@ -162,17 +194,34 @@ mod tests {
     #[test]
     fn templates_are_filled_with_encoded_values_in_any_order() {
         let values = [
-            ("poster-id", "p-1".to_owned()),
-            ("content-name", "my%20film".to_owned()),
+            ("poster-id", Value::from("p-1")),
+            ("content-name", Value::from("my film")),
+            ("n", Value::from(7)),
         ];
         let mut out = String::from("/base");
-        fill("/v1/posters/{poster-id}/of/{content-name}", &values, &mut out).unwrap();
-        assert_eq!(out, "/base/v1/posters/p-1/of/my%20film");
+        fill("/v1/posters/{poster-id}/of/{content-name}/{n}", &values, &mut out).unwrap();
+        assert_eq!(out, "/base/v1/posters/p-1/of/my%20film/7");
         let to = RouteTemplate::parse("/v1/posters/{poster-id}/of/{content-name}").unwrap();
         let from = RouteTemplate::parse("/v1/contents/{content-name}/posters/{poster-id}").unwrap();
         assert!(from.same_params(&to));
         assert_eq!(to.to_string(), "/v1/posters/{poster-id}/of/{content-name}");
         assert_eq!(fill("/v1/tasks/{task-id}", &[], &mut String::new()), Err("task-id"));
+    }
+
+    #[test]
+    fn a_path_value_is_one_segment_of_data_whatever_it_holds() {
+        for (value, encoded) in [
+            ("movie.mp4", "movie.mp4"),
+            ("a b/c", "a%20b%2Fc"),
+            (r"..\..\echo", "..%5C..%5Cecho"),
+            ("%2e%2e", "%252e%252e"),
+            ("a?b#c", "a%3Fb%23c"),
+            ("日本", "%E6%97%A5%E6%9C%AC"),
+        ] {
+            let mut out = String::new();
+            fill("{v}", &[("v", Value::from(value))], &mut out).unwrap();
+            assert_eq!(out, encoded, "{value}");
+        }
     }
 
     #[test]

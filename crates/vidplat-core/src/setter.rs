@@ -21,7 +21,7 @@ use std::num::NonZeroU64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     /// `streams[0].video.height`; empty for the value itself.
-    path: String,
+    path: Cow<'static, str>,
     rule: Cow<'static, str>,
 }
 
@@ -29,26 +29,30 @@ impl Refusal {
     /// The value itself breaks `rule` (its member's name is added by whoever holds it).
     pub fn new(rule: impl Into<Cow<'static, str>>) -> Self {
         Self {
-            path: String::new(),
+            path: Cow::Borrowed(""),
             rule: rule.into(),
         }
     }
 
-    /// The required `member` was never given.
-    pub fn missing(member: &str) -> Self {
-        Self::new("is required").at(member)
+    /// The required `member` was never given. Allocates nothing: every
+    /// builder starts with one for each required member.
+    pub const fn missing(member: &'static str) -> Self {
+        Self {
+            path: Cow::Borrowed(member),
+            rule: Cow::Borrowed("is required"),
+        }
     }
 
     /// The same refusal, seen from the value that holds it as `member`
     /// (`streams[0]` and `video.height` make `streams[0].video.height`).
     #[must_use]
     pub fn at(mut self, member: &str) -> Self {
-        let member = member.trim_start_matches("r#");
-        self.path = match (self.path.is_empty(), self.path.starts_with('[')) {
+        let member = member.strip_prefix("r#").unwrap_or(member);
+        self.path = Cow::Owned(match (self.path.is_empty(), self.path.starts_with('[')) {
             (true, _) => member.to_owned(),
             (false, true) => format!("{member}{}", self.path),
             (false, false) => format!("{member}.{}", self.path),
-        };
+        });
         self
     }
 
@@ -64,7 +68,7 @@ impl Refusal {
 
     /// `(path, rule)`, owned.
     pub fn into_parts(self) -> (String, String) {
-        (self.path, self.rule.into_owned())
+        (self.path.into_owned(), self.rule.into_owned())
     }
 }
 

@@ -151,14 +151,22 @@ fn row(id: &str) -> &'static OperationMeta {
     TABLE.operation(id).unwrap()
 }
 
-/// Runs one call of operation `id` (task 1 where it names a task); `Err` is the failure the runtime reported.
-async fn call(rt: &Runtime, id: &str) -> Result<Response<serde_json::Value>, CallFailure> {
+/// Runs one call of operation `id` (task 1 where it names a task), its body
+/// decoded as `T`; `Err` is the failure the runtime reported.
+async fn call_as<T: serde::de::DeserializeOwned + Send + 'static>(
+    rt: &Runtime,
+    id: &str,
+) -> Result<Response<T>, CallFailure> {
     let op = row(id);
     let mut request = rt.request(op);
     if op.path.contains("{task-id}") {
         request = request.path("task-id", Ok(1));
     }
     request.prepare()?.send().await
+}
+
+async fn call(rt: &Runtime, id: &str) -> Result<Response<serde_json::Value>, CallFailure> {
+    call_as(rt, id).await
 }
 
 async fn get(rt: &Runtime) -> Result<Response<serde_json::Value>, CallFailure> {
@@ -620,14 +628,7 @@ async fn success_is_decided_once_an_undocumented_2xx_decodes_or_says_its_status(
     }
     let script = Scripted::new(&[answer(201).body(r#"{"id":"seven"}"#)]);
     let rt = runtime(&script).build().unwrap();
-    let failure = rt
-        .request(row("get_task"))
-        .path("task-id", Ok(1))
-        .prepare::<Task>()
-        .unwrap()
-        .send()
-        .await
-        .unwrap_err();
+    let failure = call_as::<Task>(&rt, "get_task").await.unwrap_err();
     let FailureKind::Decode(decode) = &failure.kind else {
         panic!("{failure}")
     };
@@ -637,14 +638,7 @@ async fn success_is_decided_once_an_undocumented_2xx_decodes_or_says_its_status(
     // Under the documented status the same body is a plain decode error.
     let script = Scripted::new(&[answer(200).body(r#"{"id":"seven"}"#)]);
     let rt = runtime(&script).build().unwrap();
-    let failure = rt
-        .request(row("get_task"))
-        .path("task-id", Ok(1))
-        .prepare::<Task>()
-        .unwrap()
-        .send()
-        .await
-        .unwrap_err();
+    let failure = call_as::<Task>(&rt, "get_task").await.unwrap_err();
     assert!(
         matches!(&failure.kind, FailureKind::Decode(d) if d.status.is_none()),
         "{failure}"
@@ -656,12 +650,7 @@ async fn an_operation_without_a_documented_body_succeeds_whatever_body_comes() {
     for (status, body) in [(204, ""), (200, "{}"), (200, "not json at all")] {
         let script = Scripted::new(&[answer(status).body(body)]);
         let rt = runtime(&script).build().unwrap();
-        let response = rt
-            .request(row("touch_task"))
-            .path("task-id", Ok(1))
-            .prepare::<()>()
-            .unwrap()
-            .send()
+        let response = call_as::<()>(&rt, "touch_task")
             .await
             .unwrap_or_else(|e| panic!("{status} {body:?}: {e}"));
         assert_eq!(response.status().as_u16(), status);

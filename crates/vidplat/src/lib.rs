@@ -62,8 +62,10 @@
 //! ## Call an operation, handle errors
 //!
 //! Operations are builders. [`Call::call`] sends one and returns its decoded
-//! body or an [`Error`], which says what happened without exposing progenitor
-//! (`send().await?` works too, converting with `From`).
+//! body or an [`Error`], which says what happened. `send().await?` works too:
+//! it returns the body with the answer's status and headers
+//! (`vidplat_core::Response`), and its error (`vidplat_core::CallFailure`,
+//! whose `Display` says the cause) converts into [`Error`] with `?`.
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
