@@ -17,6 +17,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl BasicAudience {
         pub fn builder() -> builder::BasicAudience {
             Default::default()
@@ -39,6 +40,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicAudienceRatingPage {
         pub fn builder() -> builder::BasicAudienceRatingPage {
             Default::default()
@@ -55,6 +57,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicAudienceRatingRow {
         pub fn builder() -> builder::BasicAudienceRatingRow {
             Default::default()
@@ -77,6 +80,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentCategoryPage {
         pub fn builder() -> builder::BasicContentCategoryPage {
             Default::default()
@@ -126,6 +130,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentCategoryRow {
         pub fn builder() -> builder::BasicContentCategoryRow {
             Default::default()
@@ -148,6 +153,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentTitlePage {
         pub fn builder() -> builder::BasicContentTitlePage {
             Default::default()
@@ -202,6 +208,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentTitleRow {
         pub fn builder() -> builder::BasicContentTitleRow {
             Default::default()
@@ -224,6 +231,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentTitleUserPage {
         pub fn builder() -> builder::BasicContentTitleUserPage {
             Default::default()
@@ -266,6 +274,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicContentTitleUserRow {
         pub fn builder() -> builder::BasicContentTitleUserRow {
             Default::default()
@@ -288,6 +297,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicEnvironmentPage {
         pub fn builder() -> builder::BasicEnvironmentPage {
             Default::default()
@@ -346,6 +356,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicEnvironmentRow {
         pub fn builder() -> builder::BasicEnvironmentRow {
             Default::default()
@@ -368,6 +379,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicOsPage {
         pub fn builder() -> builder::BasicOsPage {
             Default::default()
@@ -426,6 +438,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicOsRow {
         pub fn builder() -> builder::BasicOsRow {
             Default::default()
@@ -445,6 +458,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicPlaybackPointSegment {
         pub fn builder() -> builder::BasicPlaybackPointSegment {
             Default::default()
@@ -467,6 +481,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicQueryPage {
         pub fn builder() -> builder::BasicQueryPage {
             Default::default()
@@ -567,6 +582,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub year_month: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicQueryRow {
         pub fn builder() -> builder::BasicQueryRow {
             Default::default()
@@ -586,6 +602,7 @@ pub mod types {
         #[serde(default)]
         pub segment: ::std::vec::Vec<BasicReactionSegment>,
     }
+    #[cfg(feature = "builders")]
     impl BasicReactionButton {
         pub fn builder() -> builder::BasicReactionButton {
             Default::default()
@@ -608,6 +625,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicReactionPage {
         pub fn builder() -> builder::BasicReactionPage {
             Default::default()
@@ -624,6 +642,7 @@ pub mod types {
         #[serde(default)]
         pub reaction: ::std::vec::Vec<BasicReactionButton>,
     }
+    #[cfg(feature = "builders")]
     impl BasicReactionRow {
         pub fn builder() -> builder::BasicReactionRow {
             Default::default()
@@ -640,6 +659,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reaction_point: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicReactionSegment {
         pub fn builder() -> builder::BasicReactionSegment {
             Default::default()
@@ -656,6 +676,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicRealtimeTitleCount {
         pub fn builder() -> builder::BasicRealtimeTitleCount {
             Default::default()
@@ -675,6 +696,7 @@ pub mod types {
         #[serde(default)]
         pub titles: ::std::vec::Vec<BasicRealtimeTitleCount>,
     }
+    #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountRow {
         pub fn builder() -> builder::BasicRealtimeUserCountRow {
             Default::default()
@@ -760,6 +782,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountsPage {
         pub fn builder() -> builder::BasicRealtimeUserCountsPage {
             Default::default()
@@ -782,6 +805,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicRegionPage {
         pub fn builder() -> builder::BasicRegionPage {
             Default::default()
@@ -837,6 +861,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicRegionRow {
         pub fn builder() -> builder::BasicRegionRow {
             Default::default()
@@ -859,6 +884,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicSitePage {
         pub fn builder() -> builder::BasicSitePage {
             Default::default()
@@ -914,6 +940,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicSiteRow {
         pub fn builder() -> builder::BasicSiteRow {
             Default::default()
@@ -942,6 +969,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subtitles: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicSituation {
         pub fn builder() -> builder::BasicSituation {
             Default::default()
@@ -964,6 +992,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicTimePeriodPage {
         pub fn builder() -> builder::BasicTimePeriodPage {
             Default::default()
@@ -1013,6 +1042,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl BasicTimePeriodRow {
         pub fn builder() -> builder::BasicTimePeriodRow {
             Default::default()
@@ -1035,6 +1065,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicUserPage {
         pub fn builder() -> builder::BasicUserPage {
             Default::default()
@@ -1078,6 +1109,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicUserRow {
         pub fn builder() -> builder::BasicUserRow {
             Default::default()
@@ -1100,6 +1132,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicViewingHistoryPage {
         pub fn builder() -> builder::BasicViewingHistoryPage {
             Default::default()
@@ -1154,6 +1187,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl BasicViewingHistoryRow {
         pub fn builder() -> builder::BasicViewingHistoryRow {
             Default::default()
@@ -1176,6 +1210,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unsampled: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl BasicViewingSituationPage {
         pub fn builder() -> builder::BasicViewingSituationPage {
             Default::default()
@@ -1192,6 +1227,7 @@ pub mod types {
         #[serde(default)]
         pub situation: ::std::vec::Vec<BasicSituation>,
     }
+    #[cfg(feature = "builders")]
     impl BasicViewingSituationRow {
         pub fn builder() -> builder::BasicViewingSituationRow {
             Default::default()
@@ -1208,6 +1244,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date_time: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudActiveUserRow {
         pub fn builder() -> builder::CloudActiveUserRow {
             Default::default()
@@ -1224,6 +1261,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudActiveUsersPage {
         pub fn builder() -> builder::CloudActiveUsersPage {
             Default::default()
@@ -1302,6 +1340,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudBrowserPage {
         pub fn builder() -> builder::CloudBrowserPage {
             Default::default()
@@ -1351,6 +1390,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudBrowserRow {
         pub fn builder() -> builder::CloudBrowserRow {
             Default::default()
@@ -2051,6 +2091,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentCategoryPage {
         pub fn builder() -> builder::CloudContentCategoryPage {
             Default::default()
@@ -2091,6 +2132,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentCategoryRow {
         pub fn builder() -> builder::CloudContentCategoryRow {
             Default::default()
@@ -2107,6 +2149,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentNamePage {
         pub fn builder() -> builder::CloudContentNamePage {
             Default::default()
@@ -2155,6 +2198,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentNameRow {
         pub fn builder() -> builder::CloudContentNameRow {
             Default::default()
@@ -2171,6 +2215,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentNameUserPage {
         pub fn builder() -> builder::CloudContentNameUserPage {
             Default::default()
@@ -2210,6 +2255,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentNameUserRow {
         pub fn builder() -> builder::CloudContentNameUserRow {
             Default::default()
@@ -2226,6 +2272,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentTitlePage {
         pub fn builder() -> builder::CloudContentTitlePage {
             Default::default()
@@ -2274,6 +2321,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentTitleRow {
         pub fn builder() -> builder::CloudContentTitleRow {
             Default::default()
@@ -2290,6 +2338,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentTitleUserPage {
         pub fn builder() -> builder::CloudContentTitleUserPage {
             Default::default()
@@ -2329,6 +2378,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudContentTitleUserRow {
         pub fn builder() -> builder::CloudContentTitleUserRow {
             Default::default()
@@ -2342,6 +2392,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<CloudEngagementPoint>,
     }
+    #[cfg(feature = "builders")]
     impl CloudEngagementPage {
         pub fn builder() -> builder::CloudEngagementPage {
             Default::default()
@@ -2361,6 +2412,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudEngagementPoint {
         pub fn builder() -> builder::CloudEngagementPoint {
             Default::default()
@@ -2377,6 +2429,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudOsPage {
         pub fn builder() -> builder::CloudOsPage {
             Default::default()
@@ -2426,6 +2479,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudOsRow {
         pub fn builder() -> builder::CloudOsRow {
             Default::default()
@@ -2442,6 +2496,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudQueryPage {
         pub fn builder() -> builder::CloudQueryPage {
             Default::default()
@@ -2542,6 +2597,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub year_month: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudQueryRow {
         pub fn builder() -> builder::CloudQueryRow {
             Default::default()
@@ -2620,6 +2676,7 @@ pub mod types {
         #[serde(default)]
         pub segment: ::std::vec::Vec<CloudReactionSegment>,
     }
+    #[cfg(feature = "builders")]
     impl CloudReactionButton {
         pub fn builder() -> builder::CloudReactionButton {
             Default::default()
@@ -2633,6 +2690,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<CloudReactionButton>,
     }
+    #[cfg(feature = "builders")]
     impl CloudReactionPage {
         pub fn builder() -> builder::CloudReactionPage {
             Default::default()
@@ -2649,6 +2707,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reaction_point: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudReactionSegment {
         pub fn builder() -> builder::CloudReactionSegment {
             Default::default()
@@ -2671,6 +2730,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date_time: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountRow {
         pub fn builder() -> builder::CloudRealtimeUserCountRow {
             Default::default()
@@ -2687,6 +2747,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountsPage {
         pub fn builder() -> builder::CloudRealtimeUserCountsPage {
             Default::default()
@@ -2765,6 +2826,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudRegionPage {
         pub fn builder() -> builder::CloudRegionPage {
             Default::default()
@@ -2811,6 +2873,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudRegionRow {
         pub fn builder() -> builder::CloudRegionRow {
             Default::default()
@@ -2827,6 +2890,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudSitePage {
         pub fn builder() -> builder::CloudSitePage {
             Default::default()
@@ -2873,6 +2937,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudSiteRow {
         pub fn builder() -> builder::CloudSiteRow {
             Default::default()
@@ -2904,6 +2969,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subtitle: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudSituation {
         pub fn builder() -> builder::CloudSituation {
             Default::default()
@@ -2920,6 +2986,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudSituationSegment {
         pub fn builder() -> builder::CloudSituationSegment {
             Default::default()
@@ -2936,6 +3003,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudTimePeriodPage {
         pub fn builder() -> builder::CloudTimePeriodPage {
             Default::default()
@@ -2976,6 +3044,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_count: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CloudTimePeriodRow {
         pub fn builder() -> builder::CloudTimePeriodRow {
             Default::default()
@@ -2998,6 +3067,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date_time: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudUserCountLegacyRow {
         pub fn builder() -> builder::CloudUserCountLegacyRow {
             Default::default()
@@ -3014,6 +3084,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudUserCountsLegacyPage {
         pub fn builder() -> builder::CloudUserCountsLegacyPage {
             Default::default()
@@ -3092,6 +3163,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudUserPage {
         pub fn builder() -> builder::CloudUserPage {
             Default::default()
@@ -3126,6 +3198,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudUserRow {
         pub fn builder() -> builder::CloudUserRow {
             Default::default()
@@ -3142,6 +3215,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl CloudViewingHistoryPage {
         pub fn builder() -> builder::CloudViewingHistoryPage {
             Default::default()
@@ -3193,6 +3267,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CloudViewingHistoryRow {
         pub fn builder() -> builder::CloudViewingHistoryRow {
             Default::default()
@@ -3206,6 +3281,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<CloudSituation>,
     }
+    #[cfg(feature = "builders")]
     impl CloudViewingSituationPage {
         pub fn builder() -> builder::CloudViewingSituationPage {
             Default::default()
@@ -3221,6 +3297,7 @@ pub mod types {
         #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Error {
         pub fn builder() -> builder::Error {
             Default::default()
@@ -3229,6 +3306,7 @@ pub mod types {
     /// Types for composing complex structures.
     pub mod builder {
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicAudience {
             segment: ::std::result::Result<
                 ::std::vec::Vec<super::BasicPlaybackPointSegment>,
@@ -3239,6 +3317,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudience {
             fn default() -> Self {
                 Self {
@@ -3247,6 +3326,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicAudience {
             pub fn segment<I, T>(mut self, value: I) -> Self
             where
@@ -3267,6 +3347,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudience> for super::BasicAudience {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -3278,6 +3359,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudience> for BasicAudience {
             fn from(value: super::BasicAudience) -> Self {
                 Self {
@@ -3287,6 +3369,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicAudienceRatingPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicAudienceRatingRow>,
@@ -3305,6 +3388,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingPage {
             fn default() -> Self {
                 Self {
@@ -3315,6 +3399,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicAudienceRatingPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -3349,6 +3434,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudienceRatingPage>
         for super::BasicAudienceRatingPage {
             type Error = ::vidplat_core::Refusal;
@@ -3363,6 +3449,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingPage>
         for BasicAudienceRatingPage {
             fn from(value: super::BasicAudienceRatingPage) -> Self {
@@ -3375,6 +3462,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicAudienceRatingRow {
             audience: ::std::result::Result<
                 ::std::vec::Vec<super::BasicAudience>,
@@ -3385,6 +3473,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingRow {
             fn default() -> Self {
                 Self {
@@ -3393,6 +3482,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicAudienceRatingRow {
             pub fn audience<I, T>(mut self, value: I) -> Self
             where
@@ -3411,6 +3501,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudienceRatingRow>
         for super::BasicAudienceRatingRow {
             type Error = ::vidplat_core::Refusal;
@@ -3423,6 +3514,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingRow>
         for BasicAudienceRatingRow {
             fn from(value: super::BasicAudienceRatingRow) -> Self {
@@ -3433,6 +3525,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentCategoryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicContentCategoryRow>,
@@ -3451,6 +3544,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryPage {
             fn default() -> Self {
                 Self {
@@ -3461,6 +3555,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentCategoryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -3495,6 +3590,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentCategoryPage>
         for super::BasicContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
@@ -3509,6 +3605,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryPage>
         for BasicContentCategoryPage {
             fn from(value: super::BasicContentCategoryPage) -> Self {
@@ -3521,6 +3618,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentCategoryRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -3575,6 +3673,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryRow {
             fn default() -> Self {
                 Self {
@@ -3594,6 +3693,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentCategoryRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -3708,6 +3808,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentCategoryRow>
         for super::BasicContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
@@ -3731,6 +3832,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryRow>
         for BasicContentCategoryRow {
             fn from(value: super::BasicContentCategoryRow) -> Self {
@@ -3752,6 +3854,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentTitlePage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicContentTitleRow>,
@@ -3770,6 +3873,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitlePage {
             fn default() -> Self {
                 Self {
@@ -3780,6 +3884,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentTitlePage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -3814,6 +3919,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentTitlePage>
         for super::BasicContentTitlePage {
             type Error = ::vidplat_core::Refusal;
@@ -3828,6 +3934,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitlePage>
         for BasicContentTitlePage {
             fn from(value: super::BasicContentTitlePage) -> Self {
@@ -3840,6 +3947,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentTitleRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -3902,6 +4010,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleRow {
             fn default() -> Self {
                 Self {
@@ -3923,6 +4032,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentTitleRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -4053,6 +4163,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentTitleRow>
         for super::BasicContentTitleRow {
             type Error = ::vidplat_core::Refusal;
@@ -4078,6 +4189,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleRow> for BasicContentTitleRow {
             fn from(value: super::BasicContentTitleRow) -> Self {
                 Self {
@@ -4100,6 +4212,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentTitleUserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicContentTitleUserRow>,
@@ -4118,6 +4231,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserPage {
             fn default() -> Self {
                 Self {
@@ -4128,6 +4242,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentTitleUserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -4162,6 +4277,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentTitleUserPage>
         for super::BasicContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
@@ -4176,6 +4292,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserPage>
         for BasicContentTitleUserPage {
             fn from(value: super::BasicContentTitleUserPage) -> Self {
@@ -4188,6 +4305,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicContentTitleUserRow {
             content_category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -4234,6 +4352,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserRow {
             fn default() -> Self {
                 Self {
@@ -4251,6 +4370,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicContentTitleUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
@@ -4343,6 +4463,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicContentTitleUserRow>
         for super::BasicContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
@@ -4364,6 +4485,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserRow>
         for BasicContentTitleUserRow {
             fn from(value: super::BasicContentTitleUserRow) -> Self {
@@ -4383,6 +4505,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicEnvironmentPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicEnvironmentRow>,
@@ -4401,6 +4524,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentPage {
             fn default() -> Self {
                 Self {
@@ -4411,6 +4535,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicEnvironmentPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -4445,6 +4570,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicEnvironmentPage>
         for super::BasicEnvironmentPage {
             type Error = ::vidplat_core::Refusal;
@@ -4459,6 +4585,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentPage> for BasicEnvironmentPage {
             fn from(value: super::BasicEnvironmentPage) -> Self {
                 Self {
@@ -4470,6 +4597,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicEnvironmentRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -4536,6 +4664,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentRow {
             fn default() -> Self {
                 Self {
@@ -4558,6 +4687,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicEnvironmentRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -4696,6 +4826,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicEnvironmentRow>
         for super::BasicEnvironmentRow {
             type Error = ::vidplat_core::Refusal;
@@ -4722,6 +4853,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentRow> for BasicEnvironmentRow {
             fn from(value: super::BasicEnvironmentRow) -> Self {
                 Self {
@@ -4745,6 +4877,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicOsPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicOsRow>,
@@ -4763,6 +4896,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsPage {
             fn default() -> Self {
                 Self {
@@ -4773,6 +4907,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicOsPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -4807,6 +4942,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsPage> for super::BasicOsPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -4820,6 +4956,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsPage> for BasicOsPage {
             fn from(value: super::BasicOsPage) -> Self {
                 Self {
@@ -4831,6 +4968,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicOsRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -4897,6 +5035,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsRow {
             fn default() -> Self {
                 Self {
@@ -4919,6 +5058,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicOsRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -5055,6 +5195,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsRow> for super::BasicOsRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5080,6 +5221,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsRow> for BasicOsRow {
             fn from(value: super::BasicOsRow) -> Self {
                 Self {
@@ -5103,6 +5245,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicPlaybackPointSegment {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -5117,6 +5260,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicPlaybackPointSegment {
             fn default() -> Self {
                 Self {
@@ -5126,6 +5270,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicPlaybackPointSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -5152,6 +5297,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicPlaybackPointSegment>
         for super::BasicPlaybackPointSegment {
             type Error = ::vidplat_core::Refusal;
@@ -5165,6 +5311,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicPlaybackPointSegment>
         for BasicPlaybackPointSegment {
             fn from(value: super::BasicPlaybackPointSegment) -> Self {
@@ -5176,6 +5323,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicQueryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicQueryRow>,
@@ -5194,6 +5342,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryPage {
             fn default() -> Self {
                 Self {
@@ -5204,6 +5353,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicQueryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -5238,6 +5388,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryPage> for super::BasicQueryPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5251,6 +5402,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryPage> for BasicQueryPage {
             fn from(value: super::BasicQueryPage) -> Self {
                 Self {
@@ -5262,6 +5414,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicQueryRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -5384,6 +5537,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryRow {
             fn default() -> Self {
                 Self {
@@ -5420,6 +5574,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicQueryRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -5670,6 +5825,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryRow> for super::BasicQueryRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5709,6 +5865,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryRow> for BasicQueryRow {
             fn from(value: super::BasicQueryRow) -> Self {
                 Self {
@@ -5746,6 +5903,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicReactionButton {
             button_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -5760,6 +5918,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionButton {
             fn default() -> Self {
                 Self {
@@ -5769,6 +5928,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicReactionButton {
             pub fn button_id<T>(mut self, value: T) -> Self
             where
@@ -5795,6 +5955,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionButton>
         for super::BasicReactionButton {
             type Error = ::vidplat_core::Refusal;
@@ -5808,6 +5969,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionButton> for BasicReactionButton {
             fn from(value: super::BasicReactionButton) -> Self {
                 Self {
@@ -5818,6 +5980,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicReactionPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicReactionRow>,
@@ -5836,6 +5999,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionPage {
             fn default() -> Self {
                 Self {
@@ -5846,6 +6010,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicReactionPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -5880,6 +6045,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionPage> for super::BasicReactionPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5893,6 +6059,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionPage> for BasicReactionPage {
             fn from(value: super::BasicReactionPage) -> Self {
                 Self {
@@ -5904,6 +6071,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicReactionRow {
             content_title: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -5914,6 +6082,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionRow {
             fn default() -> Self {
                 Self {
@@ -5922,6 +6091,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicReactionRow {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
@@ -5940,6 +6110,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionRow> for super::BasicReactionRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5951,6 +6122,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionRow> for BasicReactionRow {
             fn from(value: super::BasicReactionRow) -> Self {
                 Self {
@@ -5960,6 +6132,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicReactionSegment {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -5970,6 +6143,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionSegment {
             fn default() -> Self {
                 Self {
@@ -5978,6 +6152,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicReactionSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -5996,6 +6171,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionSegment>
         for super::BasicReactionSegment {
             type Error = ::vidplat_core::Refusal;
@@ -6008,6 +6184,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionSegment> for BasicReactionSegment {
             fn from(value: super::BasicReactionSegment) -> Self {
                 Self {
@@ -6017,6 +6194,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicRealtimeTitleCount {
             content_title: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -6027,6 +6205,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeTitleCount {
             fn default() -> Self {
                 Self {
@@ -6035,6 +6214,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicRealtimeTitleCount {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
@@ -6053,6 +6233,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRealtimeTitleCount>
         for super::BasicRealtimeTitleCount {
             type Error = ::vidplat_core::Refusal;
@@ -6065,6 +6246,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeTitleCount>
         for BasicRealtimeTitleCount {
             fn from(value: super::BasicRealtimeTitleCount) -> Self {
@@ -6075,6 +6257,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicRealtimeUserCountRow {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -6089,6 +6272,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountRow {
             fn default() -> Self {
                 Self {
@@ -6098,6 +6282,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicRealtimeUserCountRow {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -6124,6 +6309,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRealtimeUserCountRow>
         for super::BasicRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
@@ -6137,6 +6323,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountRow>
         for BasicRealtimeUserCountRow {
             fn from(value: super::BasicRealtimeUserCountRow) -> Self {
@@ -6148,6 +6335,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicRealtimeUserCountsPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicRealtimeUserCountRow>,
@@ -6166,6 +6354,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountsPage {
             fn default() -> Self {
                 Self {
@@ -6176,6 +6365,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicRealtimeUserCountsPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -6210,6 +6400,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRealtimeUserCountsPage>
         for super::BasicRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
@@ -6224,6 +6415,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountsPage>
         for BasicRealtimeUserCountsPage {
             fn from(value: super::BasicRealtimeUserCountsPage) -> Self {
@@ -6236,6 +6428,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicRegionPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicRegionRow>,
@@ -6254,6 +6447,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionPage {
             fn default() -> Self {
                 Self {
@@ -6264,6 +6458,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicRegionPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -6298,6 +6493,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionPage> for super::BasicRegionPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -6311,6 +6507,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionPage> for BasicRegionPage {
             fn from(value: super::BasicRegionPage) -> Self {
                 Self {
@@ -6322,6 +6519,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicRegionRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -6384,6 +6582,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionRow {
             fn default() -> Self {
                 Self {
@@ -6405,6 +6604,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicRegionRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -6533,6 +6733,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionRow> for super::BasicRegionRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -6557,6 +6758,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionRow> for BasicRegionRow {
             fn from(value: super::BasicRegionRow) -> Self {
                 Self {
@@ -6579,6 +6781,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicSitePage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicSiteRow>,
@@ -6597,6 +6800,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSitePage {
             fn default() -> Self {
                 Self {
@@ -6607,6 +6811,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicSitePage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -6641,6 +6846,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSitePage> for super::BasicSitePage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -6654,6 +6860,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSitePage> for BasicSitePage {
             fn from(value: super::BasicSitePage) -> Self {
                 Self {
@@ -6665,6 +6872,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicSiteRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -6727,6 +6935,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSiteRow {
             fn default() -> Self {
                 Self {
@@ -6748,6 +6957,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicSiteRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -6876,6 +7086,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSiteRow> for super::BasicSiteRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -6900,6 +7111,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSiteRow> for BasicSiteRow {
             fn from(value: super::BasicSiteRow) -> Self {
                 Self {
@@ -6922,6 +7134,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicSituation {
             bitrate: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -6948,6 +7161,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSituation {
             fn default() -> Self {
                 Self {
@@ -6960,6 +7174,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicSituation {
             pub fn bitrate<T>(mut self, value: T) -> Self
             where
@@ -7010,6 +7225,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSituation> for super::BasicSituation {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -7025,6 +7241,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSituation> for BasicSituation {
             fn from(value: super::BasicSituation) -> Self {
                 Self {
@@ -7038,6 +7255,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicTimePeriodPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicTimePeriodRow>,
@@ -7056,6 +7274,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodPage {
             fn default() -> Self {
                 Self {
@@ -7066,6 +7285,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicTimePeriodPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -7100,6 +7320,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicTimePeriodPage>
         for super::BasicTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
@@ -7114,6 +7335,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodPage> for BasicTimePeriodPage {
             fn from(value: super::BasicTimePeriodPage) -> Self {
                 Self {
@@ -7125,6 +7347,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicTimePeriodRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -7179,6 +7402,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodRow {
             fn default() -> Self {
                 Self {
@@ -7198,6 +7422,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicTimePeriodRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -7310,6 +7535,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicTimePeriodRow> for super::BasicTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -7332,6 +7558,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodRow> for BasicTimePeriodRow {
             fn from(value: super::BasicTimePeriodRow) -> Self {
                 Self {
@@ -7352,6 +7579,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicUserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicUserRow>,
@@ -7370,6 +7598,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserPage {
             fn default() -> Self {
                 Self {
@@ -7380,6 +7609,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicUserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -7414,6 +7644,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserPage> for super::BasicUserPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -7427,6 +7658,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserPage> for BasicUserPage {
             fn from(value: super::BasicUserPage) -> Self {
                 Self {
@@ -7438,6 +7670,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicUserRow {
             ad_playback_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -7484,6 +7717,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserRow {
             fn default() -> Self {
                 Self {
@@ -7501,6 +7735,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicUserRow {
             pub fn ad_playback_count<T>(mut self, value: T) -> Self
             where
@@ -7597,6 +7832,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserRow> for super::BasicUserRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -7617,6 +7853,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserRow> for BasicUserRow {
             fn from(value: super::BasicUserRow) -> Self {
                 Self {
@@ -7635,6 +7872,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicViewingHistoryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicViewingHistoryRow>,
@@ -7653,6 +7891,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryPage {
             fn default() -> Self {
                 Self {
@@ -7663,6 +7902,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicViewingHistoryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -7697,6 +7937,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicViewingHistoryPage>
         for super::BasicViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
@@ -7711,6 +7952,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryPage>
         for BasicViewingHistoryPage {
             fn from(value: super::BasicViewingHistoryPage) -> Self {
@@ -7723,6 +7965,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicViewingHistoryRow {
             content_category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -7785,6 +8028,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryRow {
             fn default() -> Self {
                 Self {
@@ -7806,6 +8050,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicViewingHistoryRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
@@ -7930,6 +8175,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicViewingHistoryRow>
         for super::BasicViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
@@ -7955,6 +8201,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryRow>
         for BasicViewingHistoryRow {
             fn from(value: super::BasicViewingHistoryRow) -> Self {
@@ -7978,6 +8225,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicViewingSituationPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::BasicViewingSituationRow>,
@@ -7996,6 +8244,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationPage {
             fn default() -> Self {
                 Self {
@@ -8006,6 +8255,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicViewingSituationPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -8040,6 +8290,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicViewingSituationPage>
         for super::BasicViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
@@ -8054,6 +8305,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationPage>
         for BasicViewingSituationPage {
             fn from(value: super::BasicViewingSituationPage) -> Self {
@@ -8066,6 +8318,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BasicViewingSituationRow {
             content_title: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -8076,6 +8329,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationRow {
             fn default() -> Self {
                 Self {
@@ -8084,6 +8338,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BasicViewingSituationRow {
             pub fn content_title<T>(mut self, value: T) -> Self
             where
@@ -8102,6 +8357,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicViewingSituationRow>
         for super::BasicViewingSituationRow {
             type Error = ::vidplat_core::Refusal;
@@ -8114,6 +8370,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationRow>
         for BasicViewingSituationRow {
             fn from(value: super::BasicViewingSituationRow) -> Self {
@@ -8124,6 +8381,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudActiveUserRow {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -8134,6 +8392,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUserRow {
             fn default() -> Self {
                 Self {
@@ -8142,6 +8401,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudActiveUserRow {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -8160,6 +8420,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudActiveUserRow> for super::CloudActiveUserRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -8171,6 +8432,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUserRow> for CloudActiveUserRow {
             fn from(value: super::CloudActiveUserRow) -> Self {
                 Self {
@@ -8180,6 +8442,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudActiveUsersPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudActiveUserRow>,
@@ -8190,6 +8453,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUsersPage {
             fn default() -> Self {
                 Self {
@@ -8198,6 +8462,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudActiveUsersPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -8216,6 +8481,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudActiveUsersPage>
         for super::CloudActiveUsersPage {
             type Error = ::vidplat_core::Refusal;
@@ -8228,6 +8494,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUsersPage> for CloudActiveUsersPage {
             fn from(value: super::CloudActiveUsersPage) -> Self {
                 Self {
@@ -8237,6 +8504,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudBrowserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudBrowserRow>,
@@ -8247,6 +8515,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserPage {
             fn default() -> Self {
                 Self {
@@ -8255,6 +8524,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudBrowserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -8273,6 +8543,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserPage> for super::CloudBrowserPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -8284,6 +8555,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserPage> for CloudBrowserPage {
             fn from(value: super::CloudBrowserPage) -> Self {
                 Self {
@@ -8293,6 +8565,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudBrowserRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -8347,6 +8620,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserRow {
             fn default() -> Self {
                 Self {
@@ -8366,6 +8640,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudBrowserRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -8482,6 +8757,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserRow> for super::CloudBrowserRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -8504,6 +8780,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserRow> for CloudBrowserRow {
             fn from(value: super::CloudBrowserRow) -> Self {
                 Self {
@@ -8524,6 +8801,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentCategoryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudContentCategoryRow>,
@@ -8534,6 +8812,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryPage {
             fn default() -> Self {
                 Self {
@@ -8542,6 +8821,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentCategoryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -8560,6 +8840,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentCategoryPage>
         for super::CloudContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
@@ -8572,6 +8853,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryPage>
         for CloudContentCategoryPage {
             fn from(value: super::CloudContentCategoryPage) -> Self {
@@ -8582,6 +8864,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentCategoryRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -8624,6 +8907,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryRow {
             fn default() -> Self {
                 Self {
@@ -8640,6 +8924,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentCategoryRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -8734,6 +9019,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentCategoryRow>
         for super::CloudContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
@@ -8754,6 +9040,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryRow>
         for CloudContentCategoryRow {
             fn from(value: super::CloudContentCategoryRow) -> Self {
@@ -8772,6 +9059,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentNamePage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudContentNameRow>,
@@ -8782,6 +9070,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNamePage {
             fn default() -> Self {
                 Self {
@@ -8790,6 +9079,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentNamePage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -8808,6 +9098,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentNamePage>
         for super::CloudContentNamePage {
             type Error = ::vidplat_core::Refusal;
@@ -8820,6 +9111,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNamePage> for CloudContentNamePage {
             fn from(value: super::CloudContentNamePage) -> Self {
                 Self {
@@ -8829,6 +9121,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentNameRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -8883,6 +9176,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameRow {
             fn default() -> Self {
                 Self {
@@ -8902,6 +9196,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentNameRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -9022,6 +9317,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentNameRow>
         for super::CloudContentNameRow {
             type Error = ::vidplat_core::Refusal;
@@ -9045,6 +9341,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameRow> for CloudContentNameRow {
             fn from(value: super::CloudContentNameRow) -> Self {
                 Self {
@@ -9065,6 +9362,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentNameUserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudContentNameUserRow>,
@@ -9075,6 +9373,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserPage {
             fn default() -> Self {
                 Self {
@@ -9083,6 +9382,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentNameUserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9101,6 +9401,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentNameUserPage>
         for super::CloudContentNameUserPage {
             type Error = ::vidplat_core::Refusal;
@@ -9113,6 +9414,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserPage>
         for CloudContentNameUserPage {
             fn from(value: super::CloudContentNameUserPage) -> Self {
@@ -9123,6 +9425,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentNameUserRow {
             content_category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -9165,6 +9468,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserRow {
             fn default() -> Self {
                 Self {
@@ -9181,6 +9485,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentNameUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
@@ -9274,6 +9579,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentNameUserRow>
         for super::CloudContentNameUserRow {
             type Error = ::vidplat_core::Refusal;
@@ -9294,6 +9600,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserRow>
         for CloudContentNameUserRow {
             fn from(value: super::CloudContentNameUserRow) -> Self {
@@ -9312,6 +9619,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentTitlePage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudContentTitleRow>,
@@ -9322,6 +9630,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitlePage {
             fn default() -> Self {
                 Self {
@@ -9330,6 +9639,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentTitlePage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9348,6 +9658,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentTitlePage>
         for super::CloudContentTitlePage {
             type Error = ::vidplat_core::Refusal;
@@ -9360,6 +9671,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitlePage>
         for CloudContentTitlePage {
             fn from(value: super::CloudContentTitlePage) -> Self {
@@ -9370,6 +9682,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentTitleRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -9424,6 +9737,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleRow {
             fn default() -> Self {
                 Self {
@@ -9443,6 +9757,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentTitleRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -9563,6 +9878,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentTitleRow>
         for super::CloudContentTitleRow {
             type Error = ::vidplat_core::Refusal;
@@ -9586,6 +9902,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleRow> for CloudContentTitleRow {
             fn from(value: super::CloudContentTitleRow) -> Self {
                 Self {
@@ -9606,6 +9923,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentTitleUserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudContentTitleUserRow>,
@@ -9616,6 +9934,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserPage {
             fn default() -> Self {
                 Self {
@@ -9624,6 +9943,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentTitleUserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9642,6 +9962,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentTitleUserPage>
         for super::CloudContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
@@ -9654,6 +9975,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserPage>
         for CloudContentTitleUserPage {
             fn from(value: super::CloudContentTitleUserPage) -> Self {
@@ -9664,6 +9986,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudContentTitleUserRow {
             content_category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -9706,6 +10029,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserRow {
             fn default() -> Self {
                 Self {
@@ -9722,6 +10046,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudContentTitleUserRow {
             pub fn content_category<T>(mut self, value: T) -> Self
             where
@@ -9815,6 +10140,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudContentTitleUserRow>
         for super::CloudContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
@@ -9835,6 +10161,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserRow>
         for CloudContentTitleUserRow {
             fn from(value: super::CloudContentTitleUserRow) -> Self {
@@ -9853,12 +10180,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudEngagementPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudEngagementPoint>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPage {
             fn default() -> Self {
                 Self {
@@ -9866,6 +10195,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudEngagementPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9876,6 +10206,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudEngagementPage>
         for super::CloudEngagementPage {
             type Error = ::vidplat_core::Refusal;
@@ -9885,12 +10216,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPage> for CloudEngagementPage {
             fn from(value: super::CloudEngagementPage) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudEngagementPoint {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -9905,6 +10238,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPoint {
             fn default() -> Self {
                 Self {
@@ -9914,6 +10248,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudEngagementPoint {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -9940,6 +10275,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudEngagementPoint>
         for super::CloudEngagementPoint {
             type Error = ::vidplat_core::Refusal;
@@ -9953,6 +10289,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPoint> for CloudEngagementPoint {
             fn from(value: super::CloudEngagementPoint) -> Self {
                 Self {
@@ -9963,6 +10300,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudOsPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudOsRow>,
@@ -9973,6 +10311,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsPage {
             fn default() -> Self {
                 Self {
@@ -9981,6 +10320,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudOsPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9999,6 +10339,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsPage> for super::CloudOsPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10010,6 +10351,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsPage> for CloudOsPage {
             fn from(value: super::CloudOsPage) -> Self {
                 Self {
@@ -10019,6 +10361,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudOsRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -10073,6 +10416,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsRow {
             fn default() -> Self {
                 Self {
@@ -10092,6 +10436,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudOsRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -10208,6 +10553,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsRow> for super::CloudOsRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10230,6 +10576,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsRow> for CloudOsRow {
             fn from(value: super::CloudOsRow) -> Self {
                 Self {
@@ -10250,6 +10597,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudQueryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudQueryRow>,
@@ -10260,6 +10608,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryPage {
             fn default() -> Self {
                 Self {
@@ -10268,6 +10617,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudQueryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -10286,6 +10636,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryPage> for super::CloudQueryPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10297,6 +10648,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryPage> for CloudQueryPage {
             fn from(value: super::CloudQueryPage) -> Self {
                 Self {
@@ -10306,6 +10658,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudQueryRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -10428,6 +10781,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryRow {
             fn default() -> Self {
                 Self {
@@ -10464,6 +10818,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudQueryRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -10720,6 +11075,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryRow> for super::CloudQueryRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10759,6 +11115,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryRow> for CloudQueryRow {
             fn from(value: super::CloudQueryRow) -> Self {
                 Self {
@@ -10796,6 +11153,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudReactionButton {
             button_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -10806,6 +11164,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionButton {
             fn default() -> Self {
                 Self {
@@ -10814,6 +11173,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudReactionButton {
             pub fn button_id<T>(mut self, value: T) -> Self
             where
@@ -10832,6 +11192,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionButton>
         for super::CloudReactionButton {
             type Error = ::vidplat_core::Refusal;
@@ -10844,6 +11205,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionButton> for CloudReactionButton {
             fn from(value: super::CloudReactionButton) -> Self {
                 Self {
@@ -10853,12 +11215,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudReactionPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudReactionButton>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionPage {
             fn default() -> Self {
                 Self {
@@ -10866,6 +11230,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudReactionPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -10876,6 +11241,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionPage> for super::CloudReactionPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10884,12 +11250,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionPage> for CloudReactionPage {
             fn from(value: super::CloudReactionPage) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudReactionSegment {
             count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -10900,6 +11268,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionSegment {
             fn default() -> Self {
                 Self {
@@ -10908,6 +11277,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudReactionSegment {
             pub fn count<T>(mut self, value: T) -> Self
             where
@@ -10926,6 +11296,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionSegment>
         for super::CloudReactionSegment {
             type Error = ::vidplat_core::Refusal;
@@ -10938,6 +11309,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionSegment> for CloudReactionSegment {
             fn from(value: super::CloudReactionSegment) -> Self {
                 Self {
@@ -10947,6 +11319,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudRealtimeUserCountRow {
             content_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -10965,6 +11338,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountRow {
             fn default() -> Self {
                 Self {
@@ -10975,6 +11349,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudRealtimeUserCountRow {
             pub fn content_name<T>(mut self, value: T) -> Self
             where
@@ -11009,6 +11384,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRealtimeUserCountRow>
         for super::CloudRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
@@ -11023,6 +11399,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountRow>
         for CloudRealtimeUserCountRow {
             fn from(value: super::CloudRealtimeUserCountRow) -> Self {
@@ -11035,6 +11412,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudRealtimeUserCountsPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudRealtimeUserCountRow>,
@@ -11045,6 +11423,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountsPage {
             fn default() -> Self {
                 Self {
@@ -11053,6 +11432,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudRealtimeUserCountsPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -11071,6 +11451,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRealtimeUserCountsPage>
         for super::CloudRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
@@ -11083,6 +11464,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountsPage>
         for CloudRealtimeUserCountsPage {
             fn from(value: super::CloudRealtimeUserCountsPage) -> Self {
@@ -11093,6 +11475,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudRegionPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudRegionRow>,
@@ -11103,6 +11486,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionPage {
             fn default() -> Self {
                 Self {
@@ -11111,6 +11495,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudRegionPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -11129,6 +11514,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionPage> for super::CloudRegionPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11140,6 +11526,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionPage> for CloudRegionPage {
             fn from(value: super::CloudRegionPage) -> Self {
                 Self {
@@ -11149,6 +11536,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudRegionRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11199,6 +11587,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionRow {
             fn default() -> Self {
                 Self {
@@ -11217,6 +11606,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudRegionRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -11325,6 +11715,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionRow> for super::CloudRegionRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11346,6 +11737,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionRow> for CloudRegionRow {
             fn from(value: super::CloudRegionRow) -> Self {
                 Self {
@@ -11365,6 +11757,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudSitePage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudSiteRow>,
@@ -11375,6 +11768,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSitePage {
             fn default() -> Self {
                 Self {
@@ -11383,6 +11777,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudSitePage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -11401,6 +11796,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSitePage> for super::CloudSitePage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11412,6 +11808,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSitePage> for CloudSitePage {
             fn from(value: super::CloudSitePage) -> Self {
                 Self {
@@ -11421,6 +11818,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudSiteRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11471,6 +11869,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSiteRow {
             fn default() -> Self {
                 Self {
@@ -11489,6 +11888,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudSiteRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -11597,6 +11997,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSiteRow> for super::CloudSiteRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11618,6 +12019,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSiteRow> for CloudSiteRow {
             fn from(value: super::CloudSiteRow) -> Self {
                 Self {
@@ -11637,6 +12039,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudSituation {
             bitrate: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11667,6 +12070,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituation {
             fn default() -> Self {
                 Self {
@@ -11680,6 +12084,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudSituation {
             pub fn bitrate<T>(mut self, value: T) -> Self
             where
@@ -11738,6 +12143,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSituation> for super::CloudSituation {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11754,6 +12160,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituation> for CloudSituation {
             fn from(value: super::CloudSituation) -> Self {
                 Self {
@@ -11768,6 +12175,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudSituationSegment {
             playback_point: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11778,6 +12186,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituationSegment {
             fn default() -> Self {
                 Self {
@@ -11786,6 +12195,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudSituationSegment {
             pub fn playback_point<T>(mut self, value: T) -> Self
             where
@@ -11804,6 +12214,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSituationSegment>
         for super::CloudSituationSegment {
             type Error = ::vidplat_core::Refusal;
@@ -11816,6 +12227,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituationSegment>
         for CloudSituationSegment {
             fn from(value: super::CloudSituationSegment) -> Self {
@@ -11826,6 +12238,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudTimePeriodPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudTimePeriodRow>,
@@ -11836,6 +12249,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodPage {
             fn default() -> Self {
                 Self {
@@ -11844,6 +12258,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudTimePeriodPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -11862,6 +12277,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudTimePeriodPage>
         for super::CloudTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
@@ -11874,6 +12290,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodPage> for CloudTimePeriodPage {
             fn from(value: super::CloudTimePeriodPage) -> Self {
                 Self {
@@ -11883,6 +12300,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudTimePeriodRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11925,6 +12343,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodRow {
             fn default() -> Self {
                 Self {
@@ -11941,6 +12360,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudTimePeriodRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -12033,6 +12453,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudTimePeriodRow> for super::CloudTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12052,6 +12473,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodRow> for CloudTimePeriodRow {
             fn from(value: super::CloudTimePeriodRow) -> Self {
                 Self {
@@ -12069,6 +12491,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudUserCountLegacyRow {
             content_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -12087,6 +12510,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountLegacyRow {
             fn default() -> Self {
                 Self {
@@ -12097,6 +12521,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudUserCountLegacyRow {
             pub fn content_name<T>(mut self, value: T) -> Self
             where
@@ -12131,6 +12556,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserCountLegacyRow>
         for super::CloudUserCountLegacyRow {
             type Error = ::vidplat_core::Refusal;
@@ -12145,6 +12571,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountLegacyRow>
         for CloudUserCountLegacyRow {
             fn from(value: super::CloudUserCountLegacyRow) -> Self {
@@ -12157,6 +12584,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudUserCountsLegacyPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudUserCountLegacyRow>,
@@ -12167,6 +12595,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountsLegacyPage {
             fn default() -> Self {
                 Self {
@@ -12175,6 +12604,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudUserCountsLegacyPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -12193,6 +12623,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserCountsLegacyPage>
         for super::CloudUserCountsLegacyPage {
             type Error = ::vidplat_core::Refusal;
@@ -12205,6 +12636,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountsLegacyPage>
         for CloudUserCountsLegacyPage {
             fn from(value: super::CloudUserCountsLegacyPage) -> Self {
@@ -12215,6 +12647,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudUserPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudUserRow>,
@@ -12225,6 +12658,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserPage {
             fn default() -> Self {
                 Self {
@@ -12233,6 +12667,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudUserPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -12251,6 +12686,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserPage> for super::CloudUserPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12262,6 +12698,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserPage> for CloudUserPage {
             fn from(value: super::CloudUserPage) -> Self {
                 Self {
@@ -12271,6 +12708,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudUserRow {
             ad_impressions: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -12305,6 +12743,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserRow {
             fn default() -> Self {
                 Self {
@@ -12319,6 +12758,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudUserRow {
             pub fn ad_impressions<T>(mut self, value: T) -> Self
             where
@@ -12393,6 +12833,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserRow> for super::CloudUserRow {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12410,6 +12851,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserRow> for CloudUserRow {
             fn from(value: super::CloudUserRow) -> Self {
                 Self {
@@ -12425,6 +12867,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudViewingHistoryPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudViewingHistoryRow>,
@@ -12435,6 +12878,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryPage {
             fn default() -> Self {
                 Self {
@@ -12443,6 +12887,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudViewingHistoryPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -12461,6 +12906,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudViewingHistoryPage>
         for super::CloudViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
@@ -12473,6 +12919,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryPage>
         for CloudViewingHistoryPage {
             fn from(value: super::CloudViewingHistoryPage) -> Self {
@@ -12483,6 +12930,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudViewingHistoryRow {
             browser_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -12541,6 +12989,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryRow {
             fn default() -> Self {
                 Self {
@@ -12561,6 +13010,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudViewingHistoryRow {
             pub fn browser_name<T>(mut self, value: T) -> Self
             where
@@ -12684,6 +13134,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudViewingHistoryRow>
         for super::CloudViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
@@ -12708,6 +13159,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryRow>
         for CloudViewingHistoryRow {
             fn from(value: super::CloudViewingHistoryRow) -> Self {
@@ -12730,12 +13182,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CloudViewingSituationPage {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::CloudSituation>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingSituationPage {
             fn default() -> Self {
                 Self {
@@ -12743,6 +13197,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CloudViewingSituationPage {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -12753,6 +13208,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudViewingSituationPage>
         for super::CloudViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
@@ -12762,6 +13218,7 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingSituationPage>
         for CloudViewingSituationPage {
             fn from(value: super::CloudViewingSituationPage) -> Self {
@@ -12769,6 +13226,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Error {
             code: ::std::result::Result<
                 ::std::option::Option<crate::types::ErrorCode>,
@@ -12779,6 +13237,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
             fn default() -> Self {
                 Self {
@@ -12787,6 +13246,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
@@ -12805,6 +13265,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12816,6 +13277,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
             fn from(value: super::Error) -> Self {
                 Self {
@@ -13411,182 +13873,259 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicAudience : builder::BasicAudience);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicAudienceRatingPage : builder::BasicAudienceRatingPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicAudienceRatingRow : builder::BasicAudienceRatingRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentCategoryPage : builder::BasicContentCategoryPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentCategoryRow : builder::BasicContentCategoryRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentTitlePage : builder::BasicContentTitlePage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentTitleRow : builder::BasicContentTitleRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentTitleUserPage : builder::BasicContentTitleUserPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicContentTitleUserRow : builder::BasicContentTitleUserRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicEnvironmentPage : builder::BasicEnvironmentPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicEnvironmentRow : builder::BasicEnvironmentRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicOsPage : builder::BasicOsPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicOsRow : builder::BasicOsRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicPlaybackPointSegment : builder::BasicPlaybackPointSegment
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicQueryPage : builder::BasicQueryPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicQueryRow : builder::BasicQueryRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicReactionButton : builder::BasicReactionButton
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicReactionPage : builder::BasicReactionPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicReactionRow : builder::BasicReactionRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicReactionSegment : builder::BasicReactionSegment
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicRealtimeTitleCount : builder::BasicRealtimeTitleCount
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicRealtimeUserCountRow : builder::BasicRealtimeUserCountRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicRealtimeUserCountsPage : builder::BasicRealtimeUserCountsPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicRegionPage : builder::BasicRegionPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicRegionRow : builder::BasicRegionRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicSitePage : builder::BasicSitePage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicSiteRow : builder::BasicSiteRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicSituation : builder::BasicSituation);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicTimePeriodPage : builder::BasicTimePeriodPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicTimePeriodRow : builder::BasicTimePeriodRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicUserPage : builder::BasicUserPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BasicUserRow : builder::BasicUserRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicViewingHistoryPage : builder::BasicViewingHistoryPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicViewingHistoryRow : builder::BasicViewingHistoryRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicViewingSituationPage : builder::BasicViewingSituationPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder BasicViewingSituationRow : builder::BasicViewingSituationRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudActiveUserRow : builder::CloudActiveUserRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudActiveUsersPage : builder::CloudActiveUsersPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudBrowserPage : builder::CloudBrowserPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudBrowserRow : builder::CloudBrowserRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentCategoryPage : builder::CloudContentCategoryPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentCategoryRow : builder::CloudContentCategoryRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentNamePage : builder::CloudContentNamePage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentNameRow : builder::CloudContentNameRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentNameUserPage : builder::CloudContentNameUserPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentNameUserRow : builder::CloudContentNameUserRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentTitlePage : builder::CloudContentTitlePage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentTitleRow : builder::CloudContentTitleRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentTitleUserPage : builder::CloudContentTitleUserPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudContentTitleUserRow : builder::CloudContentTitleUserRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudEngagementPage : builder::CloudEngagementPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudEngagementPoint : builder::CloudEngagementPoint
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudOsPage : builder::CloudOsPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudOsRow : builder::CloudOsRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudQueryPage : builder::CloudQueryPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudQueryRow : builder::CloudQueryRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudReactionButton : builder::CloudReactionButton
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudReactionPage : builder::CloudReactionPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudReactionSegment : builder::CloudReactionSegment
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudRealtimeUserCountRow : builder::CloudRealtimeUserCountRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudRealtimeUserCountsPage : builder::CloudRealtimeUserCountsPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudRegionPage : builder::CloudRegionPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudRegionRow : builder::CloudRegionRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudSitePage : builder::CloudSitePage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudSiteRow : builder::CloudSiteRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudSituation : builder::CloudSituation);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudSituationSegment : builder::CloudSituationSegment
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudTimePeriodPage : builder::CloudTimePeriodPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudTimePeriodRow : builder::CloudTimePeriodRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudUserCountLegacyRow : builder::CloudUserCountLegacyRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudUserCountsLegacyPage : builder::CloudUserCountsLegacyPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudUserPage : builder::CloudUserPage);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CloudUserRow : builder::CloudUserRow);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudViewingHistoryPage : builder::CloudViewingHistoryPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudViewingHistoryRow : builder::CloudViewingHistoryRow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CloudViewingSituationPage : builder::CloudViewingSituationPage
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Error : builder::Error);
 }
 impl Client {

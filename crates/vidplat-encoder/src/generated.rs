@@ -15,6 +15,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CreatedId {
         pub fn builder() -> builder::CreatedId {
             Default::default()
@@ -74,6 +75,7 @@ pub mod types {
         #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Error {
         pub fn builder() -> builder::Error {
             Default::default()
@@ -87,6 +89,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub external_id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl ExternalId {
         pub fn builder() -> builder::ExternalId {
             Default::default()
@@ -181,6 +184,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub filetime: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl InputFile {
         pub fn builder() -> builder::InputFile {
             Default::default()
@@ -267,6 +271,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl NotificationSettings {
         pub fn builder() -> builder::NotificationSettings {
             Default::default()
@@ -355,6 +360,7 @@ pub mod types {
         #[serde(default)]
         pub vms_config: ::std::option::Option<PresetVmsConfig>,
     }
+    #[cfg(feature = "builders")]
     impl Preset {
         pub fn builder() -> builder::Preset {
             Default::default()
@@ -648,6 +654,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         #[serde(default)]
         pub data: ::std::vec::Vec<Preset>,
     }
+    #[cfg(feature = "builders")]
     impl PresetList {
         pub fn builder() -> builder::PresetList {
             Default::default()
@@ -1159,6 +1166,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub vms_config: ::std::option::Option<ProfileVmsConfig>,
     }
+    #[cfg(feature = "builders")]
     impl Profile {
         pub fn builder() -> builder::Profile {
             Default::default()
@@ -1313,6 +1321,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(default)]
         pub data: ::std::vec::Vec<Profile>,
     }
+    #[cfg(feature = "builders")]
     impl ProfileList {
         pub fn builder() -> builder::ProfileList {
             Default::default()
@@ -1549,6 +1558,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(default)]
         pub vms_config: ::std::option::Option<TaskVmsConfigDetail>,
     }
+    #[cfg(feature = "builders")]
     impl Task {
         pub fn builder() -> builder::Task {
             Default::default()
@@ -1580,6 +1590,7 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub waiting: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl TaskCounts {
         pub fn builder() -> builder::TaskCounts {
             Default::default()
@@ -2098,6 +2109,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl TaskImport {
         pub fn builder() -> builder::TaskImport {
             Default::default()
@@ -2111,6 +2123,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(default)]
         pub data: ::std::vec::Vec<TaskImport>,
     }
+    #[cfg(feature = "builders")]
     impl TaskImportList {
         pub fn builder() -> builder::TaskImportList {
             Default::default()
@@ -2142,6 +2155,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl TaskList {
         pub fn builder() -> builder::TaskList {
             Default::default()
@@ -2194,6 +2208,7 @@ vms_config.config_overrides.category_id is required.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub transaction: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl TaskRegistration {
         pub fn builder() -> builder::TaskRegistration {
             Default::default()
@@ -2351,17 +2366,20 @@ vms_config.config_overrides.category_id is required.*/
     /// Types for composing complex structures.
     pub mod builder {
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CreatedId {
             id: ::std::result::Result<
                 ::std::option::Option<i64>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CreatedId {
             fn default() -> Self {
                 Self { id: Ok(Default::default()) }
             }
         }
+        #[cfg(feature = "builders")]
         impl CreatedId {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -2372,6 +2390,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CreatedId> for super::CreatedId {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -2380,6 +2399,7 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self { id: value.id? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CreatedId> for CreatedId {
             fn from(value: super::CreatedId) -> Self {
                 Self { id: Ok(value.id) }
@@ -2445,6 +2465,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Error {
             code: ::std::result::Result<
                 ::std::option::Option<crate::types::ErrorCode>,
@@ -2455,6 +2476,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
             fn default() -> Self {
                 Self {
@@ -2463,6 +2485,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
@@ -2481,6 +2504,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -2492,6 +2516,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
             fn from(value: super::Error) -> Self {
                 Self {
@@ -2501,12 +2526,14 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ExternalId {
             external_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ExternalId {
             fn default() -> Self {
                 Self {
@@ -2514,6 +2541,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ExternalId {
             pub fn external_id<T>(mut self, value: T) -> Self
             where
@@ -2524,6 +2552,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ExternalId> for super::ExternalId {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -2534,6 +2563,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ExternalId> for ExternalId {
             fn from(value: super::ExternalId) -> Self {
                 Self {
@@ -2602,6 +2632,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct InputFile {
             filename: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -2616,6 +2647,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for InputFile {
             fn default() -> Self {
                 Self {
@@ -2625,6 +2657,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl InputFile {
             pub fn filename<T>(mut self, value: T) -> Self
             where
@@ -2651,6 +2684,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<InputFile> for super::InputFile {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -2663,6 +2697,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::InputFile> for InputFile {
             fn from(value: super::InputFile) -> Self {
                 Self {
@@ -2673,6 +2708,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct NotificationSettings {
             notify_error: ::std::result::Result<
                 ::std::option::Option<bool>,
@@ -2691,6 +2727,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for NotificationSettings {
             fn default() -> Self {
                 Self {
@@ -2701,6 +2738,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl NotificationSettings {
             pub fn notify_error<T>(mut self, value: T) -> Self
             where
@@ -2737,6 +2775,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<NotificationSettings>
         for super::NotificationSettings {
             type Error = ::vidplat_core::Refusal;
@@ -2751,6 +2790,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::NotificationSettings> for NotificationSettings {
             fn from(value: super::NotificationSettings) -> Self {
                 Self {
@@ -2897,6 +2937,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Preset {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -2963,6 +3004,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Preset {
             fn default() -> Self {
                 Self {
@@ -2985,6 +3027,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Preset {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -3117,6 +3160,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Preset> for super::Preset {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -3142,6 +3186,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Preset> for Preset {
             fn from(value: super::Preset) -> Self {
                 Self {
@@ -3403,12 +3448,14 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PresetList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Preset>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PresetList {
             fn default() -> Self {
                 Self {
@@ -3416,6 +3463,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PresetList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -3426,6 +3474,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PresetList> for super::PresetList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -3434,6 +3483,7 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PresetList> for PresetList {
             fn from(value: super::PresetList) -> Self {
                 Self { data: Ok(value.data) }
@@ -3870,6 +3920,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Profile {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -3904,6 +3955,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Profile {
             fn default() -> Self {
                 Self {
@@ -3918,6 +3970,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Profile {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -3984,6 +4037,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Profile> for super::Profile {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -4001,6 +4055,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Profile> for Profile {
             fn from(value: super::Profile) -> Self {
                 Self {
@@ -4117,12 +4172,14 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ProfileList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Profile>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ProfileList {
             fn default() -> Self {
                 Self {
@@ -4130,6 +4187,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ProfileList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -4140,6 +4198,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ProfileList> for super::ProfileList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -4148,6 +4207,7 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ProfileList> for ProfileList {
             fn from(value: super::ProfileList) -> Self {
                 Self { data: Ok(value.data) }
@@ -4313,6 +4373,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Task {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -4411,6 +4472,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Task {
             fn default() -> Self {
                 Self {
@@ -4441,6 +4503,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Task {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -4638,6 +4701,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Task> for super::Task {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -4671,6 +4735,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Task> for Task {
             fn from(value: super::Task) -> Self {
                 Self {
@@ -4702,6 +4767,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct TaskCounts {
             canceled: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -4732,6 +4798,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskCounts {
             fn default() -> Self {
                 Self {
@@ -4745,6 +4812,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl TaskCounts {
             pub fn canceled<T>(mut self, value: T) -> Self
             where
@@ -4803,6 +4871,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskCounts> for super::TaskCounts {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -4819,6 +4888,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskCounts> for TaskCounts {
             fn from(value: super::TaskCounts) -> Self {
                 Self {
@@ -5088,6 +5158,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct TaskImport {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -5114,6 +5185,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImport {
             fn default() -> Self {
                 Self {
@@ -5126,6 +5198,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl TaskImport {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -5176,6 +5249,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImport> for super::TaskImport {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5191,6 +5265,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImport> for TaskImport {
             fn from(value: super::TaskImport) -> Self {
                 Self {
@@ -5204,12 +5279,14 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct TaskImportList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::TaskImport>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImportList {
             fn default() -> Self {
                 Self {
@@ -5217,6 +5294,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl TaskImportList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -5227,6 +5305,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImportList> for super::TaskImportList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5235,12 +5314,14 @@ vms_config.config_overrides.category_id is required.*/
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImportList> for TaskImportList {
             fn from(value: super::TaskImportList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct TaskList {
             current_page: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -5271,6 +5352,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskList {
             fn default() -> Self {
                 Self {
@@ -5284,6 +5366,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl TaskList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
@@ -5342,6 +5425,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskList> for super::TaskList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5358,6 +5442,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskList> for TaskList {
             fn from(value: super::TaskList) -> Self {
                 Self {
@@ -5372,6 +5457,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct TaskRegistration {
             failure_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -5390,6 +5476,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskRegistration {
             fn default() -> Self {
                 Self {
@@ -5400,6 +5487,7 @@ vms_config.config_overrides.category_id is required.*/
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl TaskRegistration {
             pub fn failure_count<T>(mut self, value: T) -> Self
             where
@@ -5434,6 +5522,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskRegistration> for super::TaskRegistration {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -5447,6 +5536,7 @@ vms_config.config_overrides.category_id is required.*/
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskRegistration> for TaskRegistration {
             fn from(value: super::TaskRegistration) -> Self {
                 Self {
@@ -5892,14 +5982,19 @@ vms_config.config_overrides.category_id is required.*/
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CreatedId : builder::CreatedId);
     ::vidplat_core::into_value!(
         @ builder DestinationSettings : builder::DestinationSettings
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Error : builder::Error);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ExternalId : builder::ExternalId);
     ::vidplat_core::into_value!(@ builder HlsConfig : builder::HlsConfig);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder InputFile : builder::InputFile);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder NotificationSettings : builder::NotificationSettings
     );
@@ -5907,8 +6002,10 @@ vms_config.config_overrides.category_id is required.*/
         @ builder NotificationSettingsUpdate : builder::NotificationSettingsUpdate
     );
     ::vidplat_core::into_value!(@ builder ObjstoreSettings : builder::ObjstoreSettings);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Preset : builder::Preset);
     ::vidplat_core::into_value!(@ builder PresetCreate : builder::PresetCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PresetList : builder::PresetList);
     ::vidplat_core::into_value!(@ builder PresetPoster : builder::PresetPoster);
     ::vidplat_core::into_value!(@ builder PresetStream : builder::PresetStream);
@@ -5916,17 +6013,25 @@ vms_config.config_overrides.category_id is required.*/
         @ builder PresetStreamVideo : builder::PresetStreamVideo
     );
     ::vidplat_core::into_value!(@ builder PresetUpdate : builder::PresetUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Profile : builder::Profile);
     ::vidplat_core::into_value!(@ builder ProfileCreate : builder::ProfileCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ProfileList : builder::ProfileList);
     ::vidplat_core::into_value!(@ builder ProfileUpdate : builder::ProfileUpdate);
     ::vidplat_core::into_value!(@ builder ProfileVmsConfig : builder::ProfileVmsConfig);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Task : builder::Task);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder TaskCounts : builder::TaskCounts);
     ::vidplat_core::into_value!(@ builder TaskCreate : builder::TaskCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder TaskImport : builder::TaskImport);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder TaskImportList : builder::TaskImportList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder TaskList : builder::TaskList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder TaskRegistration : builder::TaskRegistration);
     ::vidplat_core::into_value!(@ builder TaskVmsConfig : builder::TaskVmsConfig);
     ::vidplat_core::into_value!(

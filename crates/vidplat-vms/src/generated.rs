@@ -112,6 +112,7 @@ pub mod types {
         #[serde(default)]
         pub responses: ::std::vec::Vec<BulkRegisteredId>,
     }
+    #[cfg(feature = "builders")]
     impl BulkRegistration {
         pub fn builder() -> builder::BulkRegistration {
             Default::default()
@@ -137,6 +138,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl Category {
         pub fn builder() -> builder::Category {
             Default::default()
@@ -217,6 +219,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Category>,
     }
+    #[cfg(feature = "builders")]
     impl CategoryList {
         pub fn builder() -> builder::CategoryList {
             Default::default()
@@ -233,6 +236,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl CategoryParent {
         pub fn builder() -> builder::CategoryParent {
             Default::default()
@@ -249,6 +253,7 @@ pub mod types {
         #[serde(default)]
         pub parents: ::std::option::Option<::std::vec::Vec<CategoryParent>>,
     }
+    #[cfg(feature = "builders")]
     impl CategoryRegistration {
         pub fn builder() -> builder::CategoryRegistration {
             Default::default()
@@ -271,6 +276,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total_filesize: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl CategoryStatistics {
         pub fn builder() -> builder::CategoryStatistics {
             Default::default()
@@ -361,6 +367,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Chapter {
         pub fn builder() -> builder::Chapter {
             Default::default()
@@ -508,6 +515,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl Content {
         pub fn builder() -> builder::Content {
             Default::default()
@@ -1318,6 +1326,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl ContentList {
         pub fn builder() -> builder::ContentList {
             Default::default()
@@ -1504,6 +1513,7 @@ pub mod types {
         #[serde(default)]
         pub subtitles: ::std::vec::Vec<RegisteredItem>,
     }
+    #[cfg(feature = "builders")]
     impl ContentRegistration {
         pub fn builder() -> builder::ContentRegistration {
             Default::default()
@@ -1525,6 +1535,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl ContentScope {
         pub fn builder() -> builder::ContentScope {
             Default::default()
@@ -1538,6 +1549,7 @@ pub mod types {
         #[serde(default)]
         pub statistics: ::std::option::Option<::std::vec::Vec<DeliveryVolume>>,
     }
+    #[cfg(feature = "builders")]
     impl ContentStatistics {
         pub fn builder() -> builder::ContentStatistics {
             Default::default()
@@ -2262,6 +2274,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl ContentSummary {
         pub fn builder() -> builder::ContentSummary {
             Default::default()
@@ -2581,6 +2594,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl CtaActions {
         pub fn builder() -> builder::CtaActions {
             Default::default()
@@ -2599,6 +2613,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl CtaCardOption {
         pub fn builder() -> builder::CtaCardOption {
             Default::default()
@@ -3065,6 +3080,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date: ::std::option::Option<vidplat_core::Date>,
     }
+    #[cfg(feature = "builders")]
     impl DeliveryVolume {
         pub fn builder() -> builder::DeliveryVolume {
             Default::default()
@@ -3099,6 +3115,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Document {
         pub fn builder() -> builder::Document {
             Default::default()
@@ -3423,6 +3440,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Document>,
     }
+    #[cfg(feature = "builders")]
     impl DocumentList {
         pub fn builder() -> builder::DocumentList {
             Default::default()
@@ -3739,6 +3757,7 @@ pub mod types {
         #[serde(default)]
         pub message: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Error {
         pub fn builder() -> builder::Error {
             Default::default()
@@ -3770,6 +3789,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl ForwardPolicy {
         pub fn builder() -> builder::ForwardPolicy {
             Default::default()
@@ -3783,6 +3803,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<ForwardPolicy>,
     }
+    #[cfg(feature = "builders")]
     impl ForwardPolicyList {
         pub fn builder() -> builder::ForwardPolicyList {
             Default::default()
@@ -3805,6 +3826,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub target_image_url: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl ForwardRule {
         pub fn builder() -> builder::ForwardRule {
             Default::default()
@@ -4722,6 +4744,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl Label {
         pub fn builder() -> builder::Label {
             Default::default()
@@ -4802,6 +4825,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Label>,
     }
+    #[cfg(feature = "builders")]
     impl LabelList {
         pub fn builder() -> builder::LabelList {
             Default::default()
@@ -5864,6 +5888,7 @@ pub mod types {
         #[serde(default)]
         pub video_url: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl PlayInformation {
         pub fn builder() -> builder::PlayInformation {
             Default::default()
@@ -5879,6 +5904,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl PlayPosterSlideshow {
         pub fn builder() -> builder::PlayPosterSlideshow {
             Default::default()
@@ -5963,6 +5989,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl PlayStream {
         pub fn builder() -> builder::PlayStream {
             Default::default()
@@ -6032,6 +6059,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl PlaylistItem {
         pub fn builder() -> builder::PlaylistItem {
             Default::default()
@@ -6053,6 +6081,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl PlaylistItemOverrides {
         pub fn builder() -> builder::PlaylistItemOverrides {
             Default::default()
@@ -6117,6 +6146,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playlist_title: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl PlaylistItems {
         pub fn builder() -> builder::PlaylistItems {
             Default::default()
@@ -6136,6 +6166,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl PolicyCondition {
         pub fn builder() -> builder::PolicyCondition {
             Default::default()
@@ -6176,6 +6207,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub width: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl Poster {
         pub fn builder() -> builder::Poster {
             Default::default()
@@ -6355,6 +6387,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Poster>,
     }
+    #[cfg(feature = "builders")]
     impl PosterList {
         pub fn builder() -> builder::PosterList {
             Default::default()
@@ -7068,6 +7101,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl RegisteredId {
         pub fn builder() -> builder::RegisteredId {
             Default::default()
@@ -7084,6 +7118,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl RegisteredItem {
         pub fn builder() -> builder::RegisteredItem {
             Default::default()
@@ -7097,6 +7132,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl RegisteredName {
         pub fn builder() -> builder::RegisteredName {
             Default::default()
@@ -7252,6 +7288,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl ScopeCondition {
         pub fn builder() -> builder::ScopeCondition {
             Default::default()
@@ -7292,6 +7329,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl Site {
         pub fn builder() -> builder::Site {
             Default::default()
@@ -7337,6 +7375,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl SiteAuthentication {
         pub fn builder() -> builder::SiteAuthentication {
             Default::default()
@@ -7424,6 +7463,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl SiteConfigurations {
         pub fn builder() -> builder::SiteConfigurations {
             Default::default()
@@ -7460,6 +7500,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl SiteExposedMetadata {
         pub fn builder() -> builder::SiteExposedMetadata {
             Default::default()
@@ -7473,6 +7514,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Site>,
     }
+    #[cfg(feature = "builders")]
     impl SiteList {
         pub fn builder() -> builder::SiteList {
             Default::default()
@@ -7548,6 +7590,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl SslCertificate {
         pub fn builder() -> builder::SslCertificate {
             Default::default()
@@ -7624,6 +7667,7 @@ pub mod types {
         #[serde(default)]
         pub width: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl Stream {
         pub fn builder() -> builder::Stream {
             Default::default()
@@ -7941,6 +7985,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Stream>,
     }
+    #[cfg(feature = "builders")]
     impl StreamList {
         pub fn builder() -> builder::StreamList {
             Default::default()
@@ -7957,6 +8002,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl StreamSelection {
         pub fn builder() -> builder::StreamSelection {
             Default::default()
@@ -7985,6 +8031,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl StreamSet {
         pub fn builder() -> builder::StreamSet {
             Default::default()
@@ -8079,6 +8126,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<StreamSet>,
     }
+    #[cfg(feature = "builders")]
     impl StreamSetList {
         pub fn builder() -> builder::StreamSetList {
             Default::default()
@@ -8092,6 +8140,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl StreamSetRegistration {
         pub fn builder() -> builder::StreamSetRegistration {
             Default::default()
@@ -8442,6 +8491,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url_lifetime: ::std::option::Option<i64>,
     }
+    #[cfg(feature = "builders")]
     impl StreamingPolicy {
         pub fn builder() -> builder::StreamingPolicy {
             Default::default()
@@ -8455,6 +8505,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<StreamingPolicy>,
     }
+    #[cfg(feature = "builders")]
     impl StreamingPolicyList {
         pub fn builder() -> builder::StreamingPolicyList {
             Default::default()
@@ -8471,6 +8522,7 @@ pub mod types {
         #[serde(default)]
         pub then: ::std::vec::Vec<StreamSelection>,
     }
+    #[cfg(feature = "builders")]
     impl StreamingRule {
         pub fn builder() -> builder::StreamingRule {
             Default::default()
@@ -8505,6 +8557,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl Subtitle {
         pub fn builder() -> builder::Subtitle {
             Default::default()
@@ -8782,6 +8835,7 @@ pub mod types {
         #[serde(default)]
         pub data: ::std::vec::Vec<Subtitle>,
     }
+    #[cfg(feature = "builders")]
     impl SubtitleList {
         pub fn builder() -> builder::SubtitleList {
             Default::default()
@@ -9490,6 +9544,7 @@ pub mod types {
         #[serde(flatten)]
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
+    #[cfg(feature = "builders")]
     impl UserContentScope {
         pub fn builder() -> builder::UserContentScope {
             Default::default()
@@ -9575,6 +9630,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_at: ::std::option::Option<vidplat_core::Timestamp>,
     }
+    #[cfg(feature = "builders")]
     impl ViewingPage {
         pub fn builder() -> builder::ViewingPage {
             Default::default()
@@ -9691,6 +9747,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub truncated: ::std::option::Option<bool>,
     }
+    #[cfg(feature = "builders")]
     impl ViewingPageList {
         pub fn builder() -> builder::ViewingPageList {
             Default::default()
@@ -9707,6 +9764,7 @@ pub mod types {
         #[serde(default)]
         pub signing_key: ::std::option::Option<::std::string::String>,
     }
+    #[cfg(feature = "builders")]
     impl ViewingPageRegistration {
         pub fn builder() -> builder::ViewingPageRegistration {
             Default::default()
@@ -9743,12 +9801,14 @@ pub mod types {
     /// Types for composing complex structures.
     pub mod builder {
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct BulkRegistration {
             responses: ::std::result::Result<
                 ::std::vec::Vec<super::BulkRegisteredId>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for BulkRegistration {
             fn default() -> Self {
                 Self {
@@ -9756,6 +9816,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl BulkRegistration {
             pub fn responses<I, T>(mut self, value: I) -> Self
             where
@@ -9766,6 +9827,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BulkRegistration> for super::BulkRegistration {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -9776,6 +9838,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BulkRegistration> for BulkRegistration {
             fn from(value: super::BulkRegistration) -> Self {
                 Self {
@@ -9784,6 +9847,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Category {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -9806,6 +9870,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Category {
             fn default() -> Self {
                 Self {
@@ -9817,6 +9882,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Category {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -9863,6 +9929,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Category> for super::Category {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -9877,6 +9944,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Category> for Category {
             fn from(value: super::Category) -> Self {
                 Self {
@@ -9928,12 +9996,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CategoryList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Category>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryList {
             fn default() -> Self {
                 Self {
@@ -9941,6 +10011,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CategoryList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -9951,6 +10022,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryList> for super::CategoryList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -9959,12 +10031,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryList> for CategoryList {
             fn from(value: super::CategoryList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CategoryParent {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -9975,6 +10049,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryParent {
             fn default() -> Self {
                 Self {
@@ -9983,6 +10058,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CategoryParent {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -10001,6 +10077,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryParent> for super::CategoryParent {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10012,6 +10089,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryParent> for CategoryParent {
             fn from(value: super::CategoryParent) -> Self {
                 Self {
@@ -10021,6 +10099,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CategoryRegistration {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -10031,6 +10110,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryRegistration {
             fn default() -> Self {
                 Self {
@@ -10039,6 +10119,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CategoryRegistration {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -10058,6 +10139,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryRegistration>
         for super::CategoryRegistration {
             type Error = ::vidplat_core::Refusal;
@@ -10070,6 +10152,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryRegistration> for CategoryRegistration {
             fn from(value: super::CategoryRegistration) -> Self {
                 Self {
@@ -10079,6 +10162,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CategoryStatistics {
             content_count: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -10097,6 +10181,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryStatistics {
             fn default() -> Self {
                 Self {
@@ -10107,6 +10192,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CategoryStatistics {
             pub fn content_count<T>(mut self, value: T) -> Self
             where
@@ -10141,6 +10227,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryStatistics> for super::CategoryStatistics {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10154,6 +10241,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryStatistics> for CategoryStatistics {
             fn from(value: super::CategoryStatistics) -> Self {
                 Self {
@@ -10202,6 +10290,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Chapter {
             data: ::std::result::Result<
                 ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -10220,6 +10309,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Chapter {
             fn default() -> Self {
                 Self {
@@ -10230,6 +10320,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Chapter {
             pub fn data<T>(mut self, value: T) -> Self
             where
@@ -10266,6 +10357,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Chapter> for super::Chapter {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10279,6 +10371,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Chapter> for Chapter {
             fn from(value: super::Chapter) -> Self {
                 Self {
@@ -10466,6 +10559,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Content {
             category_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -10592,6 +10686,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Content {
             fn default() -> Self {
                 Self {
@@ -10629,6 +10724,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Content {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
@@ -10900,6 +10996,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Content> for super::Content {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -10940,6 +11037,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Content> for Content {
             fn from(value: super::Content) -> Self {
                 Self {
@@ -11560,6 +11658,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ContentList {
             current_page: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -11578,6 +11677,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentList {
             fn default() -> Self {
                 Self {
@@ -11588,6 +11688,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ContentList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
@@ -11622,6 +11723,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentList> for super::ContentList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11635,6 +11737,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentList> for ContentList {
             fn from(value: super::ContentList) -> Self {
                 Self {
@@ -11790,6 +11893,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ContentRegistration {
             documents: ::std::result::Result<
                 ::std::vec::Vec<super::RegisteredItem>,
@@ -11816,6 +11920,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentRegistration {
             fn default() -> Self {
                 Self {
@@ -11828,6 +11933,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ContentRegistration {
             pub fn documents<I, T>(mut self, value: I) -> Self
             where
@@ -11881,6 +11987,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentRegistration>
         for super::ContentRegistration {
             type Error = ::vidplat_core::Refusal;
@@ -11897,6 +12004,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentRegistration> for ContentRegistration {
             fn from(value: super::ContentRegistration) -> Self {
                 Self {
@@ -11910,6 +12018,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ContentScope {
             categories: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
@@ -11928,6 +12037,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentScope {
             fn default() -> Self {
                 Self {
@@ -11938,6 +12048,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ContentScope {
             pub fn categories<I, T>(mut self, value: I) -> Self
             where
@@ -11977,6 +12088,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentScope> for super::ContentScope {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -11990,6 +12102,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentScope> for ContentScope {
             fn from(value: super::ContentScope) -> Self {
                 Self {
@@ -12001,12 +12114,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ContentStatistics {
             statistics: ::std::result::Result<
                 ::std::option::Option<::std::vec::Vec<super::DeliveryVolume>>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentStatistics {
             fn default() -> Self {
                 Self {
@@ -12014,6 +12129,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ContentStatistics {
             pub fn statistics<I, T>(mut self, value: I) -> Self
             where
@@ -12028,6 +12144,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentStatistics> for super::ContentStatistics {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12038,6 +12155,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentStatistics> for ContentStatistics {
             fn from(value: super::ContentStatistics) -> Self {
                 Self {
@@ -12610,6 +12728,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ContentSummary {
             category_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -12712,6 +12831,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentSummary {
             fn default() -> Self {
                 Self {
@@ -12743,6 +12863,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ContentSummary {
             pub fn category_id<T>(mut self, value: T) -> Self
             where
@@ -12963,6 +13084,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentSummary> for super::ContentSummary {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -12997,6 +13119,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentSummary> for ContentSummary {
             fn from(value: super::ContentSummary) -> Self {
                 Self {
@@ -13389,6 +13512,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CtaActions {
             card_options: ::std::result::Result<
                 ::std::vec::Vec<super::CtaCardOption>,
@@ -13411,6 +13535,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaActions {
             fn default() -> Self {
                 Self {
@@ -13422,6 +13547,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CtaActions {
             pub fn card_options<I, T>(mut self, value: I) -> Self
             where
@@ -13469,6 +13595,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaActions> for super::CtaActions {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -13483,6 +13610,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaActions> for CtaActions {
             fn from(value: super::CtaActions) -> Self {
                 Self {
@@ -13495,6 +13623,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct CtaCardOption {
             timing: ::std::result::Result<
                 ::std::option::Option<::serde_json::Value>,
@@ -13509,6 +13638,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaCardOption {
             fn default() -> Self {
                 Self {
@@ -13518,6 +13648,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl CtaCardOption {
             pub fn timing<T>(mut self, value: T) -> Self
             where
@@ -13546,6 +13677,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaCardOption> for super::CtaCardOption {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -13558,6 +13690,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaCardOption> for CtaCardOption {
             fn from(value: super::CtaCardOption) -> Self {
                 Self {
@@ -13568,6 +13701,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct DeliveryVolume {
             bytes_downloaded: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -13578,6 +13712,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for DeliveryVolume {
             fn default() -> Self {
                 Self {
@@ -13586,6 +13721,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl DeliveryVolume {
             pub fn bytes_downloaded<T>(mut self, value: T) -> Self
             where
@@ -13606,6 +13742,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DeliveryVolume> for super::DeliveryVolume {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -13617,6 +13754,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DeliveryVolume> for DeliveryVolume {
             fn from(value: super::DeliveryVolume) -> Self {
                 Self {
@@ -13626,6 +13764,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Document {
             content: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -13660,6 +13799,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Document {
             fn default() -> Self {
                 Self {
@@ -13674,6 +13814,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Document {
             pub fn content<T>(mut self, value: T) -> Self
             where
@@ -13740,6 +13881,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Document> for super::Document {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -13757,6 +13899,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Document> for Document {
             fn from(value: super::Document) -> Self {
                 Self {
@@ -13916,12 +14059,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct DocumentList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Document>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for DocumentList {
             fn default() -> Self {
                 Self {
@@ -13929,6 +14074,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl DocumentList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -13939,6 +14085,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DocumentList> for super::DocumentList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -13947,6 +14094,7 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DocumentList> for DocumentList {
             fn from(value: super::DocumentList) -> Self {
                 Self { data: Ok(value.data) }
@@ -14054,6 +14202,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Error {
             code: ::std::result::Result<
                 ::std::option::Option<crate::types::ErrorCode>,
@@ -14064,6 +14213,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
             fn default() -> Self {
                 Self {
@@ -14072,6 +14222,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Error {
             pub fn code<T>(mut self, value: T) -> Self
             where
@@ -14090,6 +14241,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14101,6 +14253,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
             fn from(value: super::Error) -> Self {
                 Self {
@@ -14110,6 +14263,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ForwardPolicy {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -14140,6 +14294,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicy {
             fn default() -> Self {
                 Self {
@@ -14153,6 +14308,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ForwardPolicy {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -14211,6 +14367,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicy> for super::ForwardPolicy {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14227,6 +14384,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicy> for ForwardPolicy {
             fn from(value: super::ForwardPolicy) -> Self {
                 Self {
@@ -14241,12 +14399,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ForwardPolicyList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::ForwardPolicy>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicyList {
             fn default() -> Self {
                 Self {
@@ -14254,6 +14414,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ForwardPolicyList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -14264,6 +14425,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicyList> for super::ForwardPolicyList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14272,12 +14434,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicyList> for ForwardPolicyList {
             fn from(value: super::ForwardPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ForwardRule {
             conditions: ::std::result::Result<
                 ::std::vec::Vec<super::PolicyCondition>,
@@ -14296,6 +14460,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardRule {
             fn default() -> Self {
                 Self {
@@ -14306,6 +14471,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ForwardRule {
             pub fn conditions<I, T>(mut self, value: I) -> Self
             where
@@ -14347,6 +14513,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardRule> for super::ForwardRule {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14360,6 +14527,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardRule> for ForwardRule {
             fn from(value: super::ForwardRule) -> Self {
                 Self {
@@ -14371,6 +14539,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Label {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -14389,6 +14558,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Label {
             fn default() -> Self {
                 Self {
@@ -14399,6 +14569,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Label {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -14433,6 +14604,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Label> for super::Label {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14446,6 +14618,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Label> for Label {
             fn from(value: super::Label) -> Self {
                 Self {
@@ -14493,12 +14666,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct LabelList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Label>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for LabelList {
             fn default() -> Self {
                 Self {
@@ -14506,6 +14681,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl LabelList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -14516,6 +14692,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<LabelList> for super::LabelList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -14524,6 +14701,7 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::LabelList> for LabelList {
             fn from(value: super::LabelList) -> Self {
                 Self { data: Ok(value.data) }
@@ -15244,6 +15422,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlayInformation {
             category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -15338,6 +15517,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayInformation {
             fn default() -> Self {
                 Self {
@@ -15367,6 +15547,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlayInformation {
             pub fn category<T>(mut self, value: T) -> Self
             where
@@ -15565,6 +15746,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayInformation> for super::PlayInformation {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -15597,6 +15779,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayInformation> for PlayInformation {
             fn from(value: super::PlayInformation) -> Self {
                 Self {
@@ -15627,6 +15810,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlayPosterSlideshow {
             interval: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -15637,6 +15821,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayPosterSlideshow {
             fn default() -> Self {
                 Self {
@@ -15645,6 +15830,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlayPosterSlideshow {
             pub fn interval<T>(mut self, value: T) -> Self
             where
@@ -15665,6 +15851,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayPosterSlideshow>
         for super::PlayPosterSlideshow {
             type Error = ::vidplat_core::Refusal;
@@ -15677,6 +15864,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayPosterSlideshow> for PlayPosterSlideshow {
             fn from(value: super::PlayPosterSlideshow) -> Self {
                 Self {
@@ -15686,6 +15874,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlayStream {
             audio_bitrate: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -15748,6 +15937,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayStream {
             fn default() -> Self {
                 Self {
@@ -15769,6 +15959,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlayStream {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
@@ -15895,6 +16086,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayStream> for super::PlayStream {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -15919,6 +16111,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayStream> for PlayStream {
             fn from(value: super::PlayStream) -> Self {
                 Self {
@@ -15941,6 +16134,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlaylistItem {
             category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -15983,6 +16177,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItem {
             fn default() -> Self {
                 Self {
@@ -15999,6 +16194,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlaylistItem {
             pub fn category<T>(mut self, value: T) -> Self
             where
@@ -16083,6 +16279,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItem> for super::PlaylistItem {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -16102,6 +16299,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItem> for PlaylistItem {
             fn from(value: super::PlaylistItem) -> Self {
                 Self {
@@ -16119,6 +16317,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlaylistItemOverrides {
             description: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -16137,6 +16336,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItemOverrides {
             fn default() -> Self {
                 Self {
@@ -16147,6 +16347,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlaylistItemOverrides {
             pub fn description<T>(mut self, value: T) -> Self
             where
@@ -16185,6 +16386,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItemOverrides>
         for super::PlaylistItemOverrides {
             type Error = ::vidplat_core::Refusal;
@@ -16199,6 +16401,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItemOverrides>
         for PlaylistItemOverrides {
             fn from(value: super::PlaylistItemOverrides) -> Self {
@@ -16395,6 +16598,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PlaylistItems {
             playlist_description: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -16413,6 +16617,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItems {
             fn default() -> Self {
                 Self {
@@ -16423,6 +16628,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PlaylistItems {
             pub fn playlist_description<T>(mut self, value: T) -> Self
             where
@@ -16462,6 +16668,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItems> for super::PlaylistItems {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -16475,6 +16682,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItems> for PlaylistItems {
             fn from(value: super::PlaylistItems) -> Self {
                 Self {
@@ -16486,6 +16694,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PolicyCondition {
             operand: ::std::result::Result<
                 ::std::option::Option<crate::types::PolicyConditionOperand>,
@@ -16500,6 +16709,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PolicyCondition {
             fn default() -> Self {
                 Self {
@@ -16509,6 +16719,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PolicyCondition {
             pub fn operand<T>(mut self, value: T) -> Self
             where
@@ -16535,6 +16746,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PolicyCondition> for super::PolicyCondition {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -16547,6 +16759,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PolicyCondition> for PolicyCondition {
             fn from(value: super::PolicyCondition) -> Self {
                 Self {
@@ -16557,6 +16770,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Poster {
             content: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -16599,6 +16813,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Poster {
             fn default() -> Self {
                 Self {
@@ -16615,6 +16830,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Poster {
             pub fn content<T>(mut self, value: T) -> Self
             where
@@ -16699,6 +16915,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Poster> for super::Poster {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -16718,6 +16935,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Poster> for Poster {
             fn from(value: super::Poster) -> Self {
                 Self {
@@ -16904,12 +17122,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct PosterList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Poster>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for PosterList {
             fn default() -> Self {
                 Self {
@@ -16917,6 +17137,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl PosterList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -16927,6 +17148,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PosterList> for super::PosterList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -16935,6 +17157,7 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PosterList> for PosterList {
             fn from(value: super::PosterList) -> Self {
                 Self { data: Ok(value.data) }
@@ -17113,17 +17336,20 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct RegisteredId {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredId {
             fn default() -> Self {
                 Self { id: Ok(Default::default()) }
             }
         }
+        #[cfg(feature = "builders")]
         impl RegisteredId {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -17134,6 +17360,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredId> for super::RegisteredId {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17142,12 +17369,14 @@ pub mod types {
                 Ok(Self { id: value.id? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredId> for RegisteredId {
             fn from(value: super::RegisteredId) -> Self {
                 Self { id: Ok(value.id) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct RegisteredItem {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -17158,6 +17387,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredItem {
             fn default() -> Self {
                 Self {
@@ -17166,6 +17396,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl RegisteredItem {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -17184,6 +17415,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredItem> for super::RegisteredItem {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17195,6 +17427,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredItem> for RegisteredItem {
             fn from(value: super::RegisteredItem) -> Self {
                 Self {
@@ -17204,12 +17437,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct RegisteredName {
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredName {
             fn default() -> Self {
                 Self {
@@ -17217,6 +17452,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl RegisteredName {
             pub fn name<T>(mut self, value: T) -> Self
             where
@@ -17227,6 +17463,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredName> for super::RegisteredName {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17235,6 +17472,7 @@ pub mod types {
                 Ok(Self { name: value.name? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredName> for RegisteredName {
             fn from(value: super::RegisteredName) -> Self {
                 Self { name: Ok(value.name) }
@@ -17284,6 +17522,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ScopeCondition {
             operand: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -17302,6 +17541,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ScopeCondition {
             fn default() -> Self {
                 Self {
@@ -17312,6 +17552,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ScopeCondition {
             pub fn operand<T>(mut self, value: T) -> Self
             where
@@ -17348,6 +17589,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ScopeCondition> for super::ScopeCondition {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17361,6 +17603,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ScopeCondition> for ScopeCondition {
             fn from(value: super::ScopeCondition) -> Self {
                 Self {
@@ -17372,6 +17615,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Site {
             access_denial_timeout: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -17414,6 +17658,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Site {
             fn default() -> Self {
                 Self {
@@ -17430,6 +17675,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Site {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
@@ -17521,6 +17767,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Site> for super::Site {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17540,6 +17787,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Site> for Site {
             fn from(value: super::Site) -> Self {
                 Self {
@@ -17557,6 +17805,7 @@ pub mod types {
             }
         }
         #[derive(Clone)]
+        #[cfg(feature = "builders")]
         pub struct SiteAuthentication {
             client_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -17607,6 +17856,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteAuthentication {
             fn default() -> Self {
                 Self {
@@ -17625,6 +17875,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SiteAuthentication {
             pub fn client_id<T>(mut self, value: T) -> Self
             where
@@ -17727,6 +17978,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteAuthentication> for super::SiteAuthentication {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -17748,6 +18000,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteAuthentication> for SiteAuthentication {
             fn from(value: super::SiteAuthentication) -> Self {
                 Self {
@@ -17767,6 +18020,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct SiteConfigurations {
             authentication: ::std::result::Result<
                 ::std::option::Option<super::SiteAuthentication>,
@@ -17873,6 +18127,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteConfigurations {
             fn default() -> Self {
                 Self {
@@ -17905,6 +18160,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SiteConfigurations {
             pub fn authentication<T>(mut self, value: T) -> Self
             where
@@ -18148,6 +18404,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteConfigurations> for super::SiteConfigurations {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -18183,6 +18440,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteConfigurations> for SiteConfigurations {
             fn from(value: super::SiteConfigurations) -> Self {
                 Self {
@@ -18216,6 +18474,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct SiteExposedMetadata {
             category: ::std::result::Result<
                 ::std::option::Option<bool>,
@@ -18254,6 +18513,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteExposedMetadata {
             fn default() -> Self {
                 Self {
@@ -18269,6 +18529,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SiteExposedMetadata {
             pub fn category<T>(mut self, value: T) -> Self
             where
@@ -18347,6 +18608,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteExposedMetadata>
         for super::SiteExposedMetadata {
             type Error = ::vidplat_core::Refusal;
@@ -18366,6 +18628,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteExposedMetadata> for SiteExposedMetadata {
             fn from(value: super::SiteExposedMetadata) -> Self {
                 Self {
@@ -18382,12 +18645,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct SiteList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Site>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteList {
             fn default() -> Self {
                 Self {
@@ -18395,6 +18660,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SiteList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -18405,6 +18671,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteList> for super::SiteList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -18413,12 +18680,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteList> for SiteList {
             fn from(value: super::SiteList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct SslCertificate {
             common_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -18453,6 +18722,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SslCertificate {
             fn default() -> Self {
                 Self {
@@ -18467,6 +18737,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SslCertificate {
             pub fn common_name<T>(mut self, value: T) -> Self
             where
@@ -18539,6 +18810,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SslCertificate> for super::SslCertificate {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -18556,6 +18828,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SslCertificate> for SslCertificate {
             fn from(value: super::SslCertificate) -> Self {
                 Self {
@@ -18571,6 +18844,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Stream {
             audio_bitrate: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -18661,6 +18935,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Stream {
             fn default() -> Self {
                 Self {
@@ -18689,6 +18964,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Stream {
             pub fn audio_bitrate<T>(mut self, value: T) -> Self
             where
@@ -18869,6 +19145,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Stream> for super::Stream {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -18900,6 +19177,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Stream> for Stream {
             fn from(value: super::Stream) -> Self {
                 Self {
@@ -19298,12 +19576,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Stream>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamList {
             fn default() -> Self {
                 Self {
@@ -19311,6 +19591,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -19321,6 +19602,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamList> for super::StreamList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -19329,12 +19611,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamList> for StreamList {
             fn from(value: super::StreamList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamSelection {
             key: ::std::result::Result<
                 ::std::option::Option<crate::types::StreamSelectionKey>,
@@ -19345,6 +19629,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSelection {
             fn default() -> Self {
                 Self {
@@ -19353,6 +19638,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamSelection {
             pub fn key<T>(mut self, value: T) -> Self
             where
@@ -19371,6 +19657,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSelection> for super::StreamSelection {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -19382,6 +19669,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSelection> for StreamSelection {
             fn from(value: super::StreamSelection) -> Self {
                 Self {
@@ -19391,6 +19679,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamSet {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -19417,6 +19706,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSet {
             fn default() -> Self {
                 Self {
@@ -19429,6 +19719,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamSet {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -19479,6 +19770,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSet> for super::StreamSet {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -19494,6 +19786,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSet> for StreamSet {
             fn from(value: super::StreamSet) -> Self {
                 Self {
@@ -19596,12 +19889,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamSetList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::StreamSet>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetList {
             fn default() -> Self {
                 Self {
@@ -19609,6 +19904,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamSetList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -19619,6 +19915,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSetList> for super::StreamSetList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -19627,18 +19924,21 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetList> for StreamSetList {
             fn from(value: super::StreamSetList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamSetRegistration {
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetRegistration {
             fn default() -> Self {
                 Self {
@@ -19646,6 +19946,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamSetRegistration {
             pub fn name<T>(mut self, value: T) -> Self
             where
@@ -19656,6 +19957,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSetRegistration>
         for super::StreamSetRegistration {
             type Error = ::vidplat_core::Refusal;
@@ -19665,6 +19967,7 @@ pub mod types {
                 Ok(Self { name: value.name? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetRegistration>
         for StreamSetRegistration {
             fn from(value: super::StreamSetRegistration) -> Self {
@@ -20075,6 +20378,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamingPolicy {
             created_at: ::std::result::Result<
                 ::std::option::Option<vidplat_core::Timestamp>,
@@ -20113,6 +20417,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicy {
             fn default() -> Self {
                 Self {
@@ -20128,6 +20433,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamingPolicy {
             pub fn created_at<T>(mut self, value: T) -> Self
             where
@@ -20204,6 +20510,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingPolicy> for super::StreamingPolicy {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -20222,6 +20529,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicy> for StreamingPolicy {
             fn from(value: super::StreamingPolicy) -> Self {
                 Self {
@@ -20238,12 +20546,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamingPolicyList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::StreamingPolicy>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicyList {
             fn default() -> Self {
                 Self {
@@ -20251,6 +20561,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamingPolicyList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -20261,6 +20572,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingPolicyList>
         for super::StreamingPolicyList {
             type Error = ::vidplat_core::Refusal;
@@ -20270,12 +20582,14 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicyList> for StreamingPolicyList {
             fn from(value: super::StreamingPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct StreamingRule {
             conditions: ::std::result::Result<
                 ::std::vec::Vec<super::PolicyCondition>,
@@ -20286,6 +20600,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingRule {
             fn default() -> Self {
                 Self {
@@ -20294,6 +20609,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl StreamingRule {
             pub fn conditions<I, T>(mut self, value: I) -> Self
             where
@@ -20315,6 +20631,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingRule> for super::StreamingRule {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -20326,6 +20643,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingRule> for StreamingRule {
             fn from(value: super::StreamingRule) -> Self {
                 Self {
@@ -20335,6 +20653,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct Subtitle {
             content: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -20369,6 +20688,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for Subtitle {
             fn default() -> Self {
                 Self {
@@ -20383,6 +20703,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl Subtitle {
             pub fn content<T>(mut self, value: T) -> Self
             where
@@ -20449,6 +20770,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Subtitle> for super::Subtitle {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -20466,6 +20788,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Subtitle> for Subtitle {
             fn from(value: super::Subtitle) -> Self {
                 Self {
@@ -20625,12 +20948,14 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct SubtitleList {
             data: ::std::result::Result<
                 ::std::vec::Vec<super::Subtitle>,
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for SubtitleList {
             fn default() -> Self {
                 Self {
@@ -20638,6 +20963,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl SubtitleList {
             pub fn data<I, T>(mut self, value: I) -> Self
             where
@@ -20648,6 +20974,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SubtitleList> for super::SubtitleList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -20656,6 +20983,7 @@ pub mod types {
                 Ok(Self { data: value.data? })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SubtitleList> for SubtitleList {
             fn from(value: super::SubtitleList) -> Self {
                 Self { data: Ok(value.data) }
@@ -20819,6 +21147,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct UserContentScope {
             categories: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
@@ -20841,6 +21170,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for UserContentScope {
             fn default() -> Self {
                 Self {
@@ -20852,6 +21182,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl UserContentScope {
             pub fn categories<I, T>(mut self, value: I) -> Self
             where
@@ -20902,6 +21233,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<UserContentScope> for super::UserContentScope {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -20916,6 +21248,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::UserContentScope> for UserContentScope {
             fn from(value: super::UserContentScope) -> Self {
                 Self {
@@ -20928,6 +21261,7 @@ pub mod types {
             }
         }
         #[derive(Clone)]
+        #[cfg(feature = "builders")]
         pub struct ViewingPage {
             access_denial_timeout: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -20974,6 +21308,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPage {
             fn default() -> Self {
                 Self {
@@ -20991,6 +21326,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ViewingPage {
             pub fn access_denial_timeout<T>(mut self, value: T) -> Self
             where
@@ -21088,6 +21424,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPage> for super::ViewingPage {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -21108,6 +21445,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPage> for ViewingPage {
             fn from(value: super::ViewingPage) -> Self {
                 Self {
@@ -21278,6 +21616,7 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
+        #[cfg(feature = "builders")]
         pub struct ViewingPageList {
             current_page: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -21296,6 +21635,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageList {
             fn default() -> Self {
                 Self {
@@ -21306,6 +21646,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ViewingPageList {
             pub fn current_page<T>(mut self, value: T) -> Self
             where
@@ -21340,6 +21681,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPageList> for super::ViewingPageList {
             type Error = ::vidplat_core::Refusal;
             fn try_from(
@@ -21353,6 +21695,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageList> for ViewingPageList {
             fn from(value: super::ViewingPageList) -> Self {
                 Self {
@@ -21364,6 +21707,7 @@ pub mod types {
             }
         }
         #[derive(Clone)]
+        #[cfg(feature = "builders")]
         pub struct ViewingPageRegistration {
             id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -21374,6 +21718,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
         }
+        #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageRegistration {
             fn default() -> Self {
                 Self {
@@ -21382,6 +21727,7 @@ pub mod types {
                 }
             }
         }
+        #[cfg(feature = "builders")]
         impl ViewingPageRegistration {
             pub fn id<T>(mut self, value: T) -> Self
             where
@@ -21400,6 +21746,7 @@ pub mod types {
                 self
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPageRegistration>
         for super::ViewingPageRegistration {
             type Error = ::vidplat_core::Refusal;
@@ -21412,6 +21759,7 @@ pub mod types {
                 })
             }
         }
+        #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageRegistration>
         for ViewingPageRegistration {
             fn from(value: super::ViewingPageRegistration) -> Self {
@@ -21560,6 +21908,7 @@ pub mod types {
             }
         }
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for SiteAuthentication {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("SiteAuthentication")
@@ -21585,6 +21934,7 @@ pub mod types {
             }
         }
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPage {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPage")
@@ -21606,6 +21956,7 @@ pub mod types {
             }
         }
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
+        #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPageRegistration {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPageRegistration")
@@ -22933,34 +23284,46 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder BulkRegistration : builder::BulkRegistration);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Category : builder::Category);
     ::vidplat_core::into_value!(@ builder CategoryCreate : builder::CategoryCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CategoryList : builder::CategoryList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CategoryParent : builder::CategoryParent);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CategoryRegistration : builder::CategoryRegistration
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder CategoryStatistics : builder::CategoryStatistics
     );
     ::vidplat_core::into_value!(@ builder CategoryUpdate : builder::CategoryUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Chapter : builder::Chapter);
     ::vidplat_core::into_value!(@ builder ChapterCreate : builder::ChapterCreate);
     ::vidplat_core::into_value!(@ builder ChapterUpdate : builder::ChapterUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Content : builder::Content);
     ::vidplat_core::into_value!(@ builder ContentCreate : builder::ContentCreate);
     ::vidplat_core::into_value!(
         @ builder ContentDocumentCreate : builder::ContentDocumentCreate
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ContentList : builder::ContentList);
     ::vidplat_core::into_value!(
         @ builder ContentPosterCreate : builder::ContentPosterCreate
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder ContentRegistration : builder::ContentRegistration
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ContentScope : builder::ContentScope);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder ContentStatistics : builder::ContentStatistics
     );
@@ -22973,26 +23336,38 @@ pub mod types {
     ::vidplat_core::into_value!(
         @ builder ContentSubtitleCreate : builder::ContentSubtitleCreate
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ContentSummary : builder::ContentSummary);
     ::vidplat_core::into_value!(@ builder ContentUpdate : builder::ContentUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CtaActions : builder::CtaActions);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder CtaCardOption : builder::CtaCardOption);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder DeliveryVolume : builder::DeliveryVolume);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Document : builder::Document);
     ::vidplat_core::into_value!(
         @ builder DocumentBulkCreate : builder::DocumentBulkCreate
     );
     ::vidplat_core::into_value!(@ builder DocumentCreate : builder::DocumentCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder DocumentList : builder::DocumentList);
     ::vidplat_core::into_value!(@ builder DocumentUpdate : builder::DocumentUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Error : builder::Error);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ForwardPolicy : builder::ForwardPolicy);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder ForwardPolicyList : builder::ForwardPolicyList
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ForwardRule : builder::ForwardRule);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Label : builder::Label);
     ::vidplat_core::into_value!(@ builder LabelCreate : builder::LabelCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder LabelList : builder::LabelList);
     ::vidplat_core::into_value!(@ builder LabelUpdate : builder::LabelUpdate);
     ::vidplat_core::into_value!(
@@ -23005,12 +23380,17 @@ pub mod types {
         @ builder PageExposedMetadata : builder::PageExposedMetadata
     );
     ::vidplat_core::into_value!(@ builder PageFooter : builder::PageFooter);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PlayInformation : builder::PlayInformation);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder PlayPosterSlideshow : builder::PlayPosterSlideshow
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PlayStream : builder::PlayStream);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PlaylistItem : builder::PlaylistItem);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder PlaylistItemOverrides : builder::PlaylistItemOverrides
     );
@@ -23020,65 +23400,94 @@ pub mod types {
     ::vidplat_core::into_value!(
         @ builder PlaylistItemOverridesUpdate : builder::PlaylistItemOverridesUpdate
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PlaylistItems : builder::PlaylistItems);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PolicyCondition : builder::PolicyCondition);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Poster : builder::Poster);
     ::vidplat_core::into_value!(@ builder PosterBulkCreate : builder::PosterBulkCreate);
     ::vidplat_core::into_value!(@ builder PosterCreate : builder::PosterCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder PosterList : builder::PosterList);
     ::vidplat_core::into_value!(@ builder PosterOrder : builder::PosterOrder);
     ::vidplat_core::into_value!(@ builder PosterUpdate : builder::PosterUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder RegisteredId : builder::RegisteredId);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder RegisteredItem : builder::RegisteredItem);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder RegisteredName : builder::RegisteredName);
     ::vidplat_core::into_value!(
         @ builder RevokedAudienceAdd : builder::RevokedAudienceAdd
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ScopeCondition : builder::ScopeCondition);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Site : builder::Site);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder SiteAuthentication : builder::SiteAuthentication
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder SiteConfigurations : builder::SiteConfigurations
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder SiteExposedMetadata : builder::SiteExposedMetadata
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder SiteList : builder::SiteList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder SslCertificate : builder::SslCertificate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Stream : builder::Stream);
     ::vidplat_core::into_value!(@ builder StreamBulkCreate : builder::StreamBulkCreate);
     ::vidplat_core::into_value!(@ builder StreamCreate : builder::StreamCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamList : builder::StreamList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamSelection : builder::StreamSelection);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamSet : builder::StreamSet);
     ::vidplat_core::into_value!(@ builder StreamSetCreate : builder::StreamSetCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamSetList : builder::StreamSetList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder StreamSetRegistration : builder::StreamSetRegistration
     );
     ::vidplat_core::into_value!(@ builder StreamSetUpdate : builder::StreamSetUpdate);
     ::vidplat_core::into_value!(@ builder StreamUpdate : builder::StreamUpdate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamingPolicy : builder::StreamingPolicy);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder StreamingPolicyList : builder::StreamingPolicyList
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder StreamingRule : builder::StreamingRule);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder Subtitle : builder::Subtitle);
     ::vidplat_core::into_value!(
         @ builder SubtitleBulkCreate : builder::SubtitleBulkCreate
     );
     ::vidplat_core::into_value!(@ builder SubtitleCreate : builder::SubtitleCreate);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder SubtitleList : builder::SubtitleList);
     ::vidplat_core::into_value!(@ builder SubtitleUpdate : builder::SubtitleUpdate);
     ::vidplat_core::into_value!(@ builder Tag : builder::Tag);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder UserContentScope : builder::UserContentScope);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ViewingPage : builder::ViewingPage);
     ::vidplat_core::into_value!(
         @ builder ViewingPageCreate : builder::ViewingPageCreate
     );
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(@ builder ViewingPageList : builder::ViewingPageList);
+    #[cfg(feature = "builders")]
     ::vidplat_core::into_value!(
         @ builder ViewingPageRegistration : builder::ViewingPageRegistration
     );

@@ -47,7 +47,10 @@ pub fn items(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         let Some(name) = target.path.segments.last().map(|s| s.ident.clone()) else {
             continue;
         };
+        // A builder compiled only with a feature (`builders_feature.rs`): its conversions too.
+        let cfg = block.attrs.iter().filter(|a| a.path().is_ident("cfg"));
         out.push(syn::parse2(quote! {
+            #(#cfg)*
             ::vidplat_core::into_value!(@builder #name: builder::#name);
         })?);
     }

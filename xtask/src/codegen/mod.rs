@@ -17,6 +17,7 @@
 
 mod aliases;
 mod builders;
+mod builders_feature;
 mod conversions;
 mod driver;
 mod enums;

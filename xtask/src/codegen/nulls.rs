@@ -8,11 +8,10 @@
 //! update must not send `null` or `[]` for what the caller never set.
 
 use crate::codegen::expect::Expect;
-use crate::codegen::spec::{is_list_that_may_be_empty, is_nullable, reachable_schemas};
+use crate::codegen::spec::{is_list_that_may_be_empty, is_nullable, response_only_schemas};
 use crate::codegen::syntax::{is_named, types_module, wire_name};
 use anyhow::Result;
 use serde_json::Value;
-use std::collections::BTreeSet;
 use syn::punctuated::Punctuated;
 
 pub fn run(file: &mut syn::File, spec: &Value) -> Result<usize> {
@@ -49,19 +48,6 @@ pub fn expect(spec: &Value) -> Expect {
             .any(|(_, property)| is_nullable(property) || is_list_that_may_be_empty(property, spec))
     });
     Expect::some_if(needed)
-}
-
-/// The schemas responses reach and requests do not.
-fn response_only_schemas(spec: &Value) -> BTreeSet<String> {
-    let sent = reachable_schemas(spec, |op| {
-        let mut roots = vec![&op["requestBody"]];
-        roots.extend(op["parameters"].as_array().into_iter().flatten());
-        roots
-    });
-    reachable_schemas(spec, |op| vec![&op["responses"]])
-        .into_iter()
-        .filter(|name| !sent.contains(name))
-        .collect()
 }
 
 /// Removes `skip_serializing_if = …` from the field's `#[serde(…)]`

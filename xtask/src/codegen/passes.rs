@@ -5,7 +5,7 @@
 //! breaks when progenitor changes a spelling). No pass reads rendered text.
 
 use crate::codegen::expect::Expect;
-use crate::codegen::{keep, nulls, patterns, refusals, schemars, secrets, setters};
+use crate::codegen::{builders_feature, keep, nulls, patterns, refusals, schemars, secrets, setters};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub struct Pass {
 }
 
 /// The passes, in the order they run.
-pub const PASSES: [Pass; 7] = [
+pub const PASSES: [Pass; 8] = [
     Pass {
         name: "keep",
         does: "keeps progenitor's types and the client's operation methods; drops its client, hooks and builders",
@@ -48,6 +48,12 @@ pub const PASSES: [Pass; 7] = [
         does: "types holding x-secret members print them as [redacted]",
         run: secrets::run,
         expect: secrets::expect,
+    },
+    Pass {
+        name: "builders",
+        does: "builders of the types only answers use are compiled only with the `builders` feature",
+        run: builders_feature::run,
+        expect: builders_feature::expect,
     },
     Pass {
         name: "schemars",

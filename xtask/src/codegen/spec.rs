@@ -299,3 +299,16 @@ pub fn operations_with_ids(spec: &Value) -> Result<Vec<(String, String, &str, &V
         })
         .collect()
 }
+
+/// The schemas responses reach and requests do not.
+pub fn response_only_schemas(spec: &Value) -> BTreeSet<String> {
+    let sent = reachable_schemas(spec, |op| {
+        let mut roots = vec![&op["requestBody"]];
+        roots.extend(op["parameters"].as_array().into_iter().flatten());
+        roots
+    });
+    reachable_schemas(spec, |op| vec![&op["responses"]])
+        .into_iter()
+        .filter(|name| !sent.contains(name))
+        .collect()
+}
