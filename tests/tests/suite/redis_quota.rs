@@ -451,6 +451,7 @@ async fn run_four(sim: &Simulator, store: String, account: &str) -> (Vec<(String
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
 async fn four_processes_share_one_account_quota_through_redis() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -488,6 +489,7 @@ async fn four_processes_share_one_account_quota_through_redis() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
 async fn a_process_killed_holding_the_slot_delays_the_others_at_most_a_lease() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -532,6 +534,7 @@ async fn a_process_killed_holding_the_slot_delays_the_others_at_most_a_lease() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
 async fn round_trips_and_added_latency_per_call() {
     let Some(redis) = RedisServer::start() else { return };
     let roomy = QuotaConfig {
