@@ -71,7 +71,7 @@ fn main() -> Result<()> {
         Task::Gaps { check } => gaps::run(check),
         Task::Crosscheck { docs } => crosscheck::run(docs.as_deref()),
         Task::Lint => lint::run_all(),
-        Task::Conformance => conformance::run_all(),
+        Task::Conformance => conformance::run_all(conformance::Simulator::Build),
         Task::Docs => publish::docs(),
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
@@ -116,11 +116,11 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     step("test", &mut || cargo(&["test", "--workspace"]))?;
     // The quota's timing across OS processes, measured with nothing else running
     // (beside the suite's parallel tests, two cores starve the workers).
+    // `--workspace`, as above: the same features, so the suite binary is not built again.
     step("quota across processes", &mut || {
         cargo(&[
             "test",
-            "-p",
-            "vidplat-tests",
+            "--workspace",
             "--test",
             "suite",
             "--",
@@ -132,13 +132,19 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     step("reqwest-app", &mut || cargo(&["test", "-p", "vidplat-reqwest-app"]))?;
     step("no large C builds", &mut no_large_c_builds)?;
     // The README's first command and the example programs, each against its own simulator.
+    // `cargo test --workspace` built them with the workspace's features; `cargo run -p`
+    // would build them, and everything below them, again with the simulator's alone.
     step("examples", &mut || {
-        EXAMPLES
-            .iter()
-            .try_for_each(|example| cargo(&["run", "--quiet", "-p", "vidplat-sim", "--example", example]))
+        EXAMPLES.iter().try_for_each(|example| {
+            let binary = publish::target_dir().join("debug/examples").join(example);
+            println!("$ {}", binary.display());
+            lint::run(Command::new(&binary).current_dir(services::repo_root()))
+        })
     })?;
     step("package", &mut publish::package)?;
-    step("conformance", &mut conformance::run_all)?;
+    step("conformance", &mut || {
+        conformance::run_all(conformance::Simulator::BuiltByTests)
+    })?;
     step("fresh clone", &mut fresh_clone)?;
     println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed());
     for (name, took) in steps {
@@ -175,7 +181,7 @@ fn fresh_clone() -> Result<()> {
             let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
                 .args(args)
                 .current_dir(&clone)
-                .env("CARGO_TARGET_DIR", target_dir())
+                .env("CARGO_TARGET_DIR", publish::target_dir())
                 .status()?;
             if !status.success() {
                 bail!(
@@ -242,10 +248,6 @@ fn no_large_c_builds() -> Result<()> {
 }
 
 /// The workspace's target directory (`CARGO_TARGET_DIR` when set).
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| services::repo_root().join("target"), PathBuf::from)
-}
-
 fn cargo(args: &[&str]) -> Result<()> {
     println!("$ cargo {}", args.join(" "));
     let started = std::time::Instant::now();

@@ -152,7 +152,7 @@ fn crate_version(name: &str) -> Result<String> {
         .with_context(|| format!("{} has no `version = \"…\"` line", path.display()))
 }
 
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     // A relative CARGO_TARGET_DIR is relative to where cargo runs: the repository root.
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => repo_root().join(dir),
