@@ -808,11 +808,11 @@ requires destination_settings.objstore.authentication_method.*/
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdate {
         ///DASH output settings; required for DASH and DASH_ENCRYPTED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dash_config: ::std::option::Option<DashConfig>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub dash_config: ::vidplat_core::Patch<DashConfig>,
         ///Free description.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<PresetUpdateDescription>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub description: ::vidplat_core::Patch<PresetUpdateDescription>,
         ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub destination: ::std::option::Option<PresetUpdateDestination>,
@@ -824,8 +824,8 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::PresetFormat>,
         ///HLS output settings; required for HLS and HLS_ENCRYPTED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub hls_config: ::std::option::Option<HlsConfig>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub hls_config: ::vidplat_core::Patch<HlsConfig>,
         ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<PresetUpdateName>,
@@ -837,11 +837,11 @@ requires destination_settings.objstore.authentication_method.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview: ::std::option::Option<PresetSeekPreview>,
         ///Stream settings.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub streams: ::std::vec::Vec<PresetStream>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub streams: ::std::option::Option<::std::vec::Vec<PresetStream>>,
         ///Settings for the legacy video management service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub vms_config: ::std::option::Option<PresetVmsConfig>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub vms_config: ::vidplat_core::Patch<PresetVmsConfig>,
     }
     impl PresetUpdate {
         pub fn builder() -> builder::PresetUpdate {
@@ -1332,14 +1332,14 @@ requires destination_settings.objstore.authentication_method.*/
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileUpdate {
         ///Free description.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<ProfileUpdateDescription>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub description: ::vidplat_core::Patch<ProfileUpdateDescription>,
         ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<ProfileUpdateName>,
         ///Ids of the presets in the profile.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub presets: ::std::vec::Vec<::std::num::NonZeroU64>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub presets: ::std::option::Option<::std::vec::Vec<::std::num::NonZeroU64>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub share: ::std::option::Option<crate::types::ProfileShare>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3699,11 +3699,11 @@ vms_config.config_overrides.category_id is required.*/
         #[derive(Clone, Debug)]
         pub struct PresetUpdate {
             dash_config: ::std::result::Result<
-                ::std::option::Option<super::DashConfig>,
+                ::vidplat_core::Patch<super::DashConfig>,
                 ::vidplat_core::Refusal,
             >,
             description: ::std::result::Result<
-                ::std::option::Option<super::PresetUpdateDescription>,
+                ::vidplat_core::Patch<super::PresetUpdateDescription>,
                 ::vidplat_core::Refusal,
             >,
             destination: ::std::result::Result<
@@ -3723,7 +3723,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             hls_config: ::std::result::Result<
-                ::std::option::Option<super::HlsConfig>,
+                ::vidplat_core::Patch<super::HlsConfig>,
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
@@ -3743,11 +3743,11 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             streams: ::std::result::Result<
-                ::std::vec::Vec<super::PresetStream>,
+                ::std::option::Option<::std::vec::Vec<super::PresetStream>>,
                 ::vidplat_core::Refusal,
             >,
             vms_config: ::std::result::Result<
-                ::std::option::Option<super::PresetVmsConfig>,
+                ::vidplat_core::Patch<super::PresetVmsConfig>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -3776,6 +3776,7 @@ vms_config.config_overrides.category_id is required.*/
                 T: ::vidplat_core::IntoOptional<super::DashConfig>,
             {
                 self.dash_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("dash_config"));
                 self
             }
@@ -3784,6 +3785,7 @@ vms_config.config_overrides.category_id is required.*/
                 T: ::vidplat_core::IntoOptional<super::PresetUpdateDescription>,
             {
                 self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("description"));
                 self
             }
@@ -3826,6 +3828,7 @@ vms_config.config_overrides.category_id is required.*/
                 T: ::vidplat_core::IntoOptional<super::HlsConfig>,
             {
                 self.hls_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("hls_config"));
                 self
             }
@@ -3866,7 +3869,8 @@ vms_config.config_overrides.category_id is required.*/
                 I: ::std::iter::IntoIterator<Item = T>,
                 T: ::vidplat_core::IntoValue<super::PresetStream>,
             {
-                self.streams = ::vidplat_core::__private::array_of("streams", value);
+                self.streams = ::vidplat_core::__private::array_of("streams", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn vms_config<T>(mut self, value: T) -> Self
@@ -3874,7 +3878,36 @@ vms_config.config_overrides.category_id is required.*/
                 T: ::vidplat_core::IntoOptional<super::PresetVmsConfig>,
             {
                 self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("vms_config"));
+                self
+            }
+            ///Sends `dash_config` as `null`: the server clears it.
+            pub fn clear_dash_config(mut self) -> Self {
+                self.dash_config = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `description` as `null`: the server clears it.
+            pub fn clear_description(mut self) -> Self {
+                self.description = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `hls_config` as `null`: the server clears it.
+            pub fn clear_hls_config(mut self) -> Self {
+                self.hls_config = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `vms_config` as `null`: the server clears it.
+            pub fn clear_vms_config(mut self) -> Self {
+                self.vms_config = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
                 self
             }
         }
@@ -4216,7 +4249,7 @@ vms_config.config_overrides.category_id is required.*/
         #[derive(Clone, Debug)]
         pub struct ProfileUpdate {
             description: ::std::result::Result<
-                ::std::option::Option<super::ProfileUpdateDescription>,
+                ::vidplat_core::Patch<super::ProfileUpdateDescription>,
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
@@ -4224,7 +4257,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             presets: ::std::result::Result<
-                ::std::vec::Vec<::std::num::NonZeroU64>,
+                ::std::option::Option<::std::vec::Vec<::std::num::NonZeroU64>>,
                 ::vidplat_core::Refusal,
             >,
             share: ::std::result::Result<
@@ -4253,6 +4286,7 @@ vms_config.config_overrides.category_id is required.*/
                 T: ::vidplat_core::IntoOptional<super::ProfileUpdateDescription>,
             {
                 self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("description"));
                 self
             }
@@ -4269,7 +4303,8 @@ vms_config.config_overrides.category_id is required.*/
                 I: ::std::iter::IntoIterator<Item = T>,
                 T: ::vidplat_core::IntoValue<::std::num::NonZeroU64>,
             {
-                self.presets = ::vidplat_core::__private::array_of("presets", value);
+                self.presets = ::vidplat_core::__private::array_of("presets", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn share<T>(mut self, value: T) -> Self
@@ -4286,6 +4321,13 @@ vms_config.config_overrides.category_id is required.*/
             {
                 self.vms_config = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("vms_config"));
+                self
+            }
+            ///Sends `description` as `null`: the server clears it.
+            pub fn clear_description(mut self) -> Self {
+                self.description = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
                 self
             }
         }

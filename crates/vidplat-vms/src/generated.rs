@@ -2288,11 +2288,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category_id: ::std::option::Option<::uuid::Uuid>,
         ///Chapters; no two chapters may share a start_time.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub chapters: ::std::vec::Vec<ChapterUpdate>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub chapters: ::std::option::Option<::std::vec::Vec<ChapterUpdate>>,
         ///Description.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub description: ::std::option::Option<ContentUpdateDescription>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub description: ::vidplat_core::Patch<ContentUpdateDescription>,
         ///Duration in seconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub duration: ::std::option::Option<i64>,
@@ -2300,8 +2300,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub encode_status: ::std::option::Option<crate::types::EncodeStatus>,
         ///Transaction id of the encoding service.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub encoder_transaction_id: ::std::option::Option<::std::num::NonZeroU64>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub encoder_transaction_id: ::vidplat_core::Patch<::std::num::NonZeroU64>,
         ///Id of the content forward policy; when omitted the account's default policy applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub forward_policy_id: ::std::option::Option<::uuid::Uuid>,
@@ -2315,23 +2315,23 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster_slideshow_interval: ::std::option::Option<::std::num::NonZeroU64>,
         ///Id of the related document set for presentation linkage.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub presentation_document_id: ::std::option::Option<::uuid::Uuid>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub presentation_document_id: ::vidplat_core::Patch<::uuid::Uuid>,
         ///Id of the primary poster.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub primary_poster_id: ::std::option::Option<::uuid::Uuid>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub primary_poster_id: ::vidplat_core::Patch<::uuid::Uuid>,
         ///End of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub publish_end: ::std::option::Option<vidplat_core::Timestamp>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub publish_end: ::vidplat_core::Patch<vidplat_core::Timestamp>,
         ///Start of publication; valid only when status is LIMITED.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub publish_start: ::std::option::Option<vidplat_core::Timestamp>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub publish_start: ::vidplat_core::Patch<vidplat_core::Timestamp>,
         ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview_content: ::std::option::Option<ContentUpdateSeekPreviewContent>,
         ///URL of the seek preview file.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub seek_preview_url: ::std::option::Option<ContentUpdateSeekPreviewUrl>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub seek_preview_url: ::vidplat_core::Patch<ContentUpdateSeekPreviewUrl>,
         ///Publication status. Default PUBLIC (the default applies at registration).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<crate::types::ContentStatus>,
@@ -2339,8 +2339,8 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub streaming_policy_id: ::std::option::Option<::uuid::Uuid>,
         ///Key/value tags.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub tags: ::std::vec::Vec<Tag>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
         ///Title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<ContentUpdateTitle>,
@@ -9775,20 +9775,22 @@ pub mod types {
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageUpdate {
         ///Seconds before a viewer may view again.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub access_denial_timeout: ::std::option::Option<i64>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub access_denial_timeout: ::vidplat_core::Patch<i64>,
         ///Page settings; when site_id is also set they override the site's settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub configurations: ::std::option::Option<PageConfigurations>,
         ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub max_simultaneous_viewers: ::std::option::Option<i64>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub max_simultaneous_viewers: ::vidplat_core::Patch<i64>,
         ///User identifiers (aud values of signed URLs) denied access.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub revoked_audiences: ::std::vec::Vec<::std::string::String>,
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub revoked_audiences: ::std::option::Option<
+            ::std::vec::Vec<::std::string::String>,
+        >,
         ///Distribution site of the page.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub site_id: ::std::option::Option<::uuid::Uuid>,
+        #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
+        pub site_id: ::vidplat_core::Patch<::uuid::Uuid>,
         ///Page status. Default PUBLIC (the default applies at registration).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<crate::types::PageStatus>,
@@ -13158,11 +13160,11 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             chapters: ::std::result::Result<
-                ::std::vec::Vec<super::ChapterUpdate>,
+                ::std::option::Option<::std::vec::Vec<super::ChapterUpdate>>,
                 ::vidplat_core::Refusal,
             >,
             description: ::std::result::Result<
-                ::std::option::Option<super::ContentUpdateDescription>,
+                ::vidplat_core::Patch<super::ContentUpdateDescription>,
                 ::vidplat_core::Refusal,
             >,
             duration: ::std::result::Result<
@@ -13174,7 +13176,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             encoder_transaction_id: ::std::result::Result<
-                ::std::option::Option<::std::num::NonZeroU64>,
+                ::vidplat_core::Patch<::std::num::NonZeroU64>,
                 ::vidplat_core::Refusal,
             >,
             forward_policy_id: ::std::result::Result<
@@ -13194,19 +13196,19 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             presentation_document_id: ::std::result::Result<
-                ::std::option::Option<::uuid::Uuid>,
+                ::vidplat_core::Patch<::uuid::Uuid>,
                 ::vidplat_core::Refusal,
             >,
             primary_poster_id: ::std::result::Result<
-                ::std::option::Option<::uuid::Uuid>,
+                ::vidplat_core::Patch<::uuid::Uuid>,
                 ::vidplat_core::Refusal,
             >,
             publish_end: ::std::result::Result<
-                ::std::option::Option<vidplat_core::Timestamp>,
+                ::vidplat_core::Patch<vidplat_core::Timestamp>,
                 ::vidplat_core::Refusal,
             >,
             publish_start: ::std::result::Result<
-                ::std::option::Option<vidplat_core::Timestamp>,
+                ::vidplat_core::Patch<vidplat_core::Timestamp>,
                 ::vidplat_core::Refusal,
             >,
             seek_preview_content: ::std::result::Result<
@@ -13214,7 +13216,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             seek_preview_url: ::std::result::Result<
-                ::std::option::Option<super::ContentUpdateSeekPreviewUrl>,
+                ::vidplat_core::Patch<super::ContentUpdateSeekPreviewUrl>,
                 ::vidplat_core::Refusal,
             >,
             status: ::std::result::Result<
@@ -13226,7 +13228,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             tags: ::std::result::Result<
-                ::std::vec::Vec<super::Tag>,
+                ::std::option::Option<::std::vec::Vec<super::Tag>>,
                 ::vidplat_core::Refusal,
             >,
             title: ::std::result::Result<
@@ -13279,7 +13281,8 @@ pub mod types {
                 I: ::std::iter::IntoIterator<Item = T>,
                 T: ::vidplat_core::IntoValue<super::ChapterUpdate>,
             {
-                self.chapters = ::vidplat_core::__private::array_of("chapters", value);
+                self.chapters = ::vidplat_core::__private::array_of("chapters", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
@@ -13287,6 +13290,7 @@ pub mod types {
                 T: ::vidplat_core::IntoOptional<super::ContentUpdateDescription>,
             {
                 self.description = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("description"));
                 self
             }
@@ -13313,6 +13317,7 @@ pub mod types {
                 self.encoder_transaction_id = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("encoder_transaction_id"));
                 self
             }
@@ -13362,6 +13367,7 @@ pub mod types {
                 self.presentation_document_id = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("presentation_document_id"));
                 self
             }
@@ -13372,6 +13378,7 @@ pub mod types {
                 self.primary_poster_id = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("primary_poster_id"));
                 self
             }
@@ -13380,6 +13387,7 @@ pub mod types {
                 T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
                 self.publish_end = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("publish_end"));
                 self
             }
@@ -13388,6 +13396,7 @@ pub mod types {
                 T: ::vidplat_core::IntoOptional<vidplat_core::Timestamp>,
             {
                 self.publish_start = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("publish_start"));
                 self
             }
@@ -13408,6 +13417,7 @@ pub mod types {
                 self.seek_preview_url = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("seek_preview_url"));
                 self
             }
@@ -13434,7 +13444,8 @@ pub mod types {
                 I: ::std::iter::IntoIterator<Item = T>,
                 T: ::vidplat_core::IntoValue<super::Tag>,
             {
-                self.tags = ::vidplat_core::__private::array_of("tags", value);
+                self.tags = ::vidplat_core::__private::array_of("tags", value)
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
@@ -13451,6 +13462,55 @@ pub mod types {
             {
                 self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("type_"));
+                self
+            }
+            ///Sends `description` as `null`: the server clears it.
+            pub fn clear_description(mut self) -> Self {
+                self.description = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `encoder_transaction_id` as `null`: the server clears it.
+            pub fn clear_encoder_transaction_id(mut self) -> Self {
+                self.encoder_transaction_id = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `presentation_document_id` as `null`: the server clears it.
+            pub fn clear_presentation_document_id(mut self) -> Self {
+                self.presentation_document_id = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `primary_poster_id` as `null`: the server clears it.
+            pub fn clear_primary_poster_id(mut self) -> Self {
+                self.primary_poster_id = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `publish_end` as `null`: the server clears it.
+            pub fn clear_publish_end(mut self) -> Self {
+                self.publish_end = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `publish_start` as `null`: the server clears it.
+            pub fn clear_publish_start(mut self) -> Self {
+                self.publish_start = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `seek_preview_url` as `null`: the server clears it.
+            pub fn clear_seek_preview_url(mut self) -> Self {
+                self.seek_preview_url = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
                 self
             }
         }
@@ -21772,7 +21832,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ViewingPageUpdate {
             access_denial_timeout: ::std::result::Result<
-                ::std::option::Option<i64>,
+                ::vidplat_core::Patch<i64>,
                 ::vidplat_core::Refusal,
             >,
             configurations: ::std::result::Result<
@@ -21780,15 +21840,15 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             max_simultaneous_viewers: ::std::result::Result<
-                ::std::option::Option<i64>,
+                ::vidplat_core::Patch<i64>,
                 ::vidplat_core::Refusal,
             >,
             revoked_audiences: ::std::result::Result<
-                ::std::vec::Vec<::std::string::String>,
+                ::std::option::Option<::std::vec::Vec<::std::string::String>>,
                 ::vidplat_core::Refusal,
             >,
             site_id: ::std::result::Result<
-                ::std::option::Option<::uuid::Uuid>,
+                ::vidplat_core::Patch<::uuid::Uuid>,
                 ::vidplat_core::Refusal,
             >,
             status: ::std::result::Result<
@@ -21816,6 +21876,7 @@ pub mod types {
                 self.access_denial_timeout = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("access_denial_timeout"));
                 self
             }
@@ -21834,6 +21895,7 @@ pub mod types {
                 self.max_simultaneous_viewers = ::vidplat_core::IntoOptional::into_optional(
                         value,
                     )
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("max_simultaneous_viewers"));
                 self
             }
@@ -21843,9 +21905,10 @@ pub mod types {
                 T: ::vidplat_core::IntoValue<::std::string::String>,
             {
                 self.revoked_audiences = ::vidplat_core::__private::array_of(
-                    "revoked_audiences",
-                    value,
-                );
+                        "revoked_audiences",
+                        value,
+                    )
+                    .map(::std::option::Option::Some);
                 self
             }
             pub fn site_id<T>(mut self, value: T) -> Self
@@ -21853,6 +21916,7 @@ pub mod types {
                 T: ::vidplat_core::IntoOptional<::uuid::Uuid>,
             {
                 self.site_id = ::vidplat_core::IntoOptional::into_optional(value)
+                    .map(::vidplat_core::Patch::from)
                     .map_err(|refusal| refusal.at("site_id"));
                 self
             }
@@ -21862,6 +21926,25 @@ pub mod types {
             {
                 self.status = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("status"));
+                self
+            }
+            ///Sends `access_denial_timeout` as `null`: the server clears it.
+            pub fn clear_access_denial_timeout(mut self) -> Self {
+                self.access_denial_timeout = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `max_simultaneous_viewers` as `null`: the server clears it.
+            pub fn clear_max_simultaneous_viewers(mut self) -> Self {
+                self.max_simultaneous_viewers = ::std::result::Result::Ok(
+                    ::vidplat_core::Patch::Clear,
+                );
+                self
+            }
+            ///Sends `site_id` as `null`: the server clears it.
+            pub fn clear_site_id(mut self) -> Self {
+                self.site_id = ::std::result::Result::Ok(::vidplat_core::Patch::Clear);
                 self
             }
         }

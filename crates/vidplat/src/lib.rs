@@ -261,7 +261,7 @@ pub mod waiters;
 pub use call::Call;
 pub use client::{Client, ClientBuilder};
 pub use pagination::Paginate;
-pub use vidplat_core::{IntoOptional, IntoValue, PagingStyle};
+pub use vidplat_core::{IntoOptional, IntoValue, PagingStyle, Patch};
 /// The crates whose types appear in vidplat's own: ids (`uuid::Uuid`) and
 /// dates (`chrono`), so a program needs no direct dependency to name them.
 pub use {chrono, uuid};

@@ -706,6 +706,34 @@ async fn update_viewing_page() {
     assert_eq!(response.status().as_u16(), 204);
 }
 
+/// A page back to no site, unlimited viewers and no revoked audience.
+#[tokio::test]
+async fn with_nulls_update_viewing_page_clears_its_site_and_limits() {
+    let wire = Wire::no_content().await;
+    wire.vms()
+        .update_viewing_page()
+        .page_id(PAGE_ID)
+        .body(
+            ViewingPageUpdate::builder()
+                .clear_site_id()
+                .clear_max_simultaneous_viewers()
+                .clear_access_denial_timeout()
+                .revoked_audiences(Vec::<String>::new()),
+        )
+        .send()
+        .await
+        .unwrap();
+    wire.verify(
+        Expect::patch("/v1/instant-pages/5d7e9f1a-2b3c-4d5e-8f6a-7b8c9d0e1f23").json(json!({
+            "site_id": null,
+            "max_simultaneous_viewers": null,
+            "access_denial_timeout": null,
+            "revoked_audiences": []
+        })),
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn delete_viewing_page() {
     let wire = Wire::no_content().await;

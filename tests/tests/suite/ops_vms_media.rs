@@ -16,6 +16,7 @@ use vidplat::vms::types::{
     StreamSetUpdate, StreamStatus, StreamUpdate, SubtitleBulkCreate, SubtitleCreate, SubtitleFormat, SubtitleUpdate,
     Tag, VideoCodec,
 };
+use vidplat::Patch;
 
 #[tokio::test]
 async fn list_contents() {
@@ -699,41 +700,72 @@ async fn get_content() {
     assert_eq!(text(&cta.updated_at).as_deref(), Some("2025-03-19 14:05:30"));
 }
 
+/// "Clear" and "empty" are said on the wire: `null` for a nullable member, `[]`
+/// for a list, and a member no setter touched is left out.
+#[tokio::test]
+async fn with_nulls_update_content_clears_nullable_members_and_empties_lists() {
+    let wire = Wire::no_content().await;
+    wire.vms()
+        .update_content()
+        .content_name("spring-campaign_2025")
+        .body(
+            ContentUpdate::builder()
+                .clear_publish_end()
+                .clear_primary_poster_id()
+                .clear_description()
+                .title("Spring")
+                .chapters(Vec::<ChapterUpdate>::new())
+                .labels(Vec::<uuid::Uuid>::new()),
+        )
+        .send()
+        .await
+        .unwrap();
+    wire.verify(Expect::patch("/v1/contents/spring-campaign_2025").json(json!({
+        "publish_end": null,
+        "primary_poster_id": null,
+        "description": null,
+        "title": "Spring",
+        "chapters": [],
+        "labels": []
+    })))
+    .await;
+}
+
 #[tokio::test]
 async fn update_content() {
     let wire = Wire::no_content().await;
     let body = ContentUpdate {
         title: Some("Spring campaign 2025 (extended)".parse().unwrap()),
-        description: Some("Now running until the end of July.".parse().unwrap()),
+        description: Patch::Set("Now running until the end of July.".parse().unwrap()),
         type_: Some(ContentType::Vod),
         status: Some(ContentStatus::Limited),
         encode_status: Some(EncodeStatus::Completed),
-        publish_start: Some("2025-04-01 00:00:00".parse().unwrap()),
-        publish_end: Some("2025-07-31 23:59:59".parse().unwrap()),
+        publish_start: Patch::Set("2025-04-01 00:00:00".parse().unwrap()),
+        publish_end: Patch::Set("2025-07-31 23:59:59".parse().unwrap()),
         duration: Some(1845),
         category_id: Some(uuid!("5b0c8f52-8d1e-4a3b-9f2e-1c6d7a8b9e01")),
         labels: Some(vec![uuid!("a7e3c2d1-4f5b-4c6d-8e9f-0a1b2c3d4e5f")]),
         forward_policy_id: Some(uuid!("0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f")),
         streaming_policy_id: Some(uuid!("1d2e3f40-5b6c-4d7e-8f90-a1b2c3d4e5f6")),
-        seek_preview_url: Some("https://storage.example.jp/previews/spring-v2.vtt".parse().unwrap()),
+        seek_preview_url: Patch::Set("https://storage.example.jp/previews/spring-v2.vtt".parse().unwrap()),
         seek_preview_content: Some("V0VCVlRUCgowMDowMC4wMDAgLS0+IDAwOjA0LjAwMApIZWxsbwo=".parse().unwrap()),
-        encoder_transaction_id: NonZeroU64::new(48377),
+        encoder_transaction_id: NonZeroU64::new(48377).into(),
         poster_slideshow_interval: NonZeroU64::new(2500),
-        primary_poster_id: Some(uuid!("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f8")),
-        presentation_document_id: Some(uuid!("d0c1b2a3-9485-4766-a5b4-c3d2e1f0a9b8")),
+        primary_poster_id: Patch::Set(uuid!("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f8")),
+        presentation_document_id: Patch::Set(uuid!("d0c1b2a3-9485-4766-a5b4-c3d2e1f0a9b8")),
         playlist_item_overrides: Some(PlaylistItemOverridesUpdate {
             extra: Default::default(),
             title: Some("Spring 2025 — extended".to_owned()),
             description: Some("Campaign digest".to_owned()),
             primary_poster_id: Some(uuid!("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f8")),
         }),
-        tags: vec![tag("campaign", "spring-2025"), tag("extended", "yes")],
-        chapters: vec![ChapterUpdate {
+        tags: Some(vec![tag("campaign", "spring-2025"), tag("extended", "yes")]),
+        chapters: Some(vec![ChapterUpdate {
             start_time: Some(0),
             title: Some("Opening".to_owned()),
             poster_id: Some(uuid!("e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f7")),
             data: object(json!({"speaker": "Aoi Tanaka", "slide": 1})),
-        }],
+        }]),
     };
     wire.vms()
         .update_content()

@@ -28,6 +28,7 @@ mod model;
 mod nulls;
 mod paging;
 mod passes;
+mod patches;
 mod patterns;
 mod refusals;
 mod schemars;

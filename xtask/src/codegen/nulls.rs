@@ -9,10 +9,9 @@
 
 use crate::codegen::expect::Expect;
 use crate::codegen::spec::{is_list_that_may_be_empty, is_nullable, response_only_schemas};
-use crate::codegen::syntax::{is_named, types_module, wire_name};
+use crate::codegen::syntax::{is_named, replace_skip_serializing_if, types_module, wire_name};
 use anyhow::Result;
 use serde_json::Value;
-use syn::punctuated::Punctuated;
 
 pub fn run(file: &mut syn::File, spec: &Value) -> Result<usize> {
     let response_only = response_only_schemas(spec);
@@ -29,7 +28,7 @@ pub fn run(file: &mut syn::File, spec: &Value) -> Result<usize> {
             let property = &properties[&wire];
             let written_when_empty =
                 is_nullable(property) || (is_named(&field.ty, "Vec") && is_list_that_may_be_empty(property, spec));
-            if written_when_empty && drop_skip_serializing_if(&mut field.attrs)? {
+            if written_when_empty && replace_skip_serializing_if(&mut field.attrs, None)? {
                 changed += 1;
             }
         }
@@ -48,46 +47,4 @@ pub fn expect(spec: &Value) -> Expect {
             .any(|(_, property)| is_nullable(property) || is_list_that_may_be_empty(property, spec))
     });
     Expect::some_if(needed)
-}
-
-/// Removes `skip_serializing_if = …` from the field's `#[serde(…)]`
-/// attributes; whether one was removed.
-fn drop_skip_serializing_if(attrs: &mut [syn::Attribute]) -> Result<bool> {
-    let mut dropped = false;
-    for attr in attrs.iter_mut().filter(|a| a.path().is_ident("serde")) {
-        let metas = attr.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)?;
-        let before = metas.len();
-        let kept: Vec<syn::Meta> = metas
-            .into_iter()
-            .filter(|meta| !meta.path().is_ident("skip_serializing_if"))
-            .collect();
-        if kept.len() == before {
-            continue;
-        }
-        dropped = true;
-        *attr = if kept.is_empty() {
-            syn::parse_quote!(#[serde(default)])
-        } else {
-            syn::parse_quote!(#[serde(#(#kept),*)])
-        };
-    }
-    Ok(dropped)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use quote::ToTokens;
-
-    #[test]
-    fn only_the_skip_goes_and_the_rest_of_the_attribute_stays() {
-        let mut field: syn::Field = syn::parse_quote! {
-            #[serde(rename = "type", default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub type_: Option<String>
-        };
-        assert!(drop_skip_serializing_if(&mut field.attrs).unwrap());
-        let attr = field.attrs[0].to_token_stream().to_string();
-        assert_eq!(attr, "# [serde (rename = \"type\" , default)]");
-        assert!(!drop_skip_serializing_if(&mut field.attrs).unwrap());
-    }
 }

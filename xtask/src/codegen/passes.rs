@@ -5,7 +5,7 @@
 //! breaks when progenitor changes a spelling). No pass reads rendered text.
 
 use crate::codegen::expect::Expect;
-use crate::codegen::{builders_feature, keep, nulls, patterns, refusals, schemars, secrets, setters};
+use crate::codegen::{builders_feature, keep, nulls, patches, patterns, refusals, schemars, secrets, setters};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub struct Pass {
 }
 
 /// The passes, in the order they run.
-pub const PASSES: [Pass; 8] = [
+pub const PASSES: [Pass; 9] = [
     Pass {
         name: "keep",
         does: "keeps progenitor's types and the client's operation methods; drops its client, hooks and builders",
@@ -30,6 +30,12 @@ pub const PASSES: [Pass; 8] = [
         does: "typify's body builders refuse typed: a Refusal (member path, rule) instead of a String",
         run: refusals::run,
         expect: refusals::expect,
+    },
+    Pass {
+        name: "patches",
+        does: "update bodies can clear: nullable members are Patch (keep, set, clear), optional lists Option<Vec> ([] is sent)",
+        run: patches::run,
+        expect: patches::expect,
     },
     Pass {
         name: "setters",

@@ -23,16 +23,23 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
         if block.trait_.is_some() {
             continue;
         }
+        let mut clearers = Vec::new();
         for member in block.items.iter_mut() {
             let syn::ImplItem::Fn(setter) = member else { continue };
             let Some(target) = try_into_target(&setter.sig) else {
                 continue;
             };
             let attrs = std::mem::take(&mut setter.attrs);
-            *setter = rewrite(&setter.sig.ident, &target)?;
+            if let Some(inner) = is_named(&target, "Patch").then(|| first_generic(&target)).flatten() {
+                *setter = rewrite_patch(&setter.sig.ident, &inner)?;
+                clearers.push(syn::ImplItem::Fn(clearer(&setter.sig.ident)?));
+            } else {
+                *setter = rewrite(&setter.sig.ident, &target)?;
+            }
             setter.attrs = attrs;
             rewritten += 1;
         }
+        block.items.extend(clearers);
     }
     if rewritten != fields {
         bail!("{rewritten} setters rewritten for {fields} builder members: one per member expected");
@@ -82,6 +89,39 @@ fn rewrite(name: &syn::Ident, target: &syn::Type) -> Result<syn::ImplItemFn> {
             T: ::vidplat_core::#conversion<#inner>,
         {
             self.#field = ::vidplat_core::#conversion::#convert(value).map_err(|refusal| refusal.at(#member));
+            self
+        }
+    })?)
+}
+
+/// A nullable member of an update (`patches.rs`): a value (or the response's
+/// `Option`) sets it, `None` leaves it as it is, as every optional setter does.
+fn rewrite_patch(name: &syn::Ident, inner: &syn::Type) -> Result<syn::ImplItemFn> {
+    let member = name.to_string();
+    let member = member.trim_start_matches("r#");
+    Ok(syn::parse2(quote! {
+        pub fn #name<T>(mut self, value: T) -> Self
+        where
+            T: ::vidplat_core::IntoOptional<#inner>,
+        {
+            self.#name = ::vidplat_core::IntoOptional::into_optional(value)
+                .map(::vidplat_core::Patch::from)
+                .map_err(|refusal| refusal.at(#member));
+            self
+        }
+    })?)
+}
+
+/// `clear_x()`: the member is sent as `null`, and the server clears it.
+fn clearer(name: &syn::Ident) -> Result<syn::ImplItemFn> {
+    let member = name.to_string();
+    let member = member.trim_start_matches("r#");
+    let clear = quote::format_ident!("clear_{}", member);
+    let doc = format!("Sends `{member}` as `null`: the server clears it.");
+    Ok(syn::parse2(quote! {
+        #[doc = #doc]
+        pub fn #clear(mut self) -> Self {
+            self.#name = ::std::result::Result::Ok(::vidplat_core::Patch::Clear);
             self
         }
     })?)

@@ -192,6 +192,24 @@ pub fn response_object_schemas(spec: &Value) -> Vec<String> {
 
 /// The component schemas reachable from the parts of each operation `roots` picks.
 pub fn reachable_schemas(spec: &Value, roots: impl Fn(&Value) -> Vec<&Value>) -> BTreeSet<String> {
+    reachable_by_method(spec, |_, op| roots(op))
+}
+
+/// The schemas only updates send: reachable from the request body of a PUT or
+/// a PATCH, and from no answer (a type both read and sent keeps its `Option`s).
+pub fn update_schemas(spec: &Value) -> BTreeSet<String> {
+    let answered = reachable_schemas(spec, |op| vec![&op["responses"]]);
+    reachable_by_method(spec, |method, op| match method {
+        "PUT" | "PATCH" => vec![&op["requestBody"]],
+        _ => Vec::new(),
+    })
+    .into_iter()
+    .filter(|name| !answered.contains(name))
+    .collect()
+}
+
+/// The component schemas reachable from the parts `roots` picks of each (method, operation).
+fn reachable_by_method<'s>(spec: &'s Value, roots: impl Fn(&str, &'s Value) -> Vec<&'s Value>) -> BTreeSet<String> {
     fn walk(spec: &Value, node: &Value, seen: &mut BTreeSet<String>) {
         match node {
             Value::Object(map) => {
@@ -211,8 +229,8 @@ pub fn reachable_schemas(spec: &Value, roots: impl Fn(&Value) -> Vec<&Value>) ->
         }
     }
     let mut seen = BTreeSet::new();
-    for (_, _, op) in operations(spec) {
-        for root in roots(op) {
+    for (_, method, op) in operations(spec) {
+        for root in roots(&method, op) {
             walk(spec, root, &mut seen);
         }
     }

@@ -141,9 +141,36 @@ pub fn field_name(name: &str) -> String {
     }
 }
 
+/// Replaces `skip_serializing_if = …` in the field's `#[serde(…)]` attributes
+/// with `skip_serializing_if = "with"`, or removes it for `None`; a member
+/// that may be skipped when written is read as its default when absent, so
+/// `default` is kept (or added). Whether a skip was found.
+pub fn replace_skip_serializing_if(attrs: &mut [syn::Attribute], with: Option<&str>) -> Result<bool> {
+    use syn::punctuated::Punctuated;
+    let mut found = false;
+    for attr in attrs.iter_mut().filter(|a| a.path().is_ident("serde")) {
+        let metas = attr.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)?;
+        if !metas.iter().any(|meta| meta.path().is_ident("skip_serializing_if")) {
+            continue;
+        }
+        found = true;
+        let mut kept: Vec<syn::Meta> = metas
+            .into_iter()
+            .filter(|meta| !meta.path().is_ident("skip_serializing_if") && !meta.path().is_ident("default"))
+            .collect();
+        kept.push(syn::parse_quote!(default));
+        if let Some(with) = with {
+            kept.push(syn::parse_quote!(skip_serializing_if = #with));
+        }
+        *attr = syn::parse_quote!(#[serde(#(#kept),*)]);
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::ToTokens;
 
     #[test]
     fn names_follow_progenitor() {
@@ -166,5 +193,23 @@ mod tests {
         };
         let names: Vec<_> = strukt.fields.iter().filter_map(wire_name).collect();
         assert_eq!(names, ["type", "plain"]);
+    }
+
+    #[test]
+    fn a_skip_is_replaced_or_removed_and_the_rest_of_the_attribute_stays() {
+        let mut field: syn::Field = syn::parse_quote! {
+            #[serde(rename = "type", default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub type_: Option<String>
+        };
+        assert!(replace_skip_serializing_if(&mut field.attrs, Some("Patch::is_keep")).unwrap());
+        let attr = field.attrs[0].to_token_stream().to_string();
+        assert_eq!(
+            attr,
+            "# [serde (rename = \"type\" , default , skip_serializing_if = \"Patch::is_keep\")]"
+        );
+        assert!(replace_skip_serializing_if(&mut field.attrs, None).unwrap());
+        let attr = field.attrs[0].to_token_stream().to_string();
+        assert_eq!(attr, "# [serde (rename = \"type\" , default)]");
+        assert!(!replace_skip_serializing_if(&mut field.attrs, None).unwrap());
     }
 }

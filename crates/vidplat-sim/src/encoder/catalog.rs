@@ -177,16 +177,11 @@ impl Catalog {
         Ok(id)
     }
 
-    /// Updates the members sent; `streams_sent`: the body sent `streams` (`[]` clears them).
-    fn update_preset(
-        &mut self,
-        id: i64,
-        update: PresetUpdate,
-        streams_sent: bool,
-        now: std::time::Instant,
-    ) -> Result<(), SimError> {
+    /// Updates the members sent; `streams` sent replaces them (`[]` clears them),
+    /// and a nullable member sent as `null` is cleared.
+    fn update_preset(&mut self, id: i64, update: PresetUpdate, now: std::time::Instant) -> Result<(), SimError> {
         let mut preset = self.preset(id)?.clone();
-        apply_preset_update(&mut preset, update, streams_sent);
+        apply_preset_update(&mut preset, update);
         self.check_preset(&preset, Some(id))?;
         preset.updated_at = self.clock.timestamp(now);
         self.presets.insert(id, preset);
@@ -286,21 +281,15 @@ impl Catalog {
     }
 
     /// Updates the members sent; `presets_sent`: the body sent `presets` (`[]` is refused: a profile holds a preset).
-    fn update_profile(
-        &mut self,
-        id: i64,
-        update: ProfileUpdate,
-        presets_sent: bool,
-        now: std::time::Instant,
-    ) -> Result<(), SimError> {
+    fn update_profile(&mut self, id: i64, update: ProfileUpdate, now: std::time::Instant) -> Result<(), SimError> {
         let mut profile = self.profile(id)?.clone();
         let vms_config_given = update.vms_config.is_some();
         replace(&mut profile.name, update.name.map(String::from));
-        replace(&mut profile.description, update.description.map(String::from));
+        update.description.map(String::from).apply_to(&mut profile.description);
         replace(&mut profile.share, update.share);
         replace(&mut profile.vms_config, update.vms_config);
-        if presets_sent {
-            profile.presets = preset_ids(&update.presets)?;
+        if let Some(presets) = &update.presets {
+            profile.presets = preset_ids(presets)?;
         }
         // Settings for the video management service lapse with the last preset registering there.
         if !vms_config_given && !self.registers_to_vms(&profile.presets) {
@@ -454,21 +443,21 @@ fn preset_from(request: PresetCreate) -> Preset {
     }
 }
 
-fn apply_preset_update(preset: &mut Preset, update: PresetUpdate, streams_sent: bool) {
+fn apply_preset_update(preset: &mut Preset, update: PresetUpdate) {
     replace(&mut preset.name, update.name.map(String::from));
-    replace(&mut preset.description, update.description.map(String::from));
+    update.description.map(String::from).apply_to(&mut preset.description);
     replace(&mut preset.destination, update.destination.map(String::from));
     replace(&mut preset.destination_settings, update.destination_settings);
     replace(&mut preset.format, update.format);
     replace(&mut preset.output_filename, update.output_filename.map(String::from));
     replace(&mut preset.dynamic_streams, update.dynamic_streams);
-    replace(&mut preset.dash_config, update.dash_config);
-    replace(&mut preset.hls_config, update.hls_config);
+    update.dash_config.apply_to(&mut preset.dash_config);
+    update.hls_config.apply_to(&mut preset.hls_config);
     replace(&mut preset.poster, update.poster);
     replace(&mut preset.seek_preview, update.seek_preview);
-    replace(&mut preset.vms_config, update.vms_config);
-    if streams_sent {
-        preset.streams = update.streams;
+    update.vms_config.apply_to(&mut preset.vms_config);
+    if let Some(streams) = update.streams {
+        preset.streams = streams;
     }
 }
 
@@ -592,11 +581,10 @@ pub(super) async fn update_preset(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    let streams_sent = body.get("streams").is_some();
     let request: PresetUpdate = decode_strict(body, &PRESET_UPDATE)?;
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_preset(id, request, streams_sent, now)?;
+    store.catalog.update_preset(id, request, now)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -648,11 +636,10 @@ pub(super) async fn update_profile(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    let presets_sent = body.get("presets").is_some();
     let request: ProfileUpdate = decode_strict(body, &PROFILE_REQUEST)?;
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_profile(id, request, presets_sent, now)?;
+    store.catalog.update_profile(id, request, now)?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -8,13 +8,14 @@ use super::media::{self, MAX_SLIDESHOW_POSTERS};
 use super::store::{ContentRecord, Store, MAX_RECORDS};
 use super::{
     already_exists, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, rule,
-    App, PathParams, Update, DEFAULT_PER_PAGE,
+    App, PathParams, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use std::collections::HashMap;
+use vidplat_core::Patch;
 use vidplat_vms::types;
 
 const SORT_COLUMNS: &[&str] = &["created_at", "updated_at", "name", "title", "duration"];
@@ -570,15 +571,12 @@ pub(super) async fn register(
 }
 
 /// Updates the members sent; `tags`, `chapters` and `labels` sent replace the
-/// list (`[]` clears it).
+/// list (`[]` clears it), and a nullable member sent as `null` is cleared.
 pub(super) async fn update(
     State(app): State<App>,
     PathParams(name): PathParams<String>,
-    JsonBody(body): JsonBody<serde_json::Value>,
+    JsonBody(body): JsonBody<types::ContentUpdate>,
 ) -> Result<StatusCode, SimError> {
-    let update = Update::<types::ContentUpdate>::decode(body)?;
-    let (tags_sent, chapters_sent) = (update.sent("tags"), update.sent("chapters"));
-    let body = update.body;
     let mut store = app.store();
     let mut content = store.content(&name)?.body.clone();
     if let Some(status) = body.status {
@@ -598,11 +596,11 @@ pub(super) async fn update(
     }
     let status = content.status.clone().unwrap_or(types::ContentStatus::Public);
     if status == types::ContentStatus::Limited {
-        content.publish_start = body.publish_start.or(content.publish_start);
-        content.publish_end = body.publish_end.or(content.publish_end);
+        body.publish_start.apply_to(&mut content.publish_start);
+        body.publish_end.apply_to(&mut content.publish_end);
         check_publish_window(&status, content.publish_start.as_ref(), content.publish_end.as_ref())?;
     } else {
-        check_publish_window(&status, body.publish_start.as_ref(), body.publish_end.as_ref())?;
+        check_publish_window(&status, body.publish_start.as_set(), body.publish_end.as_set())?;
         content.publish_start = None;
         content.publish_end = None;
     }
@@ -627,13 +625,17 @@ pub(super) async fn update(
             false => Err(SimError::not_found(format!("poster {id} of content {name}"))),
         }
     };
-    let primary_poster_id = body.primary_poster_id.as_ref().map(poster).transpose()?;
-    let chapters = match chapters_sent {
-        false => None,
-        true => {
-            check_chapter_times(body.chapters.iter().map(|chapter| chapter.start_time))?;
+    let primary_poster_id = match &body.primary_poster_id {
+        Patch::Set(id) => Patch::Set(poster(id)?),
+        Patch::Keep => Patch::Keep,
+        Patch::Clear => Patch::Clear,
+    };
+    let chapters = match &body.chapters {
+        None => None,
+        Some(chapters) => {
+            check_chapter_times(chapters.iter().map(|chapter| chapter.start_time))?;
             Some(
-                body.chapters
+                chapters
                     .iter()
                     .map(|chapter| {
                         Ok(types::Chapter {
@@ -659,7 +661,7 @@ pub(super) async fn update(
             })
         })
         .transpose()?;
-    if let Some(id) = &body.presentation_document_id {
+    if let Patch::Set(id) = &body.presentation_document_id {
         let id = id.to_string();
         if !content
             .documents
@@ -668,11 +670,11 @@ pub(super) async fn update(
         {
             return Err(SimError::not_found(format!("document {id} of content {name}")));
         }
-        content.presentation_document_id = Some(id);
     }
-    if primary_poster_id.is_some() {
-        content.primary_poster_id = primary_poster_id;
-    }
+    body.presentation_document_id
+        .map(|id| id.to_string())
+        .apply_to(&mut content.presentation_document_id);
+    primary_poster_id.apply_to(&mut content.primary_poster_id);
     if let Some(chapters) = chapters {
         content.chapters = chapters;
     }
@@ -682,9 +684,9 @@ pub(super) async fn update(
     if let Some(title) = body.title {
         content.title = Some(title.to_string());
     }
-    if let Some(description) = body.description {
-        content.description = Some(description.to_string());
-    }
+    body.description
+        .map(|text| text.to_string())
+        .apply_to(&mut content.description);
     if let Some(type_) = body.type_ {
         content.type_ = Some(type_);
     }
@@ -694,17 +696,19 @@ pub(super) async fn update(
     if let Some(duration) = body.duration {
         content.duration = Some(duration);
     }
-    if tags_sent {
-        content.tags = body.tags;
+    if let Some(tags) = body.tags {
+        content.tags = tags;
     }
     if body.seek_preview_content.is_some() {
         content.seek_preview_url = Some(media::storage_url(&name, "seek-previews", &new_id()));
-    } else if let Some(url) = body.seek_preview_url {
-        content.seek_preview_url = Some(url.to_string());
+    } else {
+        body.seek_preview_url
+            .map(|url| url.to_string())
+            .apply_to(&mut content.seek_preview_url);
     }
-    if let Some(id) = body.encoder_transaction_id {
-        content.encoder_transaction_id = Some(to_i64(id));
-    }
+    body.encoder_transaction_id
+        .map(to_i64)
+        .apply_to(&mut content.encoder_transaction_id);
     if let Some(interval) = body.poster_slideshow_interval {
         content.poster_slideshow_interval = Some(to_i64(interval));
     }

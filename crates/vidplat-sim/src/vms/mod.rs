@@ -163,30 +163,6 @@ where
     }
 }
 
-/// An update body decoded into its generated type, and whether it sent
-/// `member`: the generated types read an empty list like one left out, but
-/// `"revoked_audiences": []` clears the list where leaving it out keeps it.
-struct Update<T> {
-    body: T,
-    sent: serde_json::Map<String, serde_json::Value>,
-}
-
-impl<T: serde::de::DeserializeOwned> Update<T> {
-    fn decode(value: serde_json::Value) -> Result<Self, SimError> {
-        let body = serde_json::from_value(value.clone()).map_err(|error| SimError::invalid(error.to_string()))?;
-        let sent = match value {
-            serde_json::Value::Object(members) => members,
-            _ => serde_json::Map::new(),
-        };
-        Ok(Self { body, sent })
-    }
-
-    /// Whether the body sent `member` (`[]` included).
-    fn sent(&self, member: &str) -> bool {
-        self.sent.contains_key(member)
-    }
-}
-
 /// A documented rule the request breaks: 400 with the rule's code.
 fn rule(code: &str, message: impl Into<String>) -> SimError {
     SimError::new(StatusCode::BAD_REQUEST, code, message)

@@ -27,7 +27,7 @@ use super::store::{PageRecord, MAX_RECORDS};
 use super::viewers::{Admission, Limits, SESSION_COOKIE};
 use super::{
     builtins, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, App,
-    PathParams, Update, DEFAULT_PER_PAGE,
+    PathParams, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
@@ -35,6 +35,7 @@ use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use vidplat::signing::{self, SigningKey};
+use vidplat_core::Patch;
 use vidplat_vms::types;
 
 const SORT_COLUMNS: &[&str] = &["created_at", "updated_at"];
@@ -192,28 +193,28 @@ pub(super) async fn get(
 }
 
 /// Updates the members sent; the content and signature_required are fixed.
-/// `revoked_audiences` sent replaces the list (`[]` clears it).
+/// `revoked_audiences` sent replaces the list (`[]` clears it); a nullable
+/// member sent as `null` is cleared (no site, unlimited viewers, no timeout).
 pub(super) async fn update(
     State(app): State<App>,
     PathParams(id): PathParams<String>,
-    JsonBody(body): JsonBody<serde_json::Value>,
+    JsonBody(body): JsonBody<types::ViewingPageUpdate>,
 ) -> Result<StatusCode, SimError> {
-    let update = Update::<types::ViewingPageUpdate>::decode(body)?;
-    let revoked_sent = update.sent("revoked_audiences");
-    let body = update.body;
     let mut store = app.store();
     let index = page_index(&store, &id)?;
-    let site_id = body.site_id.as_ref().map(require_site).transpose()?;
+    let site_id = match &body.site_id {
+        Patch::Set(site) => Patch::Set(require_site(site)?),
+        Patch::Keep => Patch::Keep,
+        Patch::Clear => Patch::Clear,
+    };
     let page = &mut store.pages[index].body;
-    if site_id.is_some() {
-        page.site_id = site_id;
-    }
+    site_id.apply_to(&mut page.site_id);
     if body.configurations.is_some() {
         page.configurations = body.configurations;
     }
-    if revoked_sent {
+    if let Some(revoked_audiences) = body.revoked_audiences {
         page.revoked_audiences.clear();
-        for audience in body.revoked_audiences {
+        for audience in revoked_audiences {
             if !page.revoked_audiences.contains(&audience) {
                 page.revoked_audiences.push(audience);
             }
@@ -222,12 +223,9 @@ pub(super) async fn update(
     if let Some(status) = body.status {
         page.status = Some(status);
     }
-    if body.max_simultaneous_viewers.is_some() {
-        page.max_simultaneous_viewers = body.max_simultaneous_viewers;
-    }
-    if body.access_denial_timeout.is_some() {
-        page.access_denial_timeout = body.access_denial_timeout;
-    }
+    body.max_simultaneous_viewers
+        .apply_to(&mut page.max_simultaneous_viewers);
+    body.access_denial_timeout.apply_to(&mut page.access_denial_timeout);
     page.updated_at = clock::timestamp(clock::now());
     Ok(done())
 }

@@ -1445,3 +1445,54 @@ async fn the_content_appears_to_a_client_polling_only_video_management() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// A preset's or a profile's description sent as `null` is cleared; one left out is kept.
+#[tokio::test]
+async fn updates_clear_a_description_sent_as_null() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().expect("encoder");
+    let preset_id = preset(&client, "described", json!({"description": "first"})).await;
+    let profile_id = profile(&client, "described", &[preset_id], json!({"description": "first"})).await;
+    encoder
+        .update_preset()
+        .preset_id(id(preset_id))
+        .body(PresetUpdate::builder().name("renamed"))
+        .call()
+        .await
+        .expect("updated");
+    let kept = encoder
+        .get_preset()
+        .preset_id(id(preset_id))
+        .call()
+        .await
+        .expect("read");
+    assert_eq!(kept.description.as_deref(), Some("first"));
+    encoder
+        .update_preset()
+        .preset_id(id(preset_id))
+        .body(PresetUpdate::builder().clear_description())
+        .call()
+        .await
+        .expect("updated");
+    let cleared = encoder
+        .get_preset()
+        .preset_id(id(preset_id))
+        .call()
+        .await
+        .expect("read");
+    assert_eq!((cleared.description, cleared.name.as_deref()), (None, Some("renamed")));
+    encoder
+        .update_profile()
+        .profile_id(id(profile_id))
+        .body(ProfileUpdate::builder().clear_description())
+        .call()
+        .await
+        .expect("updated");
+    let profile = encoder
+        .get_profile()
+        .profile_id(id(profile_id))
+        .call()
+        .await
+        .expect("read");
+    assert_eq!(profile.description, None);
+}

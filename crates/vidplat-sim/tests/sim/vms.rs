@@ -1979,3 +1979,82 @@ async fn the_three_services_write_timestamps_in_one_configurable_zone() {
         0,
     );
 }
+
+/// An update's `null` clears what the documents mark nullable, `[]` empties a
+/// list, and a member left out keeps its value (the builders' `clear_`
+/// setters and lists, through the facade).
+#[tokio::test]
+async fn updates_clear_nullable_members_and_empty_lists() {
+    let (_sim, client, _movies, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let document = uuid(&registration.documents[0].id);
+    vms.update_content()
+        .content_name("c")
+        .body(
+            types::ContentUpdate::builder()
+                .status(ContentStatus::Limited)
+                .publish_end("2030-12-31 23:59:59")
+                .description("Kept")
+                .presentation_document_id(document)
+                .tags([from::<types::Tag>(json!({"key": "k", "value": "v"}))])
+                .chapters([from::<types::ChapterUpdate>(json!({"start_time": 0, "title": "Start"}))]),
+        )
+        .call()
+        .await
+        .unwrap();
+    let before = vms.get_content().content_name("c").call().await.unwrap();
+    assert!(before.primary_poster_id.is_some() && before.publish_end.is_some());
+    assert_eq!((before.tags.len(), before.chapters.len()), (1, 1));
+
+    vms.update_content()
+        .content_name("c")
+        .body(
+            types::ContentUpdate::builder()
+                .clear_primary_poster_id()
+                .clear_publish_end()
+                .clear_presentation_document_id()
+                .tags(Vec::<types::Tag>::new())
+                .chapters(Vec::<types::ChapterUpdate>::new()),
+        )
+        .call()
+        .await
+        .unwrap();
+    let after = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(after.primary_poster_id, None);
+    assert_eq!(after.publish_end, None);
+    assert_eq!(after.presentation_document_id, None);
+    assert_eq!((after.tags.len(), after.chapters.len()), (0, 0));
+    assert_eq!(after.description.as_deref(), Some("Kept"), "a member left out is kept");
+    assert_eq!(after.status, Some(ContentStatus::Limited));
+
+    let (page_id, _) = signed_page(
+        vms,
+        Some(&sites_dedicated(vms).await),
+        json!({"max_simultaneous_viewers": 3}),
+    )
+    .await;
+    vms.update_viewing_page()
+        .page_id(&page_id)
+        .body(from::<types::ViewingPageUpdate>(
+            json!({"access_denial_timeout": 60, "revoked_audiences": ["u1"]}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    vms.update_viewing_page()
+        .page_id(&page_id)
+        .body(
+            types::ViewingPageUpdate::builder()
+                .clear_site_id()
+                .clear_max_simultaneous_viewers()
+                .revoked_audiences(Vec::<String>::new()),
+        )
+        .call()
+        .await
+        .unwrap();
+    let page = vms.get_viewing_page().page_id(&page_id).call().await.unwrap();
+    assert_eq!(page.site_id, None);
+    assert_eq!(page.max_simultaneous_viewers, None, "unlimited viewers again");
+    assert!(page.revoked_audiences.is_empty());
+    assert_eq!(page.access_denial_timeout, Some(60), "a member left out is kept");
+}

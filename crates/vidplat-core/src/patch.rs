@@ -1,0 +1,149 @@
+//! A member of an update body that the documents mark nullable has three
+//! states on the wire: left out (the server keeps what it has), a value, or
+//! `null` (the server clears it). `Option` has two, so an update could never
+//! clear `publish_end` or unset `primary_poster_id`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// What an update does to one nullable member.
+///
+/// ```
+/// use vidplat_core::Patch;
+/// let keep: Patch<u32> = Patch::Keep; // left out of the body
+/// let set = Patch::Set(3); // "member": 3
+/// let clear: Patch<u32> = Patch::Clear; // "member": null
+/// assert_eq!(serde_json::to_string(&set).unwrap(), "3");
+/// assert_eq!(serde_json::to_string(&clear).unwrap(), "null");
+/// assert!(keep.is_keep());
+/// ```
+///
+/// The generated setters fill it: `.primary_poster_id(id)` sets,
+/// `.clear_primary_poster_id()` clears, and a member no setter touched is kept.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Patch<T> {
+    /// Left out of the body: the server keeps the member's current value.
+    #[default]
+    Keep,
+    /// Sent as this value.
+    Set(T),
+    /// Sent as `null`: the server clears the member.
+    Clear,
+}
+
+impl<T> Patch<T> {
+    /// Whether the member is left out (the generated bodies skip it when serialising).
+    pub fn is_keep(&self) -> bool {
+        matches!(self, Patch::Keep)
+    }
+
+    /// The value sent, if any.
+    pub fn as_set(&self) -> Option<&T> {
+        match self {
+            Patch::Set(value) => Some(value),
+            Patch::Keep | Patch::Clear => None,
+        }
+    }
+
+    /// `None` when kept; `Some(None)` when cleared; `Some(Some(value))` when set.
+    pub fn into_change(self) -> Option<Option<T>> {
+        match self {
+            Patch::Keep => None,
+            Patch::Set(value) => Some(Some(value)),
+            Patch::Clear => Some(None),
+        }
+    }
+
+    /// The same change with the value mapped.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
+        match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Set(value) => Patch::Set(f(value)),
+            Patch::Clear => Patch::Clear,
+        }
+    }
+
+    /// Applies the change to `current`: what the server does with it.
+    pub fn apply_to(self, current: &mut Option<T>) {
+        if let Some(change) = self.into_change() {
+            *current = change;
+        }
+    }
+}
+
+/// A value sets; `None` leaves the member as it is (as every optional setter
+/// does). Clearing is said with [`Patch::Clear`] or the `clear_` setter.
+impl<T> From<Option<T>> for Patch<T> {
+    fn from(value: Option<T>) -> Self {
+        value.map_or(Patch::Keep, Patch::Set)
+    }
+}
+
+impl<T: Serialize> Serialize for Patch<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Patch::Set(value) => value.serialize(serializer),
+            // A kept member is skipped by the body's `skip_serializing_if`; written
+            // on its own (outside a body) there is nothing else to say but null.
+            Patch::Keep | Patch::Clear => serializer.serialize_none(),
+        }
+    }
+}
+
+/// `null` reads as [`Patch::Clear`]; a member that is absent is [`Patch::Keep`]
+/// through the body's `#[serde(default)]`.
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Option::<T>::deserialize(deserializer).map(|value| value.map_or(Patch::Clear, Patch::Set))
+    }
+}
+
+#[cfg(feature = "schemars")]
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Patch<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <Option<T> as schemars::JsonSchema>::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Option<T> as schemars::JsonSchema>::json_schema(generator)
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Body {
+        #[serde(default, skip_serializing_if = "Patch::is_keep")]
+        end: Patch<u32>,
+    }
+
+    #[test]
+    fn three_states_on_the_wire_and_back() {
+        for (patch, wire) in [
+            (Patch::Keep, "{}"),
+            (Patch::Set(7), r#"{"end":7}"#),
+            (Patch::Clear, r#"{"end":null}"#),
+        ] {
+            let body = Body { end: patch };
+            assert_eq!(serde_json::to_string(&body).unwrap(), wire);
+            assert_eq!(serde_json::from_str::<Body>(wire).unwrap(), body);
+        }
+    }
+
+    #[test]
+    fn applying_a_patch_is_what_the_server_does() {
+        let mut current = Some(1);
+        Patch::Keep.apply_to(&mut current);
+        assert_eq!(current, Some(1));
+        Patch::Set(2).apply_to(&mut current);
+        assert_eq!(current, Some(2));
+        Patch::Clear.apply_to(&mut current);
+        assert_eq!(current, None);
+        assert_eq!(Patch::from(None::<u8>), Patch::Keep);
+    }
+}
