@@ -686,3 +686,11 @@ async fn the_wire_slot_is_given_back_before_the_body_decodes() {
         .unwrap();
     assert_eq!(decoded.into_inner().0, 1, "the slot was still held while decoding");
 }
+
+/// rustc's message when a setter is given what it cannot take names the
+/// member's type and what to pass instead (`#[diagnostic::on_unimplemented]`),
+/// not an internal trait and a list of unrelated types.
+#[test]
+fn a_setter_given_the_wrong_type_says_what_to_pass() {
+    trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+}
