@@ -304,6 +304,8 @@ into_value!(NonZeroU64:
     usize => |v| positive(u64::try_from(v).ok()),
     i64 => |v| positive(u64::try_from(v).ok()),
     i32 => |v| positive(u64::try_from(v).ok()),
+    &u64 => |v| positive(Some(*v)),
+    &i64 => |v| positive(u64::try_from(*v).ok()),
 );
 
 into_value!(i64:

@@ -6079,6 +6079,70 @@ vms_config.config_overrides.category_id is required.*/
     ::vidplat_core::into_value!(
         @ builder TaskVmsConfigOverrides : builder::TaskVmsConfigOverrides
     );
+    impl NotificationSettingsUpdate {
+        ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(
+            read: &NotificationSettings,
+        ) -> builder::NotificationSettingsUpdate {
+            builder::NotificationSettingsUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&NotificationSettings>
+    for builder::NotificationSettingsUpdate {
+        ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
+        fn from(value: &NotificationSettings) -> Self {
+            Self::default()
+                .notify_error(::std::clone::Clone::clone(&value.notify_error))
+                .notify_imported_tasks(
+                    ::std::clone::Clone::clone(&value.notify_imported_tasks),
+                )
+                .notify_ready(::std::clone::Clone::clone(&value.notify_ready))
+        }
+    }
+    impl PresetUpdate {
+        ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Preset) -> builder::PresetUpdate {
+            builder::PresetUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Preset> for builder::PresetUpdate {
+        ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
+        fn from(value: &Preset) -> Self {
+            Self::default()
+                .dash_config(::std::clone::Clone::clone(&value.dash_config))
+                .description(&value.description)
+                .destination(&value.destination)
+                .destination_settings(
+                    ::std::clone::Clone::clone(&value.destination_settings),
+                )
+                .dynamic_streams(::std::clone::Clone::clone(&value.dynamic_streams))
+                .format(::std::clone::Clone::clone(&value.format))
+                .hls_config(::std::clone::Clone::clone(&value.hls_config))
+                .name(&value.name)
+                .output_filename(&value.output_filename)
+                .poster(::std::clone::Clone::clone(&value.poster))
+                .seek_preview(::std::clone::Clone::clone(&value.seek_preview))
+                .streams(value.streams.iter().cloned())
+                .vms_config(::std::clone::Clone::clone(&value.vms_config))
+        }
+    }
+    impl ProfileUpdate {
+        ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Profile) -> builder::ProfileUpdate {
+            builder::ProfileUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Profile> for builder::ProfileUpdate {
+        ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
+        fn from(value: &Profile) -> Self {
+            Self::default()
+                .description(&value.description)
+                .name(&value.name)
+                .presets(value.presets.iter())
+                .share(::std::clone::Clone::clone(&value.share))
+                .vms_config(::std::clone::Clone::clone(&value.vms_config))
+        }
+    }
 }
 impl Client {
     /**Get task counts
@@ -8578,5 +8642,72 @@ Lists the profiles shared with this account (List shared profiles). The document
 Sends `GET /v1/profiles`: this is [`Client::list_profiles`]'s request, and it returns that operation's builder.*/
     pub fn list_shared_profiles(&self) -> builder::ListProfiles<'_> {
         self.list_profiles()
+    }
+}
+impl Client {
+    /**Reads with `get_notification_settings`, applies `change` to an update that keeps everything read (`NotificationSettingsUpdate::builder_from`), and sends it with `update_notification_settings`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_notification_settings<F>(
+        &self,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        F: ::std::ops::FnOnce(
+            types::builder::NotificationSettingsUpdate,
+        ) -> types::builder::NotificationSettingsUpdate,
+    {
+        let read: ::vidplat_core::Response<types::NotificationSettings> = self
+            .get_notification_settings()
+            .send()
+            .await?;
+        let update = change(types::NotificationSettingsUpdate::builder_from(&read));
+        self.update_notification_settings().body(update).send().await
+    }
+    /**Reads with `get_preset`, applies `change` to an update that keeps everything read (`PresetUpdate::builder_from`), and sends it with `update_preset`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_preset<P0, F>(
+        &self,
+        preset_id: P0,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64>
+            + ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::PresetUpdate,
+        ) -> types::builder::PresetUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Preset> = self
+            .get_preset()
+            .preset_id(::std::clone::Clone::clone(&preset_id))
+            .send()
+            .await?;
+        let update = change(types::PresetUpdate::builder_from(&read));
+        self.update_preset().preset_id(preset_id).body(update).send().await
+    }
+    /**Reads with `get_profile`, applies `change` to an update that keeps everything read (`ProfileUpdate::builder_from`), and sends it with `update_profile`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_profile<P0, F>(
+        &self,
+        profile_id: P0,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64>
+            + ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::ProfileUpdate,
+        ) -> types::builder::ProfileUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Profile> = self
+            .get_profile()
+            .profile_id(::std::clone::Clone::clone(&profile_id))
+            .send()
+            .await?;
+        let update = change(types::ProfileUpdate::builder_from(&read));
+        self.update_profile().profile_id(profile_id).body(update).send().await
     }
 }

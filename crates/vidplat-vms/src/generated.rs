@@ -23577,6 +23577,252 @@ pub mod types {
     ::vidplat_core::into_value!(
         @ builder ViewingPageUpdate : builder::ViewingPageUpdate
     );
+    impl CategoryUpdate {
+        ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Category) -> builder::CategoryUpdate {
+            builder::CategoryUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Category> for builder::CategoryUpdate {
+        ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
+        fn from(value: &Category) -> Self {
+            Self::default().name(&value.name)
+        }
+    }
+    impl ::vidplat_core::IntoOptional<ChapterUpdate>
+    for &::std::option::Option<Chapter> {
+        fn into_optional(
+            self,
+        ) -> ::std::result::Result<
+            ::std::option::Option<ChapterUpdate>,
+            ::vidplat_core::Refusal,
+        > {
+            self.as_ref()
+                .map(|read| ChapterUpdate::try_from(builder::ChapterUpdate::from(read)))
+                .transpose()
+        }
+    }
+    impl ::vidplat_core::IntoValue<ChapterUpdate> for &Chapter {
+        fn into_value(
+            self,
+        ) -> ::std::result::Result<ChapterUpdate, ::vidplat_core::Refusal> {
+            ChapterUpdate::try_from(builder::ChapterUpdate::from(self))
+        }
+    }
+    impl ::std::convert::From<&Chapter> for builder::ChapterUpdate {
+        ///The `ChapterUpdate` that keeps everything a `Chapter` as read holds: change what you need, then send it. A value the server returned that breaks one of `ChapterUpdate`'s rules is refused when the body is built.
+        fn from(value: &Chapter) -> Self {
+            Self::default()
+                .data(::std::clone::Clone::clone(&value.data))
+                .poster_id(&value.poster_id)
+                .start_time(::std::clone::Clone::clone(&value.start_time))
+                .title(::std::clone::Clone::clone(&value.title))
+        }
+    }
+    impl ::vidplat_core::IntoOptional<PlaylistItemOverridesUpdate>
+    for &::std::option::Option<PlaylistItemOverrides> {
+        fn into_optional(
+            self,
+        ) -> ::std::result::Result<
+            ::std::option::Option<PlaylistItemOverridesUpdate>,
+            ::vidplat_core::Refusal,
+        > {
+            self.as_ref()
+                .map(|read| PlaylistItemOverridesUpdate::try_from(
+                    builder::PlaylistItemOverridesUpdate::from(read),
+                ))
+                .transpose()
+        }
+    }
+    impl ::vidplat_core::IntoValue<PlaylistItemOverridesUpdate>
+    for &PlaylistItemOverrides {
+        fn into_value(
+            self,
+        ) -> ::std::result::Result<
+            PlaylistItemOverridesUpdate,
+            ::vidplat_core::Refusal,
+        > {
+            PlaylistItemOverridesUpdate::try_from(
+                builder::PlaylistItemOverridesUpdate::from(self),
+            )
+        }
+    }
+    impl ::std::convert::From<&PlaylistItemOverrides>
+    for builder::PlaylistItemOverridesUpdate {
+        ///The `PlaylistItemOverridesUpdate` that keeps everything a `PlaylistItemOverrides` as read holds: change what you need, then send it. A value the server returned that breaks one of `PlaylistItemOverridesUpdate`'s rules is refused when the body is built.
+        fn from(value: &PlaylistItemOverrides) -> Self {
+            Self::default()
+                .description(::std::clone::Clone::clone(&value.description))
+                .primary_poster_id(&value.primary_poster_id)
+                .title(::std::clone::Clone::clone(&value.title))
+                .extra(::std::clone::Clone::clone(&value.extra))
+        }
+    }
+    impl ContentUpdate {
+        ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Content) -> builder::ContentUpdate {
+            builder::ContentUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Content> for builder::ContentUpdate {
+        ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
+        fn from(value: &Content) -> Self {
+            Self::default()
+                .category_id(&value.category_id)
+                .chapters(value.chapters.iter())
+                .description(&value.description)
+                .duration(::std::clone::Clone::clone(&value.duration))
+                .encode_status(::std::clone::Clone::clone(&value.encode_status))
+                .encoder_transaction_id(&value.encoder_transaction_id)
+                .forward_policy_id(&value.forward_policy_id)
+                .labels(value.labels.iter())
+                .playlist_item_overrides(&value.playlist_item_overrides)
+                .poster_slideshow_interval(&value.poster_slideshow_interval)
+                .presentation_document_id(&value.presentation_document_id)
+                .primary_poster_id(&value.primary_poster_id)
+                .publish_end(::std::clone::Clone::clone(&value.publish_end))
+                .publish_start(::std::clone::Clone::clone(&value.publish_start))
+                .seek_preview_url(&value.seek_preview_url)
+                .status(::std::clone::Clone::clone(&value.status))
+                .streaming_policy_id(&value.streaming_policy_id)
+                .tags(value.tags.iter().cloned())
+                .title(&value.title)
+                .type_(::std::clone::Clone::clone(&value.type_))
+        }
+    }
+    impl DocumentUpdate {
+        ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Document) -> builder::DocumentUpdate {
+            builder::DocumentUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Document> for builder::DocumentUpdate {
+        ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
+        fn from(value: &Document) -> Self {
+            Self::default()
+                .content(&value.content)
+                .filename(&value.filename)
+                .title(&value.title)
+                .type_(&value.type_)
+                .url(&value.url)
+        }
+    }
+    impl PosterUpdate {
+        ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Poster) -> builder::PosterUpdate {
+            builder::PosterUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Poster> for builder::PosterUpdate {
+        ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
+        fn from(value: &Poster) -> Self {
+            Self::default()
+                .content(&value.content)
+                .format(::std::clone::Clone::clone(&value.format))
+                .height(::std::clone::Clone::clone(&value.height))
+                .timestamp(::std::clone::Clone::clone(&value.timestamp))
+                .url(&value.url)
+                .used_in_slideshow(::std::clone::Clone::clone(&value.used_in_slideshow))
+                .width(::std::clone::Clone::clone(&value.width))
+        }
+    }
+    impl StreamSetUpdate {
+        ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &StreamSet) -> builder::StreamSetUpdate {
+            builder::StreamSetUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&StreamSet> for builder::StreamSetUpdate {
+        ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
+        fn from(value: &StreamSet) -> Self {
+            Self::default()
+                .distribution_id(&value.distribution_id)
+                .streams(value.streams.iter())
+                .subtitles(value.subtitles.iter())
+        }
+    }
+    impl StreamUpdate {
+        ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Stream) -> builder::StreamUpdate {
+            builder::StreamUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Stream> for builder::StreamUpdate {
+        ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
+        fn from(value: &Stream) -> Self {
+            Self::default()
+                .audio_bitrate(::std::clone::Clone::clone(&value.audio_bitrate))
+                .audio_codec(::std::clone::Clone::clone(&value.audio_codec))
+                .audio_label(&value.audio_label)
+                .audio_language(&value.audio_language)
+                .audio_track_type(::std::clone::Clone::clone(&value.audio_track_type))
+                .channels(::std::clone::Clone::clone(&value.channels))
+                .encoder_task_id(&value.encoder_task_id)
+                .filesize(::std::clone::Clone::clone(&value.filesize))
+                .format(::std::clone::Clone::clone(&value.format))
+                .framerate(::std::clone::Clone::clone(&value.framerate))
+                .height(::std::clone::Clone::clone(&value.height))
+                .is_original(::std::clone::Clone::clone(&value.is_original))
+                .path(&value.path)
+                .playback_rate(::std::clone::Clone::clone(&value.playback_rate))
+                .sample_rate(::std::clone::Clone::clone(&value.sample_rate))
+                .status(::std::clone::Clone::clone(&value.status))
+                .video_bitrate(::std::clone::Clone::clone(&value.video_bitrate))
+                .video_codec(::std::clone::Clone::clone(&value.video_codec))
+                .width(::std::clone::Clone::clone(&value.width))
+        }
+    }
+    impl SubtitleUpdate {
+        ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Subtitle) -> builder::SubtitleUpdate {
+            builder::SubtitleUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Subtitle> for builder::SubtitleUpdate {
+        ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
+        fn from(value: &Subtitle) -> Self {
+            Self::default()
+                .content(&value.content)
+                .format(::std::clone::Clone::clone(&value.format))
+                .label(&value.label)
+                .language(&value.language)
+                .url(&value.url)
+        }
+    }
+    impl ViewingPageUpdate {
+        ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &ViewingPage) -> builder::ViewingPageUpdate {
+            builder::ViewingPageUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&ViewingPage> for builder::ViewingPageUpdate {
+        ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
+        fn from(value: &ViewingPage) -> Self {
+            Self::default()
+                .access_denial_timeout(
+                    ::std::clone::Clone::clone(&value.access_denial_timeout),
+                )
+                .configurations(::std::clone::Clone::clone(&value.configurations))
+                .max_simultaneous_viewers(
+                    ::std::clone::Clone::clone(&value.max_simultaneous_viewers),
+                )
+                .revoked_audiences(value.revoked_audiences.iter().cloned())
+                .site_id(&value.site_id)
+                .status(::std::clone::Clone::clone(&value.status))
+        }
+    }
+    impl LabelUpdate {
+        ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
+        pub fn builder_from(read: &Label) -> builder::LabelUpdate {
+            builder::LabelUpdate::from(read)
+        }
+    }
+    impl ::std::convert::From<&Label> for builder::LabelUpdate {
+        ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
+        fn from(value: &Label) -> Self {
+            Self::default().name(&value.name)
+        }
+    }
 }
 impl Client {
     /**List categories
@@ -30948,4 +31194,242 @@ pub mod operations {
         error_codes: ERROR_CODES,
         secret_members: SECRET_MEMBERS,
     };
+}
+impl Client {
+    /**Reads with `get_content`, applies `change` to an update that keeps everything read (`ContentUpdate::builder_from`), and sends it with `update_content`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_content<P0, F>(
+        &self,
+        content_name: P0,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdateContentContentName>
+            + ::vidplat_core::IntoValue<types::GetContentContentName>
+            + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::ContentUpdate,
+        ) -> types::builder::ContentUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Content> = self
+            .get_content()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .send()
+            .await?;
+        let update = change(types::ContentUpdate::builder_from(&read));
+        self.update_content().content_name(content_name).body(update).send().await
+    }
+    /**Reads with `get_document`, applies `change` to an update that keeps everything read (`DocumentUpdate::builder_from`), and sends it with `update_document`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_document<P0, P1, F>(
+        &self,
+        content_name: P0,
+        document_id: P1,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdateDocumentContentName>
+            + ::vidplat_core::IntoValue<types::GetDocumentContentName>
+            + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::DocumentUpdate,
+        ) -> types::builder::DocumentUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Document> = self
+            .get_document()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .document_id(::std::clone::Clone::clone(&document_id))
+            .send()
+            .await?;
+        let update = change(types::DocumentUpdate::builder_from(&read));
+        self.update_document()
+            .content_name(content_name)
+            .document_id(document_id)
+            .body(update)
+            .send()
+            .await
+    }
+    /**Reads with `get_poster`, applies `change` to an update that keeps everything read (`PosterUpdate::builder_from`), and sends it with `update_poster`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_poster<P0, P1, F>(
+        &self,
+        content_name: P0,
+        poster_id: P1,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdatePosterContentName>
+            + ::vidplat_core::IntoValue<types::GetPosterContentName>
+            + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::PosterUpdate,
+        ) -> types::builder::PosterUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Poster> = self
+            .get_poster()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .poster_id(::std::clone::Clone::clone(&poster_id))
+            .send()
+            .await?;
+        let update = change(types::PosterUpdate::builder_from(&read));
+        self.update_poster()
+            .content_name(content_name)
+            .poster_id(poster_id)
+            .body(update)
+            .send()
+            .await
+    }
+    /**Reads with `get_stream_set`, applies `change` to an update that keeps everything read (`StreamSetUpdate::builder_from`), and sends it with `update_stream_set`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_stream_set<P0, P1, F>(
+        &self,
+        content_name: P0,
+        set_name: P1,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdateStreamSetContentName>
+            + ::vidplat_core::IntoValue<types::GetStreamSetContentName>
+            + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<types::UpdateStreamSetSetName>
+            + ::vidplat_core::IntoValue<types::GetStreamSetSetName>
+            + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::StreamSetUpdate,
+        ) -> types::builder::StreamSetUpdate,
+    {
+        let read: ::vidplat_core::Response<types::StreamSet> = self
+            .get_stream_set()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .set_name(::std::clone::Clone::clone(&set_name))
+            .send()
+            .await?;
+        let update = change(types::StreamSetUpdate::builder_from(&read));
+        self.update_stream_set()
+            .content_name(content_name)
+            .set_name(set_name)
+            .body(update)
+            .send()
+            .await
+    }
+    /**Reads with `get_stream`, applies `change` to an update that keeps everything read (`StreamUpdate::builder_from`), and sends it with `update_stream`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_stream<P0, P1, F>(
+        &self,
+        content_name: P0,
+        stream_id: P1,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdateStreamContentName>
+            + ::vidplat_core::IntoValue<types::GetStreamContentName>
+            + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::StreamUpdate,
+        ) -> types::builder::StreamUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Stream> = self
+            .get_stream()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .stream_id(::std::clone::Clone::clone(&stream_id))
+            .send()
+            .await?;
+        let update = change(types::StreamUpdate::builder_from(&read));
+        self.update_stream()
+            .content_name(content_name)
+            .stream_id(stream_id)
+            .body(update)
+            .send()
+            .await
+    }
+    /**Reads with `get_subtitle`, applies `change` to an update that keeps everything read (`SubtitleUpdate::builder_from`), and sends it with `update_subtitle`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_subtitle<P0, P1, F>(
+        &self,
+        content_name: P0,
+        subtitle_id: P1,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<types::UpdateSubtitleContentName>
+            + ::vidplat_core::IntoValue<types::GetSubtitleContentName>
+            + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::SubtitleUpdate,
+        ) -> types::builder::SubtitleUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Subtitle> = self
+            .get_subtitle()
+            .content_name(::std::clone::Clone::clone(&content_name))
+            .subtitle_id(::std::clone::Clone::clone(&subtitle_id))
+            .send()
+            .await?;
+        let update = change(types::SubtitleUpdate::builder_from(&read));
+        self.update_subtitle()
+            .content_name(content_name)
+            .subtitle_id(subtitle_id)
+            .body(update)
+            .send()
+            .await
+    }
+    /**Reads with `get_viewing_page`, applies `change` to an update that keeps everything read (`ViewingPageUpdate::builder_from`), and sends it with `update_viewing_page`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_viewing_page<P0, F>(
+        &self,
+        page_id: P0,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::ViewingPageUpdate,
+        ) -> types::builder::ViewingPageUpdate,
+    {
+        let read: ::vidplat_core::Response<types::ViewingPage> = self
+            .get_viewing_page()
+            .page_id(::std::clone::Clone::clone(&page_id))
+            .send()
+            .await?;
+        let update = change(types::ViewingPageUpdate::builder_from(&read));
+        self.update_viewing_page().page_id(page_id).body(update).send().await
+    }
+    /**Reads with `get_label`, applies `change` to an update that keeps everything read (`LabelUpdate::builder_from`), and sends it with `update_label`.
+
+Two requests. The API has no version check: a change another client makes between the two is overwritten with what was read.*/
+    pub async fn modify_label<P0, F>(
+        &self,
+        label_id: P0,
+        change: F,
+    ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
+    where
+        P0: ::vidplat_core::IntoValue<::uuid::Uuid>
+            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        F: ::std::ops::FnOnce(
+            types::builder::LabelUpdate,
+        ) -> types::builder::LabelUpdate,
+    {
+        let read: ::vidplat_core::Response<types::Label> = self
+            .get_label()
+            .label_id(::std::clone::Clone::clone(&label_id))
+            .send()
+            .await?;
+        let update = change(types::LabelUpdate::builder_from(&read));
+        self.update_label().label_id(label_id).body(update).send().await
+    }
 }

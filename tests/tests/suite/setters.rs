@@ -108,3 +108,74 @@ async fn a_pattern_keeps_its_json_schema_meaning_for_unicode_spaces() {
     let body = vidplat_tests::task_body().episode_name("春の特集_第1話");
     wire.encoder().register_task().body(body).call().await.unwrap();
 }
+
+/// An update built from what was read sends every member both share, nested
+/// ones converted (`Chapter` into `ChapterUpdate`), and leaves out what the
+/// read did not hold; a read value that breaks a rule of the update is refused
+/// before anything is sent, with its path.
+#[tokio::test]
+async fn an_update_built_from_a_read_resource_sends_what_was_read() {
+    use vidplat::vms::types::{Content, ContentUpdate};
+    let read: Content = serde_json::from_value(json!({
+        "name": "c",
+        "title": "Spring",
+        "status": "LIMITED",
+        "publish_end": "2030-12-31 23:59:59",
+        "category_id": "5b0c8f52-8d1e-4a3b-9f2e-1c6d7a8b9e01",
+        "labels": [],
+        "tags": [{"key": "k", "value": "v"}],
+        "chapters": [{"start_time": 0, "title": "Start", "poster_id": "e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f7"}],
+        "primary_poster_id": "e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f8",
+        "playback_count": 12,
+        "created_at": "2025-01-01 00:00:00"
+    }))
+    .unwrap();
+    let wire = Wire::no_content().await;
+    let update = ContentUpdate::builder_from(&read).title("Summer").clear_publish_end();
+    wire.vms()
+        .update_content()
+        .content_name("c")
+        .body(update)
+        .call()
+        .await
+        .unwrap();
+    wire.verify(Expect::patch("/v1/contents/c").json(json!({
+        "title": "Summer",
+        "status": "LIMITED",
+        "publish_end": null,
+        "category_id": "5b0c8f52-8d1e-4a3b-9f2e-1c6d7a8b9e01",
+        "labels": [],
+        "tags": [{"key": "k", "value": "v"}],
+        "chapters": [{"start_time": 0, "title": "Start", "poster_id": "e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f7"}],
+        "primary_poster_id": "e1f2a3b4-c5d6-4e7f-8091-a2b3c4d5e6f8"
+    })))
+    .await;
+
+    let mut long = read.clone();
+    long.title = Some("x".repeat(201));
+    long.chapters[0].poster_id = Some("not-a-uuid".into());
+    let wire = Wire::no_content().await;
+    let error = wire
+        .vms()
+        .update_content()
+        .content_name("c")
+        .body(ContentUpdate::builder_from(&long))
+        .call()
+        .await
+        .unwrap_err();
+    let (field, rule) = refused(error);
+    assert_eq!(field, "chapters[0].poster_id", "{rule}");
+    assert!(rule.contains("is not a UUID"), "{rule}");
+    long.chapters.clear();
+    let error = wire
+        .vms()
+        .update_content()
+        .content_name("c")
+        .body(ContentUpdate::builder_from(&long))
+        .call()
+        .await
+        .unwrap_err();
+    let (field, rule) = refused(error);
+    assert_eq!(field, "title", "{rule}");
+    wire.assert_nothing_sent().await;
+}

@@ -22,6 +22,7 @@ mod conversions;
 mod driver;
 mod enums;
 mod expect;
+mod from_read;
 mod index;
 mod keep;
 mod model;
@@ -155,6 +156,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     let mut added = enums::items(&enums)?;
     added.extend(paging::paged_impls(types)?);
     added.extend(conversions::items(types)?);
+    added.extend(from_read::items(&spec, types)?);
     types.extend(added);
     let mut items = builders::items(service.title, &spec, &operations)?;
     let builder = syntax::module_items(&mut items, "builder").context("the generated `builder` module")?;
@@ -162,6 +164,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     file.items.extend(items);
     file.items.push(table::module(service, &spec, &operations)?);
     file.items.extend(aliases::alias_methods(&spec)?);
+    file.items.extend(from_read::modify_methods(&operations)?);
 
     let driver = driver::render(service, &spec, &operations)?;
     let rows = index::rows(service.name, &operations, &spec);

@@ -1496,3 +1496,41 @@ async fn updates_clear_a_description_sent_as_null() {
         .expect("read");
     assert_eq!(profile.description, None);
 }
+
+/// `modify_preset` keeps every member read, including the ones a change does not name.
+#[tokio::test]
+async fn modify_preset_keeps_what_it_does_not_change() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let encoder = client.encoder().expect("encoder");
+    let preset_id = preset(
+        &client,
+        "kept",
+        json!({"description": "first", "dynamic_streams": true}),
+    )
+    .await;
+    let before = encoder
+        .get_preset()
+        .preset_id(id(preset_id))
+        .call()
+        .await
+        .expect("read");
+    encoder
+        .modify_preset(id(preset_id), |update| update.name("renamed"))
+        .await
+        .expect("modified");
+    let after = encoder
+        .get_preset()
+        .preset_id(id(preset_id))
+        .call()
+        .await
+        .expect("read");
+    assert_eq!(after.name.as_deref(), Some("renamed"));
+    let comparable = |preset: &vidplat::encoder::types::Preset| {
+        let mut value = serde_json::to_value(preset).expect("a preset serialises");
+        for changed in ["name", "updated_at"] {
+            value.as_object_mut().expect("an object").remove(changed);
+        }
+        value
+    };
+    assert_eq!(comparable(&after), comparable(&before));
+}

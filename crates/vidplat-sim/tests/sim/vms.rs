@@ -2058,3 +2058,49 @@ async fn updates_clear_nullable_members_and_empty_lists() {
     assert!(page.revoked_audiences.is_empty());
     assert_eq!(page.access_denial_timeout, Some(60), "a member left out is kept");
 }
+
+/// `modify_*` reads, changes what the closure says and writes back everything
+/// else as it was read: nothing but the changed member (and the time of the
+/// change) differs afterwards, chapters and overrides included.
+#[tokio::test]
+async fn modify_changes_one_member_and_keeps_everything_else() {
+    let (_sim, client, _movies, _registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    vms.update_content()
+        .content_name("c")
+        .body(
+            types::ContentUpdate::builder()
+                .description("Described")
+                .tags([from::<types::Tag>(json!({"key": "k", "value": "v"}))])
+                .chapters([from::<types::ChapterUpdate>(json!({"start_time": 0, "title": "Start"}))]),
+        )
+        .call()
+        .await
+        .unwrap();
+    let before = vms.get_content().content_name("c").call().await.unwrap();
+    vms.modify_content("c", |update| update.title("Renamed")).await.unwrap();
+    let after = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(after.title.as_deref(), Some("Renamed"));
+    let comparable = |content: &types::Content| {
+        let mut value = serde_json::to_value(content).unwrap();
+        for changed in ["title", "updated_at"] {
+            value.as_object_mut().unwrap().remove(changed);
+        }
+        value
+    };
+    assert_eq!(comparable(&after), comparable(&before));
+    assert_eq!((after.tags.len(), after.chapters.len()), (1, 1));
+
+    let (page_id, _) = signed_page(
+        vms,
+        Some(&sites_dedicated(vms).await),
+        json!({"max_simultaneous_viewers": 3}),
+    )
+    .await;
+    vms.modify_viewing_page(&page_id, |update| update.clear_max_simultaneous_viewers())
+        .await
+        .unwrap();
+    let page = vms.get_viewing_page().page_id(&page_id).call().await.unwrap();
+    assert_eq!(page.max_simultaneous_viewers, None);
+    assert!(page.site_id.is_some(), "the site read is written back");
+}
