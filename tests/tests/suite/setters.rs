@@ -151,31 +151,29 @@ async fn an_update_built_from_a_read_resource_sends_what_was_read() {
     })))
     .await;
 
+    let wire = Wire::no_content().await;
+    let refusal = |read: Content| {
+        let vms = wire.vms();
+        async move {
+            let update = ContentUpdate::builder_from(&read);
+            refused(
+                vms.update_content()
+                    .content_name("c")
+                    .body(update)
+                    .call()
+                    .await
+                    .unwrap_err(),
+            )
+        }
+    };
     let mut long = read.clone();
     long.title = Some("x".repeat(201));
     long.chapters[0].poster_id = Some("not-a-uuid".into());
-    let wire = Wire::no_content().await;
-    let error = wire
-        .vms()
-        .update_content()
-        .content_name("c")
-        .body(ContentUpdate::builder_from(&long))
-        .call()
-        .await
-        .unwrap_err();
-    let (field, rule) = refused(error);
+    let (field, rule) = refusal(long.clone()).await;
     assert_eq!(field, "chapters[0].poster_id", "{rule}");
     assert!(rule.contains("is not a UUID"), "{rule}");
     long.chapters.clear();
-    let error = wire
-        .vms()
-        .update_content()
-        .content_name("c")
-        .body(ContentUpdate::builder_from(&long))
-        .call()
-        .await
-        .unwrap_err();
-    let (field, rule) = refused(error);
+    let (field, rule) = refusal(long).await;
     assert_eq!(field, "title", "{rule}");
     wire.assert_nothing_sent().await;
 }
