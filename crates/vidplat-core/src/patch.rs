@@ -62,6 +62,24 @@ impl<T> Patch<T> {
         }
     }
 
+    /// The same change, borrowing the value.
+    pub fn as_ref(&self) -> Patch<&T> {
+        match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Set(value) => Patch::Set(value),
+            Patch::Clear => Patch::Clear,
+        }
+    }
+
+    /// The same change with the value mapped by a check that may refuse it.
+    pub fn try_map<U, E>(self, f: impl FnOnce(T) -> Result<U, E>) -> Result<Patch<U>, E> {
+        Ok(match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Set(value) => Patch::Set(f(value)?),
+            Patch::Clear => Patch::Clear,
+        })
+    }
+
     /// Applies the change to `current`: what the server does with it.
     pub fn apply_to(self, current: &mut Option<T>) {
         if let Some(change) = self.into_change() {
@@ -145,5 +163,14 @@ mod tests {
         Patch::Clear.apply_to(&mut current);
         assert_eq!(current, None);
         assert_eq!(Patch::from(None::<u8>), Patch::Keep);
+        assert_eq!(
+            Patch::Set(2).as_ref().try_map(|v| Ok::<_, ()>(v * 2)),
+            Ok(Patch::Set(4))
+        );
+        assert_eq!(Patch::Set(2).try_map(|_| Err::<u8, _>("refused")), Err("refused"));
+        assert_eq!(
+            Patch::<u8>::Clear.try_map(|_| Err::<u8, _>("refused")),
+            Ok(Patch::Clear)
+        );
     }
 }

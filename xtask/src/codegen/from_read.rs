@@ -14,36 +14,58 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// (update body, resource read) for every update with a GET on its path.
-pub fn update_pairs(spec: &Value) -> Vec<(String, String)> {
+/// An update whose path also answers a GET: the one place that pairs them,
+/// for the conversions and for `modify_*`.
+#[derive(Debug, PartialEq)]
+pub struct UpdatePair {
+    /// The PUT or PATCH's operationId and its body schema.
+    pub update_op: String,
+    pub update: String,
+    /// The GET's operationId and the schema it answers.
+    pub read_op: String,
+    pub read: String,
+}
+
+/// Every update with a GET on its path, in the YAML's order.
+pub fn update_pairs(spec: &Value) -> Vec<UpdatePair> {
     let schema_name = |schema: &Value| {
         schema["$ref"]
             .as_str()
             .and_then(|r| r.strip_prefix("#/components/schemas/"))
             .map(str::to_owned)
     };
+    let id = |op: &Value| op["operationId"].as_str().map(str::to_owned);
     let ops = operations(spec);
     let mut pairs = Vec::new();
     for (path, method, op) in &ops {
         if method != "PUT" && method != "PATCH" {
             continue;
         }
-        let Some(update) = schema_name(&op["requestBody"]["content"]["application/json"]["schema"]) else {
+        let (Some(update), Some(update_op)) = (
+            schema_name(&op["requestBody"]["content"]["application/json"]["schema"]),
+            id(op),
+        ) else {
             continue;
         };
         let read = ops
             .iter()
             .filter(|(p, m, _)| p == path && m == "GET")
             .find_map(|(_, _, get)| {
-                get["responses"]
+                let read = get["responses"]
                     .as_object()
                     .into_iter()
                     .flatten()
                     .filter(|(status, _)| status.starts_with('2'))
-                    .find_map(|(_, response)| schema_name(&response["content"]["application/json"]["schema"]))
+                    .find_map(|(_, response)| schema_name(&response["content"]["application/json"]["schema"]))?;
+                Some((id(get)?, read))
             });
-        if let Some(read) = read {
-            pairs.push((update, read));
+        if let Some((read_op, read)) = read {
+            pairs.push(UpdatePair {
+                update_op,
+                update,
+                read_op,
+                read,
+            });
         }
     }
     pairs
@@ -68,7 +90,7 @@ pub fn items(spec: &Value, types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         .collect();
     let mut queue: Vec<(String, String, bool)> = update_pairs(spec)
         .into_iter()
-        .map(|(update, read)| (update, read, false))
+        .map(|pair| (pair.update, pair.read, false))
         .collect();
     let mut done = BTreeSet::new();
     let mut out = Vec::new();
@@ -211,20 +233,15 @@ fn struct_pair(
 
 /// `Client::modify_<resource>`: read, change, write, for every update whose
 /// path also answers a GET and whose parameters are all in the path.
-pub fn modify_methods(operations: &[crate::codegen::model::Operation]) -> Result<Option<syn::Item>> {
+pub fn modify_methods(spec: &Value, operations: &[crate::codegen::model::Operation]) -> Result<Option<syn::Item>> {
     use crate::codegen::model::{Body, Location};
+    let by_id = |id: &str| operations.iter().find(|op| op.id == id);
     let mut methods = Vec::new();
-    for update in operations {
-        if update.method != "PUT" && update.method != "PATCH" {
-            continue;
-        }
-        let Some(Body::Json { ty, builder: Some(_) }) = &update.body else {
+    for pair in update_pairs(spec) {
+        let (Some(update), Some(read)) = (by_id(&pair.update_op), by_id(&pair.read_op)) else {
             continue;
         };
-        let Some(read) = operations
-            .iter()
-            .find(|op| op.method == "GET" && op.path == update.path && !is_named(&op.success, "Vec"))
-        else {
+        let Some(Body::Json { ty, builder: Some(_) }) = &update.body else {
             continue;
         };
         let in_path = |op: &crate::codegen::model::Operation| op.params.iter().all(|p| p.location == Location::Path);
@@ -302,6 +319,14 @@ mod tests {
                 "put": {"operationId": "update_order", "requestBody": body("Order"), "responses": {"204": {}}}
             }
         }});
-        assert_eq!(update_pairs(&spec), [("PageUpdate".to_owned(), "Page".to_owned())]);
+        assert_eq!(
+            update_pairs(&spec),
+            [UpdatePair {
+                update_op: "update_page".into(),
+                update: "PageUpdate".into(),
+                read_op: "get_page".into(),
+                read: "Page".into(),
+            }]
+        );
     }
 }

@@ -164,7 +164,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     file.items.extend(items);
     file.items.push(table::module(service, &spec, &operations)?);
     file.items.extend(aliases::alias_methods(&spec)?);
-    file.items.extend(from_read::modify_methods(&operations)?);
+    file.items.extend(from_read::modify_methods(&spec, &operations)?);
 
     let driver = driver::render(service, &spec, &operations)?;
     let rows = index::rows(service.name, &operations, &spec);

@@ -11,7 +11,7 @@
 use crate::codegen::expect::Expect;
 use crate::codegen::spec::{is_nullable, update_schemas};
 use crate::codegen::syntax::{
-    first_generic, is_named, module_items, replace_skip_serializing_if, types_module, wire_name,
+    first_generic, is_named, module_items, replace_skip_serializing_if, try_into_target, types_module, wire_name,
 };
 use anyhow::{bail, Result};
 use serde_json::Value;
@@ -154,7 +154,8 @@ fn retype_builders(types: &mut [syn::Item], changes: &[(String, String, Change)]
                     let Some(change) = change_of(changes, &name, &setter.sig.ident.to_string()) else {
                         continue;
                     };
-                    if retype_try_into(&mut setter.sig, change)? {
+                    if let Some(target) = try_into_target(&mut setter.sig) {
+                        *target = retyped(target, change)?;
                         retyped_setters += 1;
                     }
                 }
@@ -176,35 +177,6 @@ fn change_of(changes: &[(String, String, Change)], strukt: &str, member: &str) -
         .iter()
         .find(|(s, m, _)| s == strukt && m == member)
         .map(|(_, _, change)| *change)
-}
-
-/// The `X` of a typify setter's `where T: TryInto<X>` becomes the new type.
-fn retype_try_into(sig: &mut syn::Signature, change: Change) -> Result<bool> {
-    let Some(clause) = sig.generics.where_clause.as_mut() else {
-        return Ok(false);
-    };
-    for predicate in clause.predicates.iter_mut() {
-        let syn::WherePredicate::Type(p) = predicate else {
-            continue;
-        };
-        for bound in p.bounds.iter_mut() {
-            let syn::TypeParamBound::Trait(t) = bound else { continue };
-            let Some(last) = t.path.segments.last_mut() else {
-                continue;
-            };
-            if last.ident != "TryInto" {
-                continue;
-            }
-            let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
-                continue;
-            };
-            if let Some(syn::GenericArgument::Type(target)) = args.args.first_mut() {
-                *target = retyped(target, change)?;
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use crate::codegen::expect::Expect;
 use crate::codegen::refusals::builder_field_count;
-use crate::codegen::syntax::{first_generic, is_named, module_items, types_module};
+use crate::codegen::syntax::{first_generic, is_named, module_items, try_into_target, types_module};
 use anyhow::{bail, Result};
 use quote::quote;
 use serde_json::Value;
@@ -26,7 +26,7 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
         let mut clearers = Vec::new();
         for member in block.items.iter_mut() {
             let syn::ImplItem::Fn(setter) = member else { continue };
-            let Some(target) = try_into_target(&setter.sig) else {
+            let Some(target) = try_into_target(&mut setter.sig).map(|target| target.clone()) else {
                 continue;
             };
             let attrs = std::mem::take(&mut setter.attrs);
@@ -125,30 +125,4 @@ fn clearer(name: &syn::Ident) -> Result<syn::ImplItemFn> {
             self
         }
     })?)
-}
-
-/// `T` of the setter's `where X: TryInto<T>` bound (typify's setter form).
-fn try_into_target(sig: &syn::Signature) -> Option<syn::Type> {
-    let clause = sig.generics.where_clause.as_ref()?;
-    clause.predicates.iter().find_map(|predicate| {
-        let syn::WherePredicate::Type(p) = predicate else {
-            return None;
-        };
-        p.bounds.iter().find_map(|bound| {
-            let syn::TypeParamBound::Trait(t) = bound else {
-                return None;
-            };
-            let last = t.path.segments.last()?;
-            if last.ident != "TryInto" {
-                return None;
-            }
-            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            args.args.iter().find_map(|a| match a {
-                syn::GenericArgument::Type(t) => Some(t.clone()),
-                _ => None,
-            })
-        })
-    })
 }

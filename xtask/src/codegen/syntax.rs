@@ -141,6 +141,32 @@ pub fn field_name(name: &str) -> String {
     }
 }
 
+/// The `T` of a typify setter's `where X: TryInto<T>` bound, to read or retype.
+pub fn try_into_target(sig: &mut syn::Signature) -> Option<&mut syn::Type> {
+    let clause = sig.generics.where_clause.as_mut()?;
+    clause.predicates.iter_mut().find_map(|predicate| {
+        let syn::WherePredicate::Type(p) = predicate else {
+            return None;
+        };
+        p.bounds.iter_mut().find_map(|bound| {
+            let syn::TypeParamBound::Trait(t) = bound else {
+                return None;
+            };
+            let last = t.path.segments.last_mut()?;
+            if last.ident != "TryInto" {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
+                return None;
+            };
+            args.args.iter_mut().find_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+        })
+    })
+}
+
 /// Replaces `skip_serializing_if = …` in the field's `#[serde(…)]` attributes
 /// with `skip_serializing_if = "with"`, or removes it for `None`; a member
 /// that may be skipped when written is read as its default when absent, so

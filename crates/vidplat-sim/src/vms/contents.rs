@@ -15,7 +15,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use std::collections::HashMap;
-use vidplat_core::Patch;
 use vidplat_vms::types;
 
 const SORT_COLUMNS: &[&str] = &["created_at", "updated_at", "name", "title", "duration"];
@@ -625,11 +624,7 @@ pub(super) async fn update(
             false => Err(SimError::not_found(format!("poster {id} of content {name}"))),
         }
     };
-    let primary_poster_id = match &body.primary_poster_id {
-        Patch::Set(id) => Patch::Set(poster(id)?),
-        Patch::Keep => Patch::Keep,
-        Patch::Clear => Patch::Clear,
-    };
+    let primary_poster_id = body.primary_poster_id.as_ref().try_map(poster)?;
     let chapters = match &body.chapters {
         None => None,
         Some(chapters) => {
@@ -661,19 +656,18 @@ pub(super) async fn update(
             })
         })
         .transpose()?;
-    if let Patch::Set(id) = &body.presentation_document_id {
+    let presentation_document_id = body.presentation_document_id.try_map(|id| {
         let id = id.to_string();
-        if !content
+        match content
             .documents
             .iter()
             .any(|document| document.id.as_ref() == Some(&id))
         {
-            return Err(SimError::not_found(format!("document {id} of content {name}")));
+            true => Ok(id),
+            false => Err(SimError::not_found(format!("document {id} of content {name}"))),
         }
-    }
-    body.presentation_document_id
-        .map(|id| id.to_string())
-        .apply_to(&mut content.presentation_document_id);
+    })?;
+    presentation_document_id.apply_to(&mut content.presentation_document_id);
     primary_poster_id.apply_to(&mut content.primary_poster_id);
     if let Some(chapters) = chapters {
         content.chapters = chapters;

@@ -35,7 +35,6 @@ use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use vidplat::signing::{self, SigningKey};
-use vidplat_core::Patch;
 use vidplat_vms::types;
 
 const SORT_COLUMNS: &[&str] = &["created_at", "updated_at"];
@@ -202,11 +201,7 @@ pub(super) async fn update(
 ) -> Result<StatusCode, SimError> {
     let mut store = app.store();
     let index = page_index(&store, &id)?;
-    let site_id = match &body.site_id {
-        Patch::Set(site) => Patch::Set(require_site(site)?),
-        Patch::Keep => Patch::Keep,
-        Patch::Clear => Patch::Clear,
-    };
+    let site_id = body.site_id.as_ref().try_map(require_site)?;
     let page = &mut store.pages[index].body;
     site_id.apply_to(&mut page.site_id);
     if body.configurations.is_some() {
