@@ -11,7 +11,6 @@
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// One feature set of `vidplat` to measure, and the ratio it must meet.
@@ -330,7 +329,7 @@ fn measure(dir: &Path, manifest: &str, main: &str, lock: &Path, timings: Option<
     let target = dir.join("target");
     let build = |timed: bool| -> Result<Duration> {
         let started = Instant::now();
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        let status = crate::services::cargo()
             .args(["build", "--quiet"])
             .args(timed.then_some("--timings"))
             .current_dir(dir)

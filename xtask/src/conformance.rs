@@ -33,8 +33,7 @@ pub fn run_all(simulator: Simulator) -> Result<()> {
     install()?;
     let root = repo_root();
     if let Simulator::Build = simulator {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        run(Command::new(&cargo)
+        run(crate::services::cargo()
             .args(["build", "--quiet", "-p", "vidplat-sim", "--bin", "vidplat-sim"])
             .current_dir(&root))?;
     }

@@ -178,7 +178,7 @@ fn fresh_clone() -> Result<()> {
             // The build's own target directory: the clone's sources are new, the
             // compiled dependencies are not (a second cold build of the xtask's
             // dependencies proves nothing more).
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            let status = crate::services::cargo()
                 .args(args)
                 .current_dir(&clone)
                 .env("CARGO_TARGET_DIR", publish::target_dir())
@@ -217,7 +217,7 @@ const FORBIDDEN_C_BUILDS: [&str; 6] = [
 /// the SDK with every feature, and the simulator as a dev-dependency brings it.
 fn no_large_c_builds() -> Result<()> {
     for args in [&["-p", "vidplat", "--all-features"][..], &["-p", "vidplat-sim"]] {
-        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        let output = crate::services::cargo()
             .args(["tree", "-e", "normal,build", "--prefix", "none", "--format", "{p}"])
             .args(args)
             .current_dir(services::repo_root())
@@ -249,17 +249,7 @@ fn no_large_c_builds() -> Result<()> {
 
 /// The workspace's target directory (`CARGO_TARGET_DIR` when set).
 fn cargo(args: &[&str]) -> Result<()> {
-    println!("$ cargo {}", args.join(" "));
-    let started = std::time::Instant::now();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(args)
-        .current_dir(services::repo_root())
-        .status()?;
-    if !status.success() {
-        bail!("`cargo {}` failed ({status})", args.join(" "));
-    }
-    println!("(cargo {} took {:.1?})", args.join(" "), started.elapsed());
-    Ok(())
+    publish::run_cargo(args, &services::repo_root(), &[])
 }
 
 #[cfg(test)]

@@ -160,10 +160,11 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-fn run_cargo(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<()> {
+/// Runs cargo in `dir`, saying the command and how long it took.
+pub fn run_cargo(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<()> {
     println!("$ cargo {}", args.join(" "));
     let started = std::time::Instant::now();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let status = crate::services::cargo()
         .args(args)
         .current_dir(dir)
         .envs(env.iter().copied())

@@ -52,6 +52,11 @@ pub fn load_yaml(path: &Path) -> Result<Value> {
     serde_yaml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
+/// The cargo that runs the xtask (`$CARGO`), as a command to add arguments to.
+pub fn cargo() -> std::process::Command {
+    std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
 pub fn repo_root() -> PathBuf {
     // xtask lives at <root>/xtask.
     Path::new(env!("CARGO_MANIFEST_DIR"))
