@@ -249,12 +249,19 @@ impl Runtime {
             };
             let this = failure(delivery, attempts, kind);
             let retry = spare.filter(|_| may_send_again(Some(method), delivery, status));
-            let Some(spare) = retry else { return Err(this) };
             let backoff = inner.retry.backoff(attempts - 1);
             let wait = retry_after.map_or(backoff, |after| after.max(backoff));
-            if deadline.cut_short(Instant::now(), wait) {
+            let retrying = retry.is_some() && !deadline.cut_short(Instant::now(), wait);
+            // A 429 on a limited service: counted, and the wait before the next attempt shown.
+            let _server_wait = match (&inner.quota, status) {
+                (Some(limiter), Some(429)) => {
+                    limiter.server_refused(retrying.then(|| Instant::now().checked_add(wait)))
+                }
+                _ => None,
+            };
+            let Some(spare) = retry.filter(|_| retrying) else {
                 return Err(this);
-            }
+            };
             tracing::debug!(
                 attempt = attempts,
                 wait_ms = millis(wait),

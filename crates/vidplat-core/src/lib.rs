@@ -38,7 +38,7 @@ pub use paged::{PagePosition, Paged, PagingStyle};
 pub use patch::Patch;
 pub use prepared::{Prepared, Rows};
 pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
-pub use quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaWait};
+pub use quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};
 #[cfg(feature = "redis")]
 pub use quota::redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};

@@ -27,16 +27,13 @@ async fn main() -> Result<()> {
     };
     let client = sim.client().analytics_quota(quota).build()?;
 
-    // Progress: say when a page waits for its analytics turn, and until when.
+    // Progress: "waiting 2 s for the per-minute analytics quota" whenever a page waits for its turn.
     if let Some(limiter) = client.analytics_quota() {
         let mut waits = limiter.watch_waits();
         tokio::spawn(async move {
             while waits.changed().await.is_ok() {
                 if let Some(wait) = *waits.borrow_and_update() {
-                    let left = wait
-                        .until
-                        .map(|until| until.saturating_duration_since(tokio::time::Instant::now()));
-                    eprintln!("waiting for the analytics quota ({:?}) for {left:?}", wait.quota);
+                    eprintln!("{wait}");
                 }
             }
         });

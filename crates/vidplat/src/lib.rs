@@ -276,8 +276,8 @@ pub use error::{
 };
 pub use rows::{RowStream, Rows};
 pub use vidplat_core::{
-    install_default_tls_provider, Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaWait,
-    RetryPolicy, Timestamp, Transport,
+    install_default_tls_provider, Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaUsage,
+    QuotaWait, RetryPolicy, Timestamp, Transport, WaitCause,
 };
 #[cfg(feature = "redis")]
 pub use vidplat_core::{RedisQuota, RedisQuotaError, RedisUnavailable};

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use vidplat::{Client, Error, Quota, QuotaConfig, QuotaMode};
+use vidplat::{Client, Error, Quota, QuotaConfig, QuotaMode, WaitCause};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const WINDOW: Duration = Duration::from_secs(1);
@@ -220,4 +220,58 @@ async fn the_quota_wait_ends_with_the_total_timeout() {
         other => panic!("expected RateLimited or Timeout, got {other:?}"),
     }
     assert_eq!(enforcing.arrivals.lock().unwrap().len(), 3, "the 4th call never left");
+}
+
+#[tokio::test]
+async fn the_wait_after_a_server_429_is_published_and_the_refused_attempt_counted() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::path("/v2/os/data"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": "limit"})),
+        )
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(wiremock::matchers::path("/v2/os/data"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": [], "truncated": false})))
+        .mount(&server)
+        .await;
+    let client = vidplat_tests::local_client(&server.uri())
+        .analytics_quota(QuotaConfig {
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        })
+        .build()
+        .unwrap();
+    let limiter = client.analytics_quota().unwrap().clone();
+    let mut waits = limiter.watch_waits();
+    let call = tokio::spawn(async move { client.analytics().unwrap().cloud_by_os().send().await.is_ok() });
+    let shown = tokio::time::timeout(Duration::from_secs(5), waits.wait_for(Option::is_some))
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("the wait was shown");
+    assert_eq!(
+        (shown.quota, shown.cause),
+        (Quota::Unspecified, WaitCause::ServerRefused)
+    );
+    let left = shown.left().expect("the server said how long");
+    assert!(
+        left > Duration::from_millis(500) && left <= Duration::from_secs(1),
+        "{left:?}"
+    );
+    assert_eq!(
+        shown.to_string(),
+        "waiting 1 s: the server refused the last attempt (429 Too Many Requests)"
+    );
+    assert!(call.await.unwrap(), "the retry succeeded");
+    assert_eq!(limiter.current_wait(), None, "cleared when the retry started");
+    let usage = limiter.usage();
+    assert_eq!((usage.used, usage.refused_by_server, usage.remaining()), (2, 1, 49_998));
+    assert_eq!(
+        usage.to_string(),
+        "2 of 50000 analytics calls used this month (1 refused by the server with 429)"
+    );
 }

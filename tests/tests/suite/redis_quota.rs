@@ -11,7 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use vidplat::{Error, Quota, QuotaConfig, QuotaLimiter, QuotaMode, RedisQuota, RedisUnavailable, RetryPolicy};
+use vidplat::{
+    Error, Quota, QuotaConfig, QuotaLimiter, QuotaMode, RedisQuota, RedisUnavailable, RetryPolicy, WaitCause,
+};
 use vidplat_core::OperationMeta;
 use vidplat_sim::{SimConfig, Simulator};
 use vidplat_tests::redis_server::RedisServer;
@@ -130,6 +132,54 @@ async fn a_vanished_holder_blocks_the_others_only_until_its_lease_expires() {
     drop(permit);
     std::mem::forget(held);
     tokio::task::spawn_blocking(move || drop(runtime)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_call_shows_its_place_and_every_client_reads_the_shared_month() {
+    let Some(redis) = RedisServer::start() else { return };
+    let window = Duration::from_millis(100);
+    let limiter = |redis: &RedisServer| {
+        QuotaLimiter::with_store(
+            config(window, QuotaMode::Wait),
+            store(redis, "queue", Duration::from_secs(5)),
+        )
+    };
+    let (holder, first, second) = (limiter(&redis), limiter(&redis), limiter(&redis));
+    let held = holder.acquire(cloud_by_os(), None).await.unwrap();
+    let queued = |waiter: &QuotaLimiter| {
+        let (waiter, mut waits) = (waiter.clone(), waiter.watch_waits());
+        let turn = tokio::spawn(async move { waiter.acquire(cloud_by_os(), None).await.map(drop) });
+        async move {
+            let wait = tokio::time::timeout(Duration::from_secs(5), waits.wait_for(Option::is_some))
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            (wait, turn)
+        }
+    };
+    let (first_wait, first_turn) = queued(&first).await;
+    let (second_wait, second_turn) = queued(&second).await;
+    assert_eq!(first_wait.cause, WaitCause::Queued { ahead: Some(0) });
+    assert_eq!(second_wait.cause, WaitCause::Queued { ahead: Some(1) });
+    assert_eq!(
+        second_wait.to_string(),
+        "waiting for the analytics call in flight to end, queued behind 1 other call"
+    );
+    held.release().await;
+    for turn in [first_turn, second_turn] {
+        tokio::time::timeout(Duration::from_secs(5), turn)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+    // The account's count, not this process's: three turns in all.
+    assert_eq!(second.remaining(), 50_000 - 3);
+    let newcomer = limiter(&redis);
+    assert_eq!(newcomer.remaining(), 50_000, "nothing read from Redis yet");
+    assert_eq!(newcomer.fetch_usage().await.used, 3);
+    assert_eq!(newcomer.remaining(), 50_000 - 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@
 //! default), or, with the `redis` feature, in Redis, shared by every process
 //! and machine of the account (`quota::redis`).
 
-use crate::quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaWait, Waiting};
+use crate::quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting};
 #[cfg(feature = "redis")]
 use crate::quota::redis::{RedisLease, RedisQuota, RedisUnavailable};
 use crate::table::OperationMeta;
@@ -85,7 +85,12 @@ pub struct QuotaLimiter {
 struct State {
     /// Start times of the calls in the current window, oldest first.
     recent: VecDeque<Instant>,
+    /// Attempts counted in this process (with the Redis store: only those that fell back to it).
     month_used: u64,
+    /// The account's month count in the shared store, as of this client's latest turn.
+    shared_month_used: Option<u64>,
+    /// Attempts the server refused with 429 (already counted in the month: the server counts them).
+    refused_by_server: u64,
 }
 
 impl std::fmt::Debug for QuotaLimiter {
@@ -93,7 +98,7 @@ impl std::fmt::Debug for QuotaLimiter {
         f.debug_struct("QuotaLimiter")
             .field("config", &self.config)
             .field("store", &self.store)
-            .field("month_remaining", &self.remaining())
+            .field("usage", &self.usage())
             .finish()
     }
 }
@@ -120,6 +125,8 @@ impl QuotaLimiter {
             state: Arc::new(Mutex::new(State {
                 recent: VecDeque::new(),
                 month_used: 0,
+                shared_month_used: None,
+                refused_by_server: 0,
             })),
             waits: Arc::new(watch::channel(None).0),
             config,
@@ -155,16 +162,69 @@ impl QuotaLimiter {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Calls left this month, as this client counts them (calls made by other
-    /// clients of the account are not seen; with the Redis store, only calls
-    /// that fell back to the local count are counted here).
+    /// Calls left this month. In memory, as this client counts them (other
+    /// clients of the account are not seen). With the Redis store, the
+    /// account's shared count as of this client's latest turn (plus any call
+    /// that fell back to the local count); [`fetch_usage`](Self::fetch_usage)
+    /// asks Redis for the current one.
+    ///
+    /// Every attempt counts, including those the server refuses with 429
+    /// (whether the service counts refused calls is not shown; the client
+    /// assumes it does, so it never overspends).
     pub fn remaining(&self) -> u64 {
-        self.config.per_month.saturating_sub(self.state().month_used)
+        self.usage().remaining()
+    }
+
+    /// The month's count as this client knows it (see [`remaining`](Self::remaining)),
+    /// with the attempts the server refused.
+    pub fn usage(&self) -> QuotaUsage {
+        let state = self.state();
+        QuotaUsage {
+            per_month: self.config.per_month,
+            used: state.shared_month_used.unwrap_or(0).saturating_add(state.month_used),
+            refused_by_server: state.refused_by_server,
+        }
+    }
+
+    /// [`usage`](Self::usage), with the Redis store's count read from Redis now
+    /// (one round trip, within the store's command timeout; if Redis does not
+    /// answer, the last count seen). In memory, the same as `usage`.
+    pub async fn fetch_usage(&self) -> QuotaUsage {
+        #[cfg(feature = "redis")]
+        if let QuotaStore::Redis(store) = &self.store {
+            match store.month_used().await {
+                Ok(used) => self.saw_shared_month(used),
+                Err(message) => tracing::warn!("analytics quota: {message}; showing the last count seen"),
+            }
+        }
+        self.usage()
     }
 
     /// Starts a new month's count (the document does not say when the month turns; call this when yours does).
     pub fn reset_month(&self) {
-        self.state().month_used = 0;
+        let mut state = self.state();
+        state.month_used = 0;
+        state.shared_month_used = None;
+        state.refused_by_server = 0;
+    }
+
+    /// The shared store's month count, read with a turn.
+    #[cfg(feature = "redis")]
+    pub(crate) fn saw_shared_month(&self, used: u64) {
+        self.state().shared_month_used = Some(used);
+    }
+
+    /// The server refused an attempt with 429: counted and, when another
+    /// attempt follows (`next`: when it may start, if known), the wait shown
+    /// until the guard is dropped.
+    pub(crate) fn server_refused(&self, next: Option<Option<Instant>>) -> Option<Waiting<'_>> {
+        let mut state = self.state();
+        state.refused_by_server = state.refused_by_server.saturating_add(1);
+        drop(state);
+        let until = next?;
+        let waiting = Waiting::new(&self.waits);
+        waiting.show(Quota::Unspecified, WaitCause::ServerRefused, until);
+        Some(waiting)
     }
 
     /// Waits for (or refuses) one attempt of `operation`, never past `deadline`
@@ -180,7 +240,7 @@ impl QuotaLimiter {
             let wait = self.config.mode == QuotaMode::Wait;
             let waiting = Waiting::new(&self.waits);
             match store
-                .acquire(&self.config, operation.rate_limited, wait, deadline, &waiting)
+                .acquire(&self.config, operation.rate_limited, wait, deadline, &waiting, self)
                 .await
             {
                 Ok(decision) => {
@@ -230,7 +290,7 @@ impl QuotaLimiter {
         let slot = match self.config.mode {
             QuotaMode::Wait => {
                 if self.slots.available_permits() == 0 {
-                    waiting.show(Quota::Concurrency, None);
+                    waiting.show(Quota::Concurrency, WaitCause::Queued { ahead: None }, None);
                 }
                 let acquire = self.slots.clone().acquire_owned();
                 let acquired = match deadline {
@@ -281,7 +341,7 @@ impl QuotaLimiter {
             if self.config.mode == QuotaMode::FailFast || past_deadline {
                 return Err(per_minute);
             }
-            waiting.show(Quota::PerMinute, now.checked_add(wait));
+            waiting.show(Quota::PerMinute, WaitCause::Limit, now.checked_add(wait));
             tokio::time::sleep(wait).await;
         }
     }
@@ -364,8 +424,15 @@ mod tests {
         let fourth = tokio::spawn(async move { clone.acquire(&LIMITED, None).await.map(|p| p.waited) });
         waits.wait_for(Option::is_some).await.unwrap();
         let wait = limiter.current_wait().expect("the fourth call waits");
-        assert_eq!(wait.quota, Quota::PerMinute);
+        assert_eq!((wait.quota, wait.cause), (Quota::PerMinute, WaitCause::Limit));
         assert_eq!(wait.until, Some(started + Duration::from_secs(60)));
+        assert_eq!(wait.to_string(), "waiting 60 s for the per-minute analytics quota");
+        tokio::time::advance(Duration::from_millis(19_500)).await;
+        assert_eq!(
+            wait.to_string(),
+            "waiting 41 s for the per-minute analytics quota",
+            "rounded up"
+        );
         assert_eq!(fourth.await.unwrap(), Ok(Duration::from_secs(60)));
         assert_eq!(limiter.current_wait(), None, "cleared once the turn came");
 
@@ -374,10 +441,12 @@ mod tests {
         let clone = limiter.clone();
         let behind = tokio::spawn(async move { clone.acquire(&LIMITED, None).await.is_ok() });
         waits.wait_for(Option::is_some).await.unwrap();
+        let wait = limiter.current_wait().expect("waits behind the call in flight");
         assert_eq!(
-            limiter.current_wait().map(|w| (w.quota, w.until)),
-            Some((Quota::Concurrency, None))
+            (wait.quota, wait.cause, wait.until),
+            (Quota::Concurrency, WaitCause::Queued { ahead: None }, None)
         );
+        assert_eq!(wait.to_string(), "waiting for the analytics call in flight to end");
         drop(held);
         assert!(behind.await.unwrap());
     }

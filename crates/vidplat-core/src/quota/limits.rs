@@ -1,6 +1,7 @@
 //! The analytics usage limits: which limit, what the client does at one,
 //! and what a call waiting for its turn shows.
 
+use std::fmt;
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -71,17 +72,105 @@ pub struct QuotaRefusal {
     pub retry_after: Option<Duration>,
 }
 
-/// A call waiting for its analytics turn: which limit holds it and, when
-/// the limiter knows, until when (a concurrency wait ends when the call in
-/// flight does, which no one knows in advance).
+/// The month's analytics count as a client knows it.
+///
+/// `Display`: "12 of 50000 analytics calls used this month (2 refused by the server with 429)".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaUsage {
+    /// The monthly limit configured.
+    pub per_month: u64,
+    /// Attempts counted this month, those the server refused included.
+    pub used: u64,
+    /// Of `used`, the attempts this client saw refused by the server with 429.
+    pub refused_by_server: u64,
+}
+
+impl QuotaUsage {
+    /// Calls left this month.
+    pub fn remaining(&self) -> u64 {
+        self.per_month.saturating_sub(self.used)
+    }
+}
+
+impl fmt::Display for QuotaUsage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} of {} analytics calls used this month", self.used, self.per_month)?;
+        match self.refused_by_server {
+            0 => Ok(()),
+            n => write!(f, " ({n} refused by the server with 429)"),
+        }
+    }
+}
+
+/// Why a call waits for its analytics turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WaitCause {
+    /// The client's own count: the limit lets the next call through at the end shown.
+    Limit,
+    /// The server refused the previous attempt with 429 Too Many Requests; the
+    /// next one waits for its `Retry-After` (or the backoff when it gave none).
+    ServerRefused,
+    /// Another call holds the one-at-a-time slot. `ahead`: how many other
+    /// calls queue before this one, when known (the Redis store knows, across
+    /// every process of the account; the in-memory store does not count them).
+    Queued {
+        /// Calls queued before this one.
+        ahead: Option<u64>,
+    },
+}
+
+/// A call waiting for its analytics turn: which limit holds it, why, and,
+/// when known, until when (a wait behind a call in flight ends when that
+/// call does, which no one knows in advance).
+///
+/// `Display` writes a one-line progress message, counted from now:
+/// "waiting 41 s for the per-minute analytics quota".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuotaWait {
-    /// The limit the call waits on.
+    /// The limit the call waits on ([`Quota::Unspecified`] after a server 429).
     pub quota: Quota,
+    /// Why it waits.
+    pub cause: WaitCause,
     /// When the turn comes, if known.
     pub until: Option<Instant>,
     /// Tells apart the waits of concurrent calls.
     id: u64,
+}
+
+impl QuotaWait {
+    /// The time left until [`until`](Self::until), from now.
+    pub fn left(&self) -> Option<Duration> {
+        self.until.map(|until| until.saturating_duration_since(Instant::now()))
+    }
+}
+
+impl fmt::Display for QuotaWait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("waiting")?;
+        if let Some(left) = self.left() {
+            // Rounded up: "0 s" only once the wait is over.
+            let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+            write!(f, " {seconds} s")?;
+        }
+        match self.cause {
+            WaitCause::Limit => match self.quota {
+                Quota::PerMinute => f.write_str(" for the per-minute analytics quota"),
+                Quota::Concurrency => f.write_str(" for the analytics call in flight to end (1 at a time)"),
+                Quota::Month => f.write_str(" for the monthly analytics quota"),
+                Quota::Unspecified | Quota::StoreUnavailable => f.write_str(" for the analytics quota"),
+            },
+            WaitCause::ServerRefused => f.write_str(": the server refused the last attempt (429 Too Many Requests)"),
+            WaitCause::Queued { ahead } => {
+                f.write_str(" for the analytics call in flight to end")?;
+                match ahead {
+                    Some(0) | None => Ok(()),
+                    Some(1) => f.write_str(", queued behind 1 other call"),
+                    Some(n) => write!(f, ", queued behind {n} other calls"),
+                }
+            }
+        }
+    }
 }
 
 /// Publishes one call's wait while it lasts, and clears it (if it is still
@@ -98,12 +187,19 @@ impl<'a> Waiting<'a> {
         Self { waits, id }
     }
 
-    pub(crate) fn show(&self, quota: Quota, until: Option<Instant>) {
-        self.waits.send_replace(Some(QuotaWait {
+    pub(crate) fn show(&self, quota: Quota, cause: WaitCause, until: Option<Instant>) {
+        let wait = QuotaWait {
             quota,
+            cause,
             until,
             id: self.id,
-        }));
+        };
+        // Receivers are woken only by a change (a Redis waiter republishes on every wake-up).
+        self.waits.send_if_modified(|shown| {
+            let changed = *shown != Some(wait);
+            *shown = Some(wait);
+            changed
+        });
     }
 }
 

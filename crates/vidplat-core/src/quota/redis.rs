@@ -23,7 +23,8 @@
 //! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
 //! store also works on Redis Cluster.
 
-use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, Waiting};
+use crate::quota::limiter::QuotaLimiter;
+use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -330,6 +331,7 @@ impl RedisQuota {
         wait: bool,
         deadline: Option<Instant>,
         waiting: &Waiting<'_>,
+        limiter: &QuotaLimiter,
     ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
@@ -375,8 +377,11 @@ impl RedisQuota {
                     return Err(e);
                 }
             };
-            let code = answer.first().copied().unwrap_or(-1);
-            let hint = Duration::from_millis(u64::try_from(answer.get(1).copied().unwrap_or(0)).unwrap_or(0));
+            let &[code, hint, used, ahead] = answer.as_slice() else {
+                return Err(format!("unexpected answer from the quota script: {answer:?}"));
+            };
+            let hint = Duration::from_millis(u64::try_from(hint).unwrap_or(0));
+            limiter.saw_shared_month(u64::try_from(used).unwrap_or(0));
             let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
             match code {
                 GRANTED => {
@@ -399,14 +404,15 @@ impl RedisQuota {
                     }
                     // The head of the queue sleeps exactly until the window frees a call
                     // (refreshing its ticket on the way if the wait is long).
-                    waiting.show(Quota::PerMinute, Instant::now().checked_add(hint));
+                    waiting.show(Quota::PerMinute, WaitCause::Limit, Instant::now().checked_add(hint));
                     tokio::time::sleep(hint.min(refresh).max(Duration::from_millis(1))).await;
                 }
                 SLOT_TAKEN | QUEUED => {
                     if !wait {
                         return refusal(Quota::Concurrency, None);
                     }
-                    waiting.show(Quota::Concurrency, None);
+                    let ahead = Some(u64::try_from(ahead).unwrap_or(0));
+                    waiting.show(Quota::Concurrency, WaitCause::Queued { ahead }, None);
                     let mut nap = refresh;
                     if code == SLOT_TAKEN {
                         // The holder's lease expiry bounds the wait if no release comes.
@@ -428,6 +434,15 @@ impl RedisQuota {
                 _ => return Err(format!("unexpected answer from the quota script: {answer:?}")),
             }
         }
+    }
+
+    /// The account's count this month, as Redis holds it now.
+    pub(crate) async fn month_used(&self) -> Result<u64, String> {
+        let offset = self.inner.settings.utc_offset_minutes.to_string();
+        let used: i64 = self
+            .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset])
+            .await?;
+        Ok(u64::try_from(used).unwrap_or(0))
     }
 
     async fn leave(&self, token: &str) {
@@ -567,12 +582,31 @@ const SLOT_TAKEN: i64 = 2;
 const MONTH_SPENT: i64 = 3;
 const WINDOW_FULL: i64 = 4;
 
+/// The calendar month at the offset `offset` (minutes), from `now` (ms since
+/// the epoch), as `YYYY-MM` in `month` (days to civil date, H. Hinnant).
+macro_rules! month_lua {
+    () => {
+        r#"
+local z = math.floor((now + offset * 60000) / 86400000) + 719468
+local era = math.floor(z / 146097)
+local doe = z - era * 146097
+local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+local mp = math.floor((5 * doy + 2) / 153)
+local m = mp < 10 and mp + 3 or mp - 9
+local y = yoe + era * 400
+if m <= 2 then y = y + 1 end
+local month = string.format('%04d-%02d', y, m)
+"#
+    };
+}
+
 /// KEYS: leases, window, queue, alive, seq, month.
 /// ARGV: token, window ms, calls per window, concurrency, lease ms, month limit,
 /// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0).
-/// Returns {code, wait ms}.
+/// Returns {code, wait ms, the month's count, calls queued ahead}.
 static ACQUIRE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
+    redis::Script::new(concat!(
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -587,25 +621,15 @@ local ticket = tonumber(ARGV[8])
 local queue = ARGV[9] == '1'
 local limited = ARGV[10] == '1'
 
--- The calendar month at the configured offset (days to civil date, H. Hinnant).
-local z = math.floor((now + offset * 60000) / 86400000) + 719468
-local era = math.floor(z / 146097)
-local doe = z - era * 146097
-local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
-local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
-local mp = math.floor((5 * doy + 2) / 153)
-local m = mp < 10 and mp + 3 or mp - 9
-local y = yoe + era * 400
-if m <= 2 then y = y + 1 end
-local month = string.format('%04d-%02d', y, m)
-
+"#,
+        month_lua!(),
+        r#"
 local used = tonumber(redis.call('HGET', KEYS[6], month) or '0')
 if used >= month_limit then
-  return {3, 0}
+  return {3, 0, used, 0}
 end
 if not limited then
-  redis.call('HINCRBY', KEYS[6], month, 1)
-  return {0, 0}
+  return {0, 0, redis.call('HINCRBY', KEYS[6], month, 1), 0}
 end
 
 if queue then
@@ -622,36 +646,52 @@ if queue then
   redis.call('ZADD', KEYS[4], now + ticket, token)
   redis.call('PEXPIRE', KEYS[3], ticket * 3)
   redis.call('PEXPIRE', KEYS[4], ticket * 3)
-  if redis.call('ZRANGE', KEYS[3], 0, 0)[1] ~= token then
-    return {1, ticket}
+  local ahead = redis.call('ZRANK', KEYS[3], token)
+  if ahead > 0 then
+    return {1, ticket, used, ahead}
   end
 end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= concurrency then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {2, tonumber(first[2]) - now}
+  return {2, tonumber(first[2]) - now, used, 0}
 end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
 if redis.call('ZCARD', KEYS[2]) >= calls then
   local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {4, tonumber(oldest[2]) + window - now}
+  return {4, tonumber(oldest[2]) + window - now, used, 0}
 end
 
 redis.call('ZADD', KEYS[1], now + lease, token)
 redis.call('PEXPIRE', KEYS[1], lease * 2)
 redis.call('ZADD', KEYS[2], now, token)
 redis.call('PEXPIRE', KEYS[2], window * 2)
-redis.call('HINCRBY', KEYS[6], month, 1)
+used = redis.call('HINCRBY', KEYS[6], month, 1)
 redis.call('EXPIRE', KEYS[6], 100 * 86400)
 if queue then
   redis.call('ZREM', KEYS[3], token)
   redis.call('ZREM', KEYS[4], token)
 end
-return {0, 0}
+return {0, 0, used, 0}
+"#
+    ))
+});
+
+/// KEYS: month. ARGV: UTC offset minutes. Returns the month's count.
+static MONTH_USED: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(concat!(
+        r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local offset = tonumber(ARGV[1])
 "#,
-    )
+        month_lua!(),
+        r#"
+return tonumber(redis.call('HGET', KEYS[1], month) or '0')
+"#
+    ))
 });
 
 /// KEYS: leases. ARGV: token, channel. Compare-and-delete, then wake the waiters.
