@@ -20243,6 +20243,258 @@ pub mod builder {
             }
         }
     }
+    impl<'a> BasicByContentCategory<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicQuery<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByTimePeriod<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicAudienceRating<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicReaction<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByEnvironment<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicViewingHistory<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByOs<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByRegion<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicBySite<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicViewingSituation<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByContentTitle<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByContentTitleAndUser<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> BasicByUser<'a> {
+        /// Sets the period: `start_interval` and `end_interval` as its first and last
+        /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            let (start, end) = period
+                .relative_days(::vidplat_core::Period::today_in_japan());
+            self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> CloudActiveUsers<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByBrowser<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByContentCategory<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudQuery<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByTimePeriod<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudEngagement<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudViewingHistory<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByContentName<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByContentNameAndUser<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByOs<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudReaction<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByRegion<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudBySite<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudViewingSituation<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByContentTitle<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByContentTitleAndUser<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudUserCountsLegacy<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> CloudByUser<'a> {
+        /// Sets the period: `start` at 00:00:00 of its first day and `end` at
+        /// 23:59:59 of its last, Japan time.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(period.start()).end(period.end())
+        }
+    }
 }
 /// Every operation of this service as the YAML describes it: the runtime's
 /// source for routes (and their overrides), authentication, quotas, bounds,

@@ -214,7 +214,7 @@ impl Timestamp {
     /// The civil time in Japan (UTC+9) at an absolute instant: what the analytics
     /// cloud edition's `start` and `end` expect.
     pub fn japan_time<Tz: TimeZone>(instant: &DateTime<Tz>) -> Self {
-        Self::from(instant.with_timezone(&japan()).naive_local())
+        Self::from(instant.with_timezone(&japan_offset()).naive_local())
     }
 
     /// The civil time in UTC at an absolute instant.
@@ -224,7 +224,15 @@ impl Timestamp {
 
     /// The absolute instant of this timestamp read as Japan time.
     pub fn to_instant_in_japan(&self) -> Option<DateTime<Utc>> {
-        self.in_offset(japan())
+        self.in_offset(japan_offset())
+    }
+
+    /// The time from `earlier` to this one (negative if `earlier` is later),
+    /// or `None` if either did not parse. Both are read in the same zone,
+    /// whichever it is: the services name none for most of their timestamps,
+    /// and none of the zones they could mean observes daylight saving (Japan).
+    pub fn duration_since(&self, earlier: &Timestamp) -> Option<chrono::TimeDelta> {
+        Some(self.value()? - earlier.value()?)
     }
 
     /// The absolute instant of this timestamp read in the given offset.
@@ -234,7 +242,7 @@ impl Timestamp {
     }
 }
 
-fn japan() -> FixedOffset {
+pub(crate) fn japan_offset() -> FixedOffset {
     FixedOffset::east_opt(JAPAN_OFFSET_SECONDS).expect("+09:00 is a valid offset")
 }
 
@@ -300,6 +308,16 @@ mod tests {
         assert_eq!(t.value(), None);
         assert_eq!(serde_json::to_string(&t).unwrap(), "\"2025-06-01T09:05:00+09:00\"");
         assert_eq!(format!("{t:?}"), "Timestamp(unparsed \"2025-06-01T09:05:00+09:00\")");
+    }
+
+    #[test]
+    fn the_difference_of_two_timestamps() {
+        let start: Timestamp = "2025-12-31 23:58:30".parse().unwrap();
+        let end: Timestamp = "2026-01-01 00:01:00".parse().unwrap();
+        assert_eq!(end.duration_since(&start), Some(chrono::TimeDelta::seconds(150)));
+        assert_eq!(start.duration_since(&end), Some(chrono::TimeDelta::seconds(-150)));
+        let unparsed: Timestamp = serde_json::from_str("\"soon\"").unwrap();
+        assert_eq!(end.duration_since(&unparsed), None);
     }
 
     #[test]

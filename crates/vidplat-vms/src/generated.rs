@@ -29348,6 +29348,13 @@ pub mod builder {
             }
         }
     }
+    impl<'a> GetContentStatistics<'a> {
+        /// Sets the period: `start` and `end` to its first and last day.
+        pub fn period(self, period: ::vidplat_core::Period) -> Self {
+            self.start(::vidplat_core::Date::from(period.first()))
+                .end(::vidplat_core::Date::from(period.last()))
+        }
+    }
 }
 /// Every operation of this service as the YAML describes it: the runtime's
 /// source for routes (and their overrides), authentication, quotas, bounds,

@@ -256,18 +256,22 @@ pub mod pagination;
 pub mod rows;
 pub mod signing;
 #[cfg(feature = "encoder")]
+mod task_times;
+#[cfg(feature = "encoder")]
 pub mod waiters;
 
 pub use call::Call;
 pub use client::{Client, ClientBuilder};
 pub use pagination::Paginate;
-pub use vidplat_core::{IntoOptional, IntoValue, PagingStyle, Patch};
+pub use vidplat_core::{IntoOptional, IntoValue, PagingStyle, Patch, Period, PeriodError};
 /// The crates whose types appear in vidplat's own: ids (`uuid::Uuid`) and
 /// dates (`chrono`), so a program needs no direct dependency to name them.
 pub use {chrono, uuid};
 
 /// The traits most programs use: `use vidplat::prelude::*;`.
 pub mod prelude {
+    #[cfg(feature = "encoder")]
+    pub use crate::TaskTimes as _;
     pub use crate::{Call, Paginate};
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
@@ -275,6 +279,8 @@ pub use error::{
     ApiError, ConfigError, DecodeError, Error, Quota, ServiceErrorCode, TimeoutError, TimeoutKind, TransportError,
 };
 pub use rows::{RowStream, Rows};
+#[cfg(feature = "encoder")]
+pub use task_times::TaskTimes;
 pub use vidplat_core::{
     install_default_tls_provider, Date, Delivery, Method, QuotaConfig, QuotaLimiter, QuotaMode, QuotaStore, QuotaUsage,
     QuotaWait, RetryPolicy, Timestamp, Transport, WaitCause,

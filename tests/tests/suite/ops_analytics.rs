@@ -2122,3 +2122,47 @@ async fn cloud_viewing_situation() {
     assert_eq!(page.data[1].bitrate, Some(800));
     assert_eq!(page.data[1].is_background, Some(true));
 }
+
+/// One `Period` of Japan-time days sets the basic edition's relative days and
+/// the cloud edition's timestamps alike.
+#[tokio::test]
+async fn with_one_period_both_editions_get_the_same_days() {
+    use vidplat::Period;
+    let today = Period::today_in_japan();
+    let days = |n: u64| today - chrono::Days::new(n);
+    let month = Period::last_full_days(30);
+    assert_eq!((month.first(), month.last(), month.len_days()), (days(30), days(1), 30));
+
+    let basic = Wire::ok(json!({"data": [], "truncated": false})).await;
+    basic.analytics().basic_by_os().period(month).send().await.unwrap();
+    basic
+        .verify(Expect::get("/v1/os/data?end_interval=-1&start_interval=-30"))
+        .await;
+
+    let cloud = Wire::ok(json!({"data": [], "truncated": false})).await;
+    cloud.analytics().cloud_by_os().period(month).send().await.unwrap();
+    cloud
+        .verify(Expect::get(&format!(
+            "/v2/os/data?end={}+23%3A59%3A59&start={}+00%3A00%3A00",
+            days(1),
+            days(30)
+        )))
+        .await;
+
+    // Older than the basic edition keeps (731 days): refused before sending, naming the parameter.
+    let old = Period::days(days(740), days(700)).unwrap();
+    let refused = Wire::ok(json!({})).await;
+    let error: vidplat::Error = refused
+        .analytics()
+        .basic_by_os()
+        .period(old)
+        .send()
+        .await
+        .unwrap_err()
+        .into();
+    assert!(
+        matches!(&error, vidplat::Error::InvalidInput { field, rule } if field == "start_interval" && rule.contains("-731")),
+        "{error:?}"
+    );
+    refused.assert_nothing_sent().await;
+}

@@ -31,6 +31,7 @@ mod paging;
 mod passes;
 mod patches;
 mod patterns;
+mod period;
 mod refusals;
 mod schemars;
 mod secrets;
@@ -161,6 +162,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     let mut items = builders::items(service.title, &spec, &operations)?;
     let builder = syntax::module_items(&mut items, "builder").context("the generated `builder` module")?;
     builder.extend(paging::paginated_impls(&operations)?);
+    builder.extend(period::period_methods(&operations)?);
     file.items.extend(items);
     file.items.push(table::module(service, &spec, &operations)?);
     file.items.extend(aliases::alias_methods(&spec)?);

@@ -32,6 +32,8 @@ pub struct Operation {
     pub success_statuses: Vec<(u16, u16)>,
     /// The YAML's `x-paging`, when the operation declares one.
     pub paging: Value,
+    /// The YAML's `x-period` (`none`: its period pair takes no day period).
+    pub period: Value,
 }
 
 /// A path, query or header parameter.
@@ -176,6 +178,7 @@ pub fn operations(service: &str, spec: &Value, progenitor: &syn::File) -> Result
             reading,
             success_statuses: success_statuses(op),
             paging: op["x-paging"].clone(),
+            period: op["x-period"].clone(),
         });
     }
     Ok(out)
