@@ -216,7 +216,7 @@ async fn analytics_report(client: &Client) -> Result<()> {
         println!("   {os:<10} {version:<8} {users:>6} {plays:>6}");
     }
     if let Some(quota) = client.analytics_quota() {
-        println!("   analytics calls left this month: {}", quota.remaining());
+        println!("   {}", quota.usage()); // "3 of 50000 analytics calls used this month"
     }
     Ok(())
 }

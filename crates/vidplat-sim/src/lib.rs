@@ -20,6 +20,12 @@
 //! `/vms` and `/analytics`. Viewing pages, which production serves at
 //! `https://{domain}/pages/{page-id}`, are answered on the same listener at
 //! `/hosts/{domain}/pages/{page-id}` ([`Simulator::local_page_url`]).
+//!
+//! The binary (`cargo run -p vidplat-sim -- --help`) runs one until Ctrl-C
+//! and prints shell lines setting `VIDPLAT_SIM_URL` (its root) and the
+//! variables `vidplat::Client::from_env` reads. The simulator's own routes,
+//! outside the three services, are under that root: `PUT
+//! /sim/input-files/{path}` ([`Simulator::add_input_file`]).
 
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
@@ -239,9 +245,12 @@ impl Simulator {
 
     /// Uploads an input file of `size` bytes at `path` (relative, as tasks name
     /// it in `input_filepath`), replacing one of the same path: the stand-in for
-    /// uploading through the management screen or WebDAV, FTP, … (over HTTP:
-    /// `PUT /sim/input-files/{path}` with the file as the body). A task or CSV
-    /// row naming a file never uploaded is refused with `INPUT_FILE_NOT_FOUND`.
+    /// uploading through the management screen or WebDAV, FTP, … Over HTTP:
+    /// `PUT /sim/input-files/{path}` with the file as the body (counted, not
+    /// kept: any size), or `PUT /sim/input-files/{path}?size=N` with an empty
+    /// body for a file of N bytes; 204, or 400 when a non-empty body is not N
+    /// bytes long. A task or CSV row naming a file never uploaded is refused
+    /// with `INPUT_FILE_NOT_FOUND`.
     pub fn add_input_file(&self, path: &str, size: u64) {
         calendar::in_zone_sync(self.time_zone, || self.encoder.add_input_file(path, size));
     }

@@ -1,54 +1,119 @@
-//! `cargo run -p vidplat-sim`: runs the simulator until Ctrl-C and prints
-//! where to point a client, as `VIDPLAT_*` lines a shell can export.
-//!
-//! Options: `--port N` (default: a free one), `--fast` (tasks move every
-//! 20 ms instead of 800 ms; nothing else changes, the analytics latency and
-//! limits included), `--analytics-per-minute N` (default: the documented 3),
-//! `--time-zone +HH:MM` (the zone of every timestamp; default +09:00, Japan time).
+//! `vidplat-sim` (`cargo run -p vidplat-sim`): runs the simulator on
+//! 127.0.0.1 until Ctrl-C and prints, as shell lines to evaluate, where to
+//! point a client. `vidplat-sim --help` says the rest.
 
-use vidplat_sim::{SimConfig, Simulator};
+use clap::Parser;
+use std::io::Write as _;
+use vidplat_sim::{SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
+
+/// An in-memory simulator of the video platform's three services (encoding,
+/// video management, viewing analytics), for trying vidplat without an account.
+///
+/// It listens on 127.0.0.1 until Ctrl-C; what it holds is lost when it stops.
+#[derive(Debug, Parser)]
+#[command(name = "vidplat-sim", version, after_help = after_help())]
+struct Args {
+    /// Port on 127.0.0.1; 0 picks a free one
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    port: u16,
+    /// Tasks move every 20 ms instead of 800 ms; nothing else changes (analytics latency and limits included)
+    #[arg(long)]
+    fast: bool,
+    /// Analytics calls allowed a minute (the documented limit is 3)
+    #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_per_minute)]
+    analytics_per_minute: u32,
+    /// Time zone of every timestamp, +HH:MM or -HH:MM (the default is Japan time)
+    // Hyphen values allowed, so `--time-zone -05:00` is not taken for an option.
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, default_value_t = SimConfig::default().time_zone)]
+    time_zone: chrono::FixedOffset,
+}
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let mut config = SimConfig::default();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--port" => {
-                config.port = args
-                    .next()
-                    .and_then(|p| p.parse().ok())
-                    .ok_or_else(|| std::io::Error::other("--port takes a number"))?;
-            }
-            "--fast" => config.task_step = SimConfig::fast().task_step,
-            "--analytics-per-minute" => {
-                config.analytics_per_minute = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| std::io::Error::other("--analytics-per-minute takes a number"))?;
-            }
-            "--time-zone" => {
-                config.time_zone = args
-                    .next()
-                    .and_then(|zone| zone.parse().ok())
-                    .ok_or_else(|| std::io::Error::other("--time-zone takes an offset such as +09:00 or -05:00"))?;
-            }
-            other => {
-                return Err(std::io::Error::other(format!(
-                    "unknown argument {other}; try --port N, --fast (tasks move every 20 ms), --analytics-per-minute N, --time-zone +HH:MM"
-                )))
-            }
-        }
-    }
+    let args = Args::parse();
+    let defaults = SimConfig::default();
+    let config = SimConfig {
+        port: args.port,
+        task_step: if args.fast {
+            SimConfig::fast().task_step
+        } else {
+            defaults.task_step
+        },
+        analytics_per_minute: args.analytics_per_minute,
+        time_zone: args.time_zone,
+        ..defaults
+    };
     let sim = Simulator::start_with(config).await?;
-    println!("vidplat simulator listening on {}", sim.address);
-    println!("VIDPLAT_ENCODER_URL={}", sim.encoder_url);
-    println!("VIDPLAT_VMS_URL={}", sim.vms_url);
-    println!("VIDPLAT_ANALYTICS_URL={}", sim.analytics_url);
-    println!("VIDPLAT_API_KEY={}", sim.api_key);
-    println!("VIDPLAT_LOGIN_ID={}", sim.login_id);
-    // Flushed now: a parent process reads these lines while the simulator keeps running.
-    std::io::Write::flush(&mut std::io::stdout())?;
+    let root = format!("http://{}", sim.address);
+    let mut lines = format!("# vidplat simulator listening on {}; Ctrl-C stops it\n", sim.address);
+    lines.push_str(&shell_lines(&[
+        ("VIDPLAT_SIM_URL", &root),
+        ("VIDPLAT_ENCODER_URL", &sim.encoder_url),
+        ("VIDPLAT_VMS_URL", &sim.vms_url),
+        ("VIDPLAT_ANALYTICS_URL", &sim.analytics_url),
+        ("VIDPLAT_API_KEY", &sim.api_key),
+        ("VIDPLAT_LOGIN_ID", &sim.login_id),
+    ]));
+    // One write, flushed now: a parent process or a shell waiting on a file
+    // reads these lines while the simulator keeps running.
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(lines.as_bytes())?;
+    stdout.flush()?;
+    drop(stdout);
     tokio::signal::ctrl_c().await?;
     Ok(())
+}
+
+/// `NAME=value` lines, then one `export` line naming them all: a POSIX shell
+/// evaluates the whole, and a program looking for the line starting
+/// `VIDPLAT_API_KEY=` (as `cargo xtask conformance` does) still finds it.
+fn shell_lines(variables: &[(&str, &str)]) -> String {
+    let mut lines = String::new();
+    for (name, value) in variables {
+        // Unquoted: URLs of 127.0.0.1 and the demo key and login ID need no quotes.
+        debug_assert!(
+            value.chars().all(|c| c.is_ascii_alphanumeric() || ":/.@-_".contains(c)),
+            "{name} needs shell quoting"
+        );
+        lines.push_str(&format!("{name}={value}\n"));
+    }
+    let names: Vec<&str> = variables.iter().map(|(name, _)| *name).collect();
+    lines.push_str(&format!("export {}\n", names.join(" ")));
+    lines
+}
+
+/// The help after the options: what is printed, the environment, input files.
+fn after_help() -> String {
+    let root = "http://127.0.0.1:PORT";
+    let example = shell_lines(&[
+        ("VIDPLAT_SIM_URL", root),
+        ("VIDPLAT_ENCODER_URL", &format!("{root}/encoder")),
+        ("VIDPLAT_VMS_URL", &format!("{root}/vms")),
+        ("VIDPLAT_ANALYTICS_URL", &format!("{root}/analytics")),
+        ("VIDPLAT_API_KEY", DEMO_API_KEY),
+        ("VIDPLAT_LOGIN_ID", DEMO_LOGIN_ID),
+    ]);
+    let example: String = example.lines().map(|line| format!("  {line}\n")).collect();
+    format!(
+        "\
+Output (stdout), once it listens: shell lines to evaluate
+  # vidplat simulator listening on 127.0.0.1:PORT; Ctrl-C stops it
+{example}
+VIDPLAT_SIM_URL is the simulator's root (its own routes, below); the services
+are under it. The API key holds every permission.
+
+Environment: nothing is read. The variables printed, VIDPLAT_SIM_URL aside, are
+exactly those vidplat::Client::from_env reads, so a program started where they
+are exported talks to the simulator:
+  rm -f sim.env; vidplat-sim --fast > sim.env &
+  until grep -qs '^export' sim.env; do sleep 0.1; done; . ./sim.env
+
+Input files: a task's input_filepath must name an uploaded file (movie.mp4,
+sample/intro.mp4, sample/outro.mov and fail.mp4 are there from the start):
+  PUT /sim/input-files/{{path}}          the body is the file; its length is the size
+  PUT /sim/input-files/{{path}}?size=N   a file of N bytes; the body may be empty
+  curl -T clip.mp4 \"$VIDPLAT_SIM_URL/sim/input-files/uploads/clip.mp4\"
+  curl -X PUT \"$VIDPLAT_SIM_URL/sim/input-files/uploads/big.mp4?size=5000000000\"
+The body is counted, not kept: any size is accepted."
+    )
 }

@@ -1,20 +1,23 @@
 //! The account: its external ID, notification settings and uploaded input
 //! files. Input files are those seeded (`DEMO_INPUT_FILES`) and those uploaded
 //! through the simulator's own API (`Simulator::add_input_file`, or
-//! `PUT /sim/input-files/{path}` with the file as the body): the documents
-//! show no operation of the service that uploads one.
+//! `PUT /sim/input-files/{path}` with the file as the body, or with
+//! `?size=N` and no body): the documents show no operation of the service
+//! that uploads one.
 
 use super::access::{decode_strict, Strict};
 use super::clock::fixed_timestamp;
 use super::Service;
 use crate::error::SimError;
 use crate::{JsonBody, QueryParams};
+use axum::body::{Body, HttpBody as _};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::sync::Arc;
 use vidplat::Timestamp;
 use vidplat_encoder::types::{ExternalId, InputFile, NotificationSettings, NotificationSettingsUpdate};
@@ -165,16 +168,54 @@ pub(super) async fn get_input_file(
     }))
 }
 
-/// `PUT /sim/input-files/{*path}`: the simulator's stand-in for uploading an
-/// input file (through the management screen or WebDAV, FTP, …); its size is
-/// the body's length. 204.
+/// The query of `PUT /sim/input-files/{*path}`; an unknown parameter is
+/// refused rather than silently making a file of the body's length.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UploadQuery {
+    /// The file's size in bytes, so that its bytes need not be sent.
+    size: Option<u64>,
+}
+
+/// `PUT /sim/input-files/{*path}[?size=N]`: the simulator's stand-in for
+/// uploading an input file (through the management screen or WebDAV, FTP, …).
+/// Its size is `size` when given (the body then empty or exactly that long),
+/// else the body's length. 204; 400 for a bad query or a body of another size.
 pub(super) async fn upload_input_file(
     State(service): State<Arc<Service>>,
     Path(path): Path<String>,
-    body: axum::body::Bytes,
-) -> StatusCode {
-    service.add_input_file(&path, body.len() as u64);
-    StatusCode::NO_CONTENT
+    query: Result<QueryParams<UploadQuery>, SimError>,
+    body: Body,
+) -> Result<StatusCode, SimError> {
+    // The body is read before a bad query is refused: an answer sent while
+    // the client still writes reaches it as a broken pipe, not as the 400.
+    let received = body_length(body).await?;
+    let QueryParams(query) = query?;
+    let size = match query.size {
+        None => received,
+        Some(size) if received == 0 || received == size => size,
+        Some(size) => {
+            return Err(SimError::invalid(format!(
+                "`size` is {size} but the body has {received} bytes: send the whole file or an empty body"
+            )))
+        }
+    };
+    service.add_input_file(&path, size);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The body's length, counted as its frames arrive and never kept, so any
+/// size goes (axum's 2 MB default limit applies only to extractors that
+/// collect the body).
+async fn body_length(mut body: Body) -> Result<u64, SimError> {
+    let mut length = 0_u64;
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = frame.map_err(|error| SimError::invalid(format!("the body could not be read: {error}")))?;
+        if let Some(data) = frame.data_ref() {
+            length += data.len() as u64;
+        }
+    }
+    Ok(length)
 }
 
 #[cfg(test)]

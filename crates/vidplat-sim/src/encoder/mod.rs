@@ -84,7 +84,8 @@ pub(crate) fn router(shared: Shared, vms: VmsStore) -> (Router, Arc<Service>) {
 }
 
 /// The simulator's controls of this service, outside the API: `PUT
-/// /sim/input-files/{path}` uploads an input file.
+/// /sim/input-files/{path}` uploads an input file (the body, of any size, or
+/// `?size=N` and no body).
 pub(crate) fn control_router(service: Arc<Service>) -> Router {
     Router::new()
         .route(

@@ -764,7 +764,8 @@ async fn input_files_are_those_uploaded_and_tasks_need_theirs() {
         "a refused task does not make its file exist"
     );
 
-    // Uploaded through the simulator's API (Rust, or PUT /sim/input-files/{path} with the file as the body).
+    // Uploaded through the simulator's API (Rust, or PUT /sim/input-files/{path} with the file as the body;
+    // `?size=N` instead of the body: an_input_file_given_by_its_size_needs_no_body).
     sim.add_input_file("uploads/new.mp4", 2048);
     let uploaded = reqwest::Client::new()
         .put(format!("http://{}/sim/input-files/uploads/angle-2.mp4", sim.address))
@@ -798,6 +799,106 @@ async fn input_files_are_those_uploaded_and_tasks_need_theirs() {
     )
     .await;
     import_csv(&client, &csv).await.expect("the row's file exists now");
+}
+
+/// `PUT /sim/input-files/{path}` with `query` and `body`: the status and the body.
+async fn put_input_file(sim: &Simulator, path_and_query: &str, body: Vec<u8>) -> (u16, String) {
+    let answer = reqwest::Client::new()
+        .put(format!("http://{}/sim/input-files/{path_and_query}", sim.address))
+        .body(body)
+        .send()
+        .await
+        .expect("an answer, not a broken pipe");
+    let status = answer.status().as_u16();
+    (status, answer.text().await.expect("a body"))
+}
+
+/// The listed size of an input file: in bytes, and readable.
+async fn listed_size(client: &Client, filename: &str) -> (String, String) {
+    let encoder = client.encoder().unwrap();
+    let bytes = encoder.get_input_file().filename(filename).call().await.unwrap();
+    let readable = encoder
+        .get_input_file()
+        .filename(filename)
+        .readable(1)
+        .call()
+        .await
+        .unwrap();
+    (
+        bytes.filesize.unwrap_or_default(),
+        readable.filesize.unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn an_input_file_given_by_its_size_needs_no_body() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    assert_eq!(
+        put_input_file(&sim, "a/b.mp4?size=5000000000", Vec::new()).await,
+        (204, String::new())
+    );
+    assert_eq!(
+        listed_size(&client, "a/b.mp4").await,
+        ("5000000000".to_owned(), "4.7 GB".to_owned())
+    );
+    // With the whole file as the body too, the two agree.
+    assert_eq!(put_input_file(&sim, "a/c.mp4?size=5", b"12345".to_vec()).await.0, 204);
+    assert_eq!(listed_size(&client, "a/c.mp4").await.0, "5");
+    let profile_id = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    register_one(&client, "a/b.mp4", profile_id, json!({})).await;
+}
+
+#[tokio::test]
+async fn an_input_file_body_past_the_2_mb_default_limit_is_counted() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let three_mb = 3 * 1024 * 1024;
+    assert_eq!(
+        put_input_file(&sim, "uploads/three.mp4", vec![7_u8; three_mb]).await,
+        (204, String::new())
+    );
+    assert_eq!(
+        listed_size(&client, "uploads/three.mp4").await,
+        ("3145728".to_owned(), "3.0 MB".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn an_input_file_upload_with_a_size_and_a_body_of_another_length_is_refused() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let refusals = [
+        (
+            "mismatch.mp4?size=10",
+            vec![0_u8; 3 * 1024 * 1024],
+            "`size` is 10 but the body has 3145728 bytes: send the whole file or an empty body",
+        ),
+        (
+            "mismatch.mp4?size=ten",
+            Vec::new(),
+            "Failed to deserialize query string: size: invalid digit found in string",
+        ),
+        (
+            "mismatch.mp4?sise=10",
+            Vec::new(),
+            "Failed to deserialize query string: sise: unknown field `sise`, expected `size`",
+        ),
+    ];
+    for (path_and_query, body, message) in refusals {
+        let (status, answer) = put_input_file(&sim, path_and_query, body).await;
+        let answer: Value = serde_json::from_str(&answer).expect("a JSON error body");
+        assert_eq!(
+            (status, answer),
+            (400, json!({"code": "INVALID_REQUEST", "message": message})),
+            "{path_and_query}"
+        );
+    }
+    let never = client
+        .encoder()
+        .unwrap()
+        .get_input_file()
+        .filename("mismatch.mp4")
+        .call()
+        .await;
+    assert_eq!(refusal(never), (404, "MODEL_NOT_FOUND".into()));
 }
 
 #[tokio::test]

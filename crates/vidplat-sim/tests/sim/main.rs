@@ -1,6 +1,8 @@
 //! The simulated services, driven through the `vidplat` facade over real
-//! HTTP. One test binary, so the generated clients are linked once.
+//! HTTP, and the `vidplat-sim` binary. One test binary, so the generated
+//! clients are linked once.
 
 mod analytics;
+mod binary;
 mod encoder;
 mod vms;
