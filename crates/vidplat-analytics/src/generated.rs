@@ -13351,6 +13351,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13362,6 +13365,9 @@ pub mod types {
         type Item = BasicContentCategoryRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13375,6 +13381,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13386,6 +13395,9 @@ pub mod types {
         type Item = BasicContentTitleUserRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13399,6 +13411,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13410,6 +13425,9 @@ pub mod types {
         type Item = BasicOsRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13423,6 +13441,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13434,6 +13455,9 @@ pub mod types {
         type Item = BasicReactionRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13447,6 +13471,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13458,6 +13485,9 @@ pub mod types {
         type Item = BasicRegionRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13471,6 +13501,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13482,6 +13515,9 @@ pub mod types {
         type Item = BasicTimePeriodRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13495,6 +13531,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13506,6 +13545,9 @@ pub mod types {
         type Item = BasicViewingHistoryRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13519,6 +13561,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13530,6 +13575,9 @@ pub mod types {
         type Item = CloudActiveUserRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13543,6 +13591,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13554,6 +13605,9 @@ pub mod types {
         type Item = CloudContentCategoryRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13567,6 +13621,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13578,6 +13635,9 @@ pub mod types {
         type Item = CloudContentNameUserRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13591,6 +13651,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13602,6 +13665,9 @@ pub mod types {
         type Item = CloudContentTitleUserRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13615,6 +13681,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13623,6 +13692,9 @@ pub mod types {
         type Item = CloudOsRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13636,6 +13708,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13648,6 +13723,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13656,6 +13734,9 @@ pub mod types {
         type Item = CloudRealtimeUserCountRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13669,6 +13750,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13680,6 +13764,9 @@ pub mod types {
         type Item = CloudSiteRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13693,6 +13780,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13704,6 +13794,9 @@ pub mod types {
         type Item = CloudUserCountLegacyRow;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -13717,6 +13810,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13729,6 +13825,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -13740,6 +13839,9 @@ pub mod types {
         type Item = CloudSituation;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()

@@ -8,11 +8,14 @@ use std::num::NonZeroU64;
 
 /// A page of a list response.
 pub trait Paged {
-    /// One row of the list.
-    type Item;
+    /// One row of the list (serialisable: a paginator tells a page that repeats the one before by its rows).
+    type Item: serde::Serialize;
 
     /// The page's rows.
     fn into_items(self) -> Vec<Self::Item>;
+
+    /// The page's rows, borrowed.
+    fn items(&self) -> &[Self::Item];
 
     /// How many rows the page holds.
     fn len(&self) -> usize;

@@ -5830,6 +5830,9 @@ vms_config.config_overrides.category_id is required.*/
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -5838,6 +5841,9 @@ vms_config.config_overrides.category_id is required.*/
         type Item = Profile;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -5848,6 +5854,9 @@ vms_config.config_overrides.category_id is required.*/
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -5856,6 +5865,9 @@ vms_config.config_overrides.category_id is required.*/
         type Item = Task;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()

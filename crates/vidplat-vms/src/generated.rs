@@ -22338,6 +22338,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22346,6 +22349,9 @@ pub mod types {
         type Item = ContentSummary;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -22359,6 +22365,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22367,6 +22376,9 @@ pub mod types {
         type Item = ForwardPolicy;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -22377,6 +22389,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22385,6 +22400,9 @@ pub mod types {
         type Item = Poster;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -22395,6 +22413,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22403,6 +22424,9 @@ pub mod types {
         type Item = Stream;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -22413,6 +22437,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22421,6 +22448,9 @@ pub mod types {
         type Item = StreamingPolicy;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()
@@ -22431,6 +22461,9 @@ pub mod types {
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
+        }
         fn len(&self) -> usize {
             self.data.len()
         }
@@ -22439,6 +22472,9 @@ pub mod types {
         type Item = ViewingPage;
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
+        }
+        fn items(&self) -> &[Self::Item] {
+            &self.data
         }
         fn len(&self) -> usize {
             self.data.len()

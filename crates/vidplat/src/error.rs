@@ -65,12 +65,38 @@ pub enum Error {
     /// read (status, `error_code`, timestamps).
     #[cfg(feature = "encoder")]
     TaskEnded(Box<vidplat_encoder::types::Task>),
+    /// A paginator stopped a list whose server would not let it end (the
+    /// pages yielded before it are good).
+    Paging {
+        /// The list operation.
+        operation: &'static str,
+        /// Pages received, this one included.
+        pages: u64,
+        /// What was wrong.
+        problem: PagingProblem,
+    },
     /// A waiter gave up after its maximum wait; `last_status` is what it saw last.
     WaitTimedOut {
         /// How long it waited.
         waited: Duration,
         /// The last status it saw.
         last_status: Option<String>,
+    },
+}
+
+/// Why a paginator stopped a list ([`Error::Paging`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PagingProblem {
+    /// The page received is the one before it again (same rows): the list does not advance.
+    SamePageAgain,
+    /// `last_page` names no page that can exist (below 1, or before the page that said it).
+    ImpossibleLastPage(i64),
+    /// More pages than the default bound ([`crate::pagination::DEFAULT_MAX_PAGES`]);
+    /// `.max_pages(n)` sets another.
+    TooManyPages {
+        /// The bound reached.
+        bound: usize,
     },
 }
 
@@ -214,6 +240,23 @@ impl fmt::Display for Error {
                 match task.error_code {
                     Some(code) => write!(f, " (error_code {code})"),
                     None => Ok(()),
+                }
+            }
+            Error::Paging {
+                operation,
+                pages,
+                problem,
+            } => {
+                write!(f, "{operation}: the listing stopped at page {pages}: ")?;
+                match problem {
+                    PagingProblem::SamePageAgain => {
+                        f.write_str("the server answered the same rows as the page before; the list does not advance")
+                    }
+                    PagingProblem::ImpossibleLastPage(last) => write!(f, "the server said last_page {last}, which no list has"),
+                    PagingProblem::TooManyPages { bound } => write!(
+                        f,
+                        "more than {bound} pages, the default bound; `.max_pages(n)` sets another"
+                    ),
                 }
             }
             Error::WaitTimedOut { waited, last_status } => {

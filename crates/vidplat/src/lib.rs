@@ -276,7 +276,8 @@ pub mod prelude {
     pub use futures::{StreamExt as _, TryStreamExt as _};
 }
 pub use error::{
-    ApiError, ConfigError, DecodeError, Error, Quota, ServiceErrorCode, TimeoutError, TimeoutKind, TransportError,
+    ApiError, ConfigError, DecodeError, Error, PagingProblem, Quota, ServiceErrorCode, TimeoutError, TimeoutKind,
+    TransportError,
 };
 pub use rows::{RowStream, Rows};
 #[cfg(feature = "encoder")]

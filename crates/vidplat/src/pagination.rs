@@ -16,6 +16,11 @@
 //! An empty page always ends the stream. Analytics pages go through the
 //! client's quota limiter like every other call, one after the other.
 //!
+//! A server cannot keep a stream going forever: a page with the same rows as
+//! the one before, or a `last_page` below 1, ends it with
+//! [`Error::Paging`], and so does a page past [`DEFAULT_MAX_PAGES`] unless
+//! [`Pages::max_pages`] set another bound (which then ends the stream quietly).
+//!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), vidplat::Error> {
 //! use futures::TryStreamExt;
@@ -26,7 +31,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::Error;
+use crate::{Error, PagingProblem};
 use futures::future::{BoxFuture, FutureExt};
 use futures::stream::{self, BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 use std::fmt;
@@ -39,6 +44,11 @@ use vidplat_core::{PagePosition, Paged, Paginated, PagingStyle};
 /// The deepest [`Pages::prefetch`]: beyond it, more requests at once only load
 /// the service (and the pages held waiting for their turn, the client's memory).
 pub const MAX_PREFETCH: usize = 64;
+
+/// The most pages a stream yields when [`Pages::max_pages`] is not set: one
+/// more is [`Error::Paging`] ([`PagingProblem::TooManyPages`]). A million
+/// tasks at 100 a page; far more analytics rows than a month's quota reads.
+pub const DEFAULT_MAX_PAGES: usize = 10_000;
 
 /// `.pages()` and `.items()` for every list operation's builder.
 pub trait Paginate: Paginated + Unpin {
@@ -93,7 +103,8 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
         self
     }
 
-    /// Stops after this many pages.
+    /// Stops after this many pages, quietly (instead of the default bound,
+    /// [`DEFAULT_MAX_PAGES`], past which the stream ends with an error).
     pub fn max_pages(mut self, pages: usize) -> Self {
         self.max_pages = Some(pages);
         self
@@ -106,11 +117,14 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
         let first = operation.first();
         let pages = match (O::STYLE, first) {
             (PagingStyle::LastPage, PagePosition::Number(start)) => {
-                return Numbered::new(operation, start.get(), self.prefetch, self.max_pages).boxed();
+                Numbered::new(operation, start.get(), self.prefetch, self.max_pages).boxed()
             }
-            _ => sequential(operation, first, truncated_and_not_empty),
+            _ => sequential(operation, first, truncated_and_not_empty)
+                .take(self.max_pages.unwrap_or(usize::MAX))
+                .boxed(),
         };
-        pages.take(self.max_pages.unwrap_or(usize::MAX)).boxed()
+        let bound = self.max_pages.is_none().then_some(DEFAULT_MAX_PAGES);
+        guarded(pages, O::META.id, bound)
     }
 }
 
@@ -330,6 +344,14 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
         match &page {
             Ok(page) if page.is_empty() => this.end_after(n),
             Ok(page) if this.first == FirstPage::Awaited => {
+                if let Some(last) = page.last_page().filter(|last| *last < 1) {
+                    this.end_after(n);
+                    return Poll::Ready(Some(Err(Error::Paging {
+                        operation: O::META.id,
+                        pages: n.saturating_sub(this.start).saturating_add(1),
+                        problem: PagingProblem::ImpossibleLastPage(last),
+                    })));
+                }
                 match page.last_page().and_then(|last| u64::try_from(last).ok()) {
                     Some(last) => {
                         this.first = FirstPage::SaidLastPage;
@@ -347,6 +369,71 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
         }
         Poll::Ready(Some(page))
     }
+}
+
+/// Ends `pages` with [`Error::Paging`] at a page that repeats the one before
+/// (the same rows) or past `bound` pages.
+fn guarded<'a, P: Paged + Send + 'a>(
+    pages: BoxStream<'a, Result<P, Error>>,
+    operation: &'static str,
+    bound: Option<usize>,
+) -> BoxStream<'a, Result<P, Error>> {
+    let mut received = 0u64;
+    let mut previous = None;
+    pages
+        .scan(false, move |stopped, page| {
+            if *stopped {
+                return futures::future::ready(None);
+            }
+            let page = page.and_then(|page| {
+                received = received.saturating_add(1);
+                let fingerprint = fingerprint(&page);
+                let problem = if bound.is_some_and(|bound| received > u64::try_from(bound).unwrap_or(u64::MAX)) {
+                    Some(PagingProblem::TooManyPages {
+                        bound: bound.unwrap_or_default(),
+                    })
+                } else if fingerprint.is_some() && fingerprint == previous {
+                    Some(PagingProblem::SamePageAgain)
+                } else {
+                    None
+                };
+                previous = fingerprint;
+                match problem {
+                    None => Ok(page),
+                    Some(problem) => Err(Error::Paging {
+                        operation,
+                        pages: received,
+                        problem,
+                    }),
+                }
+            });
+            *stopped = page.is_err();
+            futures::future::ready(Some(page))
+        })
+        .boxed()
+}
+
+/// What tells a page from the next: its length and a hash of all its rows
+/// (written straight into the hasher: no copy of the page is made).
+fn fingerprint<P: Paged>(page: &P) -> Option<(usize, u64)> {
+    use std::hash::Hasher;
+    struct HashWriter(std::collections::hash_map::DefaultHasher);
+    impl std::io::Write for HashWriter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let rows = page.items();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut writer = HashWriter(Default::default());
+    serde_json::to_writer(&mut writer, rows).ok()?;
+    Some((rows.len(), writer.0.finish()))
 }
 
 fn truncated_and_not_empty<P: Paged>(page: &P) -> bool {
@@ -390,6 +477,57 @@ mod tests {
 
     fn n(v: u64) -> NonZeroU64 {
         NonZeroU64::new(v).unwrap()
+    }
+
+    /// A page of numbers.
+    struct Numbers(Vec<u32>);
+
+    impl Paged for Numbers {
+        type Item = u32;
+        fn into_items(self) -> Vec<u32> {
+            self.0
+        }
+        fn items(&self) -> &[u32] {
+            &self.0
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+    }
+
+    async fn through_the_guard(pages: Vec<Vec<u32>>, bound: Option<usize>) -> Vec<Result<Vec<u32>, String>> {
+        let pages = stream::iter(pages.into_iter().map(|rows| Ok(Numbers(rows)))).boxed();
+        let guarded = guarded(pages, "list_numbers", bound);
+        guarded
+            .map(|page| page.map(|p| p.0).map_err(|e| e.to_string()))
+            .collect()
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_guard_passes_a_list_that_advances_and_stops_one_that_does_not() {
+        let advancing = through_the_guard(vec![vec![1, 2], vec![3, 4], vec![5]], Some(3)).await;
+        assert_eq!(advancing, [Ok(vec![1, 2]), Ok(vec![3, 4]), Ok(vec![5])]);
+        // Same length and ends, another row between: a new page.
+        let advancing = through_the_guard(vec![vec![1, 2, 9], vec![1, 3, 9]], None).await;
+        assert_eq!(advancing.len(), 2);
+        assert!(advancing.iter().all(Result::is_ok));
+
+        let repeating = through_the_guard(vec![vec![1, 2], vec![1, 2], vec![1, 2]], None).await;
+        assert_eq!(
+            repeating,
+            [
+                Ok(vec![1, 2]),
+                Err("list_numbers: the listing stopped at page 2: the server answered the same rows as the page before; the list does not advance".to_owned())
+            ]
+        );
+
+        let endless = through_the_guard((0..10).map(|n| vec![n]).collect(), Some(3)).await;
+        assert_eq!(endless.len(), 4, "three pages, then the error");
+        assert_eq!(
+            endless[3],
+            Err("list_numbers: the listing stopped at page 4: more than 3 pages, the default bound; `.max_pages(n)` sets another".to_owned())
+        );
     }
 
     #[test]

@@ -434,3 +434,103 @@ async fn analytics_pages_wait_for_the_quota_one_at_a_time_and_show_the_wait() {
     );
     assert_eq!(limiter.current_wait(), None);
 }
+
+/// A hostile or broken server cannot keep a paginator going: per style, the
+/// same page forever ends at the second page, and an impossible `last_page` at
+/// the first, each with `Error::Paging` naming the operation and the problem.
+#[tokio::test]
+async fn a_list_that_never_ends_is_stopped_with_the_problem_named() {
+    use vidplat::{Error, PagingProblem};
+    fn same_tasks(_: &Request) -> Value {
+        json!({"data": [{"id": 1}], "current_page": 1, "last_page": i64::MAX})
+    }
+    fn below_one(_: &Request) -> Value {
+        json!({"data": [{"id": 1}], "current_page": 1, "last_page": -1})
+    }
+    fn same_truncated(_: &Request) -> Value {
+        json!({"data": [{"name": "a", "os_name": "Android"}], "truncated": true})
+    }
+    let stopped = |outcome: Result<Vec<u64>, Error>| match outcome {
+        Err(Error::Paging {
+            operation,
+            pages,
+            problem,
+        }) => (operation, pages, problem),
+        other => panic!("expected Error::Paging, got {other:?}"),
+    };
+    let no_delay = Duration::ZERO;
+
+    let (server, seen) = serve("/v1/tasks", same_tasks, no_delay).await;
+    let listed = client(&server)
+        .encoder()
+        .unwrap()
+        .list_tasks()
+        .pages()
+        .map_ok(|_| 0)
+        .try_collect()
+        .await;
+    assert_eq!(stopped(listed), ("list_tasks", 2, PagingProblem::SamePageAgain));
+    assert_eq!(queries(&seen).len(), 2);
+
+    let (server, seen) = serve("/v1/tasks", below_one, no_delay).await;
+    let listed = client(&server)
+        .encoder()
+        .unwrap()
+        .list_tasks()
+        .pages()
+        .map_ok(|_| 0)
+        .try_collect()
+        .await;
+    let error = listed.as_ref().map(|_| ()).unwrap_err().to_string();
+    assert_eq!(
+        stopped(listed),
+        ("list_tasks", 1, PagingProblem::ImpossibleLastPage(-1))
+    );
+    assert_eq!(
+        error,
+        "list_tasks: the listing stopped at page 1: the server said last_page -1, which no list has"
+    );
+    assert_eq!(queries(&seen).len(), 1);
+
+    let (server, seen) = serve("/v1/contents", same_truncated, no_delay).await;
+    let listed = client(&server)
+        .vms()
+        .unwrap()
+        .list_contents()
+        .pages()
+        .map_ok(|_| 0)
+        .try_collect()
+        .await;
+    assert_eq!(stopped(listed), ("list_contents", 2, PagingProblem::SamePageAgain));
+    assert_eq!(queries(&seen).len(), 2);
+
+    let unlimited = |server: &MockServer| {
+        vidplat_tests::local_client(&server.uri())
+            .analytics_quota(None)
+            .build()
+            .unwrap()
+    };
+    let (server, seen) = serve("/v2/os/data", same_truncated, no_delay).await;
+    let listed = unlimited(&server)
+        .analytics()
+        .unwrap()
+        .cloud_by_os()
+        .pages()
+        .map_ok(|_| 0)
+        .try_collect()
+        .await;
+    assert_eq!(stopped(listed), ("cloud_by_os", 2, PagingProblem::SamePageAgain));
+    assert_eq!(queries(&seen).len(), 2);
+
+    let (server, seen) = serve("/v1/os/data", same_truncated, no_delay).await;
+    let listed = unlimited(&server)
+        .analytics()
+        .unwrap()
+        .basic_by_os()
+        .pages()
+        .map_ok(|_| 0)
+        .try_collect()
+        .await;
+    assert_eq!(stopped(listed), ("basic_by_os", 2, PagingProblem::SamePageAgain));
+    assert_eq!(queries(&seen).len(), 2);
+}

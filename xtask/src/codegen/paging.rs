@@ -126,6 +126,7 @@ pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
             impl vidplat_core::Paged for #name {
                 type Item = #item_ty;
                 fn into_items(self) -> ::std::vec::Vec<Self::Item> { self.data }
+                fn items(&self) -> &[Self::Item] { &self.data }
                 fn len(&self) -> usize { self.data.len() }
                 #truncated
                 #last_page
