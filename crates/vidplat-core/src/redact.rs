@@ -88,6 +88,22 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The most characters of foreign text (a store's reply, a library's error
+/// quoting one) that a message or a log line carries.
+const FOREIGN_TEXT_MAX: usize = 200;
+
+/// `text` escaped ([`escape_controls`]) and cut to 200 characters (saying how
+/// long it was): a hostile peer's reply can neither forge log lines nor fill them.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) fn bounded_text(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= FOREIGN_TEXT_MAX {
+        return escape_controls(text).into_owned();
+    }
+    let start: String = text.chars().take(FOREIGN_TEXT_MAX).collect();
+    format!("{}… ({chars} characters in all)", escape_controls(&start))
+}
+
 /// `url` with any credentials replaced by `***`: a `user:password@` before
 /// the host, and a `pass=`/`password=` query value (Redis's unix-socket URLs
 /// carry the password there). Works on text that does not parse as a URL too,

@@ -297,29 +297,48 @@ impl RedisQuota {
         }));
     }
 
+    /// Runs `script`, connecting first if needed, within the command timeout
+    /// and never past `deadline` (the call's), whichever ends first.
     async fn run<T: redis::FromRedisValue>(
         &self,
-        script: &redis::Script,
+        script: &LuaScript,
         keys: &[&str],
         args: &[String],
+        deadline: Option<Instant>,
     ) -> Result<T, String> {
-        let mut connection = self.connection().await?;
-        let mut invocation = script.prepare_invoke();
-        for key in keys {
-            invocation.key(*key);
-        }
-        for arg in args {
-            invocation.arg(arg.as_str());
-        }
-        self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
-        let timeout = self.inner.settings.op_timeout;
-        match tokio::time::timeout(timeout, invocation.invoke_async(&mut connection)).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(format!("Redis at {} failed: {e}", self.inner.redacted_url)),
-            Err(_) => Err(format!(
-                "no answer from Redis at {} within {timeout:?}",
-                self.inner.redacted_url
-            )),
+        let url = &self.inner.redacted_url;
+        let command_timeout = self.inner.settings.op_timeout;
+        let until = Instant::now().checked_add(command_timeout);
+        let (until, cut_by) = match (until, deadline) {
+            (Some(until), Some(deadline)) if deadline < until => (Some(deadline), "the call's deadline"),
+            (None, Some(deadline)) => (Some(deadline), "the call's deadline"),
+            (until, _) => (until, "the command timeout"),
+        };
+        let attempt = async {
+            let mut connection = self.connection().await?;
+            let failed = |e: redis::RedisError| {
+                format!("Redis at {url} failed: {}", crate::redact::bounded_text(&e.to_string()))
+            };
+            self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+            // By hash; a server that does not have the script yet gets its text (EVAL).
+            // Not redis::Script::invoke, whose SCRIPT LOAD panics when a server
+            // answers with another hash than the script's.
+            match script.command("EVALSHA", keys, args).query_async(&mut connection).await {
+                Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                    self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+                    script
+                        .command("EVAL", keys, args)
+                        .query_async(&mut connection)
+                        .await
+                        .map_err(failed)
+                }
+                outcome => outcome.map_err(failed),
+            }
+        };
+        let Some(until) = until else { return attempt.await };
+        match tokio::time::timeout_at(until, attempt).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(format!("no answer from Redis at {url} within {cut_by}")),
         }
     }
 
@@ -369,7 +388,7 @@ impl RedisQuota {
             let woken = self.inner.woken.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
-            let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args).await {
+            let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args, deadline).await {
                 Ok(answer) => answer,
                 Err(e) => {
                     // Redis is not answering: the ticket expires on its own.
@@ -378,8 +397,10 @@ impl RedisQuota {
                 }
             };
             let &[code, hint, used, ahead] = answer.as_slice() else {
-                return Err(format!("unexpected answer from the quota script: {answer:?}"));
+                return Err(unexpected(&answer));
             };
+            // Whatever the store says, a wait is at least MIN_NAP (no busy loop)
+            // and at most what the limits allow (a window, a lease).
             let hint = Duration::from_millis(u64::try_from(hint).unwrap_or(0));
             limiter.saw_shared_month(u64::try_from(used).unwrap_or(0));
             let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
@@ -397,6 +418,7 @@ impl RedisQuota {
                     return refusal(Quota::Month, None);
                 }
                 WINDOW_FULL => {
+                    let hint = hint.clamp(MIN_NAP, window.max(MIN_NAP));
                     let past = deadline.is_some_and(|at| Instant::now().checked_add(hint).is_none_or(|end| end > at));
                     if !wait || past {
                         ticket.leave().await;
@@ -405,7 +427,7 @@ impl RedisQuota {
                     // The head of the queue sleeps exactly until the window frees a call
                     // (refreshing its ticket on the way if the wait is long).
                     waiting.show(Quota::PerMinute, WaitCause::Limit, Instant::now().checked_add(hint));
-                    tokio::time::sleep(hint.min(refresh).max(Duration::from_millis(1))).await;
+                    tokio::time::sleep(hint.min(refresh).max(MIN_NAP)).await;
                 }
                 SLOT_TAKEN | QUEUED => {
                     if !wait {
@@ -418,6 +440,7 @@ impl RedisQuota {
                         // The holder's lease expiry bounds the wait if no release comes.
                         nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
                     }
+                    let nap = nap.max(MIN_NAP);
                     let until = Instant::now().checked_add(nap);
                     let until = match (until, deadline) {
                         (Some(u), Some(d)) => Some(u.min(d)),
@@ -431,7 +454,7 @@ impl RedisQuota {
                         return refusal(Quota::Concurrency, None);
                     }
                 }
-                _ => return Err(format!("unexpected answer from the quota script: {answer:?}")),
+                _ => return Err(unexpected(&answer)),
             }
         }
     }
@@ -440,7 +463,7 @@ impl RedisQuota {
     pub(crate) async fn month_used(&self) -> Result<u64, String> {
         let offset = self.inner.settings.utc_offset_minutes.to_string();
         let used: i64 = self
-            .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset])
+            .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset], None)
             .await?;
         Ok(u64::try_from(used).unwrap_or(0))
     }
@@ -452,6 +475,7 @@ impl RedisQuota {
                 &LEAVE,
                 &[k.queue.as_str(), k.alive.as_str()],
                 &[token.to_owned(), k.channel.clone()],
+                None,
             )
             .await;
     }
@@ -459,8 +483,13 @@ impl RedisQuota {
     /// Gives the slot of `token` back if it still holds it (compare-and-delete); 1 if it did.
     pub(crate) async fn release(&self, token: &str) -> Result<i64, String> {
         let k = &self.inner.keys;
-        self.run(&RELEASE, &[k.leases.as_str()], &[token.to_owned(), k.channel.clone()])
-            .await
+        self.run(
+            &RELEASE,
+            &[k.leases.as_str()],
+            &[token.to_owned(), k.channel.clone()],
+            None,
+        )
+        .await
     }
 
     /// Extends the lease of `token` if it still holds one; 1 if it did.
@@ -470,6 +499,7 @@ impl RedisQuota {
             &RENEW,
             &[k.leases.as_str()],
             &[token.to_owned(), millis(self.inner.settings.lease).to_string()],
+            None,
         )
         .await
     }
@@ -576,6 +606,42 @@ impl Drop for RedisLease {
 /// Japan time (+09:00), in minutes: the default month time zone.
 const JAPAN_MINUTES: i32 = 9 * 60;
 
+/// A Lua script run by hash (`EVALSHA`), or by its text (`EVAL`) when the
+/// server does not hold it yet.
+struct LuaScript {
+    code: &'static str,
+    hash: String,
+}
+
+impl LuaScript {
+    fn new(code: &'static str) -> Self {
+        Self {
+            code,
+            hash: redis::Script::new(code).get_hash().to_owned(),
+        }
+    }
+
+    fn command(&self, verb: &str, keys: &[&str], args: &[String]) -> redis::Cmd {
+        let mut command = redis::cmd(verb);
+        command.arg(if verb == "EVAL" { self.code } else { self.hash.as_str() });
+        command.arg(keys.len()).arg(keys).arg(args);
+        command
+    }
+}
+
+/// The shortest wait between two turns asked of Redis, whatever it answers:
+/// a store answering "wait −5 ms" costs at most 50 round trips a second.
+const MIN_NAP: Duration = Duration::from_millis(20);
+
+/// An answer of the wrong shape, described within bounds (its length and start).
+fn unexpected(answer: &[i64]) -> String {
+    let start = &answer[..answer.len().min(4)];
+    format!(
+        "unexpected answer from the quota script: {} values, starting {start:?}",
+        answer.len()
+    )
+}
+
 const GRANTED: i64 = 0;
 const QUEUED: i64 = 1;
 const SLOT_TAKEN: i64 = 2;
@@ -605,8 +671,8 @@ local month = string.format('%04d-%02d', y, m)
 /// ARGV: token, window ms, calls per window, concurrency, lease ms, month limit,
 /// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0).
 /// Returns {code, wait ms, the month's count, calls queued ahead}.
-static ACQUIRE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(concat!(
+static ACQUIRE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(concat!(
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -680,8 +746,8 @@ return {0, 0, used, 0}
 });
 
 /// KEYS: month. ARGV: UTC offset minutes. Returns the month's count.
-static MONTH_USED: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(concat!(
+static MONTH_USED: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(concat!(
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -695,8 +761,8 @@ return tonumber(redis.call('HGET', KEYS[1], month) or '0')
 });
 
 /// KEYS: leases. ARGV: token, channel. Compare-and-delete, then wake the waiters.
-static RELEASE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
+static RELEASE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(
         r#"
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 if removed == 1 then
@@ -708,8 +774,8 @@ return removed
 });
 
 /// KEYS: leases. ARGV: token, lease ms. Extends only a lease the token still holds.
-static RENEW: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
+static RENEW: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -725,8 +791,8 @@ return 1
 });
 
 /// KEYS: queue, alive. ARGV: token, channel. A waiter that gives up leaves the queue.
-static LEAVE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
-    redis::Script::new(
+static LEAVE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(
         r#"
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -750,5 +816,161 @@ mod tests {
         assert!(shown.contains("***"), "{shown}");
         assert_eq!(store.key_prefix(), "{vidplat:acct}");
         assert!(RedisQuota::new("redis://127.0.0.1/", "a{b").is_err());
+    }
+
+    /// A Redis that answers every script with `reply` (raw RESP), after `delay`
+    /// (`None`: never), and anything else with `+OK`; counts the scripts run.
+    /// (Its `+OK` to a `SCRIPT LOAD` made redis::Script panic, so every test
+    /// here also shows the client never loads a script that way.)
+    async fn hostile_redis(reply: &'static [u8], delay: Option<Duration>) -> (String, Arc<AtomicU64>) {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("redis://{}/", listener.local_addr().unwrap());
+        let scripts = Arc::new(AtomicU64::new(0));
+        let counted = scripts.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let (read, mut write) = socket.into_split();
+                    let mut read = BufReader::new(read);
+                    // Each command is an array of bulk strings: `*N`, then `$len` and the bytes, N times.
+                    for _ in 0..100_000 {
+                        let mut line = String::new();
+                        if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let parts: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+                        let mut command = Vec::new();
+                        for _ in 0..parts {
+                            line.clear();
+                            read.read_line(&mut line).await.unwrap_or(0);
+                            let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+                            let mut bytes = vec![0; len + 2];
+                            let _ = read.read_exact(&mut bytes).await;
+                            command.push(String::from_utf8_lossy(&bytes[..len]).to_uppercase());
+                        }
+                        let answer: &[u8] = match command.first().map(String::as_str) {
+                            Some("EVALSHA") => b"-NOSCRIPT No matching script\r\n",
+                            Some("EVAL") => {
+                                counted.fetch_add(1, Ordering::Relaxed);
+                                match delay {
+                                    Some(delay) => tokio::time::sleep(delay).await,
+                                    None => std::future::pending().await,
+                                }
+                                reply
+                            }
+                            _ => b"+OK\r\n",
+                        };
+                        if write.write_all(answer).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (url, scripts)
+    }
+
+    fn limiter_on(url: &str) -> crate::QuotaLimiter {
+        let store = RedisQuota::new(url, "hostile").unwrap();
+        crate::QuotaLimiter::with_store(QuotaConfig::default(), store)
+    }
+
+    const LIMITED: crate::OperationMeta = crate::OperationMeta {
+        id: "cloud_by_os",
+        summary: "by OS",
+        method: crate::Method::Get,
+        path: "/v2/os/data",
+        route_assumed: false,
+        authenticated: true,
+        permission: None,
+        rate_limited: true,
+        checks: &[],
+        success_members: &[],
+        success_statuses: &[200..=200],
+        reading: crate::table::Reading::WhileArriving,
+    };
+
+    #[tokio::test]
+    async fn a_silent_redis_cannot_hold_a_call_past_its_deadline() {
+        let (url, _) = hostile_redis(b"", None).await;
+        let limiter = limiter_on(&url);
+        let started = Instant::now();
+        let refusal = limiter
+            .acquire(&LIMITED, Some(started + Duration::from_millis(300)))
+            .await
+            .unwrap_err();
+        assert_eq!(refusal.quota, Quota::StoreUnavailable);
+        let took = started.elapsed();
+        // Not the 2 s command timeout: the call's 300 ms deadline.
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_millis(1000),
+            "{took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_redis_saying_wait_less_than_nothing_cannot_busy_loop_the_client() {
+        // WINDOW_FULL, "wait -5 ms".
+        let (url, scripts) = hostile_redis(b"*4\r\n:4\r\n:-5\r\n:0\r\n:0\r\n", Some(Duration::ZERO)).await;
+        let limiter = limiter_on(&url);
+        let started = Instant::now();
+        let refusal = limiter
+            .acquire(&LIMITED, Some(started + Duration::from_secs(1)))
+            .await
+            .unwrap_err();
+        assert_eq!(refusal.quota, Quota::PerMinute);
+        let asked = scripts.load(Ordering::Relaxed);
+        assert!(
+            asked <= 1_000 / MIN_NAP.as_millis() as u64 + 2,
+            "{asked} scripts in a second"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reply_of_the_wrong_shape_is_described_within_bounds() {
+        // An error reply of 100,000 characters, with line breaks that could forge a log line.
+        static LONG: std::sync::LazyLock<&'static [u8]> = std::sync::LazyLock::new(|| {
+            let text = "x\nFORGED LOG LINE ".repeat(5_000);
+            Box::leak(format!("-ERR {text}\r\n").into_bytes().into_boxed_slice())
+        });
+        let (url, _) = hostile_redis(&LONG, Some(Duration::ZERO)).await;
+        let store = RedisQuota::new(&url, "hostile").unwrap();
+        let waits = tokio::sync::watch::channel(None).0;
+        let limiter = limiter_on(&url);
+        let message = store
+            .acquire(
+                &QuotaConfig::default(),
+                true,
+                true,
+                None,
+                &Waiting::new(&waits),
+                &limiter,
+            )
+            .await
+            .unwrap_err();
+        assert!(message.len() < 400, "{} characters", message.len());
+        assert!(!message.contains('\n'), "{message}");
+        assert!(message.contains("characters in all"), "{message}");
+
+        // Too many values: only their count and start are shown.
+        let (url, _) = hostile_redis(b"*6\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n", Some(Duration::ZERO)).await;
+        let store = RedisQuota::new(&url, "hostile").unwrap();
+        let message = store
+            .acquire(
+                &QuotaConfig::default(),
+                true,
+                true,
+                None,
+                &Waiting::new(&waits),
+                &limiter,
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(
+            message,
+            "unexpected answer from the quota script: 6 values, starting [9, 9, 9, 9]"
+        );
     }
 }
