@@ -3,7 +3,7 @@
 //! with `?`), never a header, a status or a string to be parsed back.
 
 use crate::quota::limits::QuotaRefusal;
-use crate::redact::escape_controls;
+use crate::redact::{bounded, escape_controls};
 use crate::retry::Delivery;
 use crate::table::{Method, Service};
 use crate::timeout::TimeoutKind;
@@ -103,11 +103,12 @@ impl ApiError {
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "the service answered {}", self.status)?;
+        // Bounded: a 20 MiB message stays readable in one log line (`message` keeps it whole).
         if let Some(code) = &self.code {
-            write!(f, " {}", escape_controls(code))?;
+            write!(f, " {}", bounded(code, 100))?;
         }
         if let Some(message) = &self.message {
-            write!(f, ": {}", escape_controls(message))?;
+            write!(f, ": {}", bounded(message, 1_000))?;
         }
         if let Some(location) = &self.location {
             write!(f, " (redirect to {location}, not followed)")?;
@@ -222,6 +223,21 @@ impl std::error::Error for CallFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_message_is_shown_within_bounds_and_kept_whole() {
+        let message = "e\u{301}\n".repeat(10 * 1024 * 1024 / 3);
+        let api = ApiError {
+            code: Some("X".repeat(5_000)),
+            message: Some(message.clone()),
+            ..ApiError::status_only(500)
+        };
+        let shown = api.to_string();
+        assert!(shown.len() < 4_000, "{} bytes", shown.len());
+        assert!(!shown.contains('\n'));
+        assert!(shown.contains(&format!("({} characters in all)", message.chars().count())));
+        assert_eq!(api.message.as_deref(), Some(message.as_str()));
+    }
 
     #[test]
     fn a_failure_says_its_cause_and_keeps_its_source() {

@@ -96,12 +96,30 @@ const FOREIGN_TEXT_MAX: usize = 200;
 /// long it was): a hostile peer's reply can neither forge log lines nor fill them.
 #[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(crate) fn bounded_text(text: &str) -> String {
-    let chars = text.chars().count();
-    if chars <= FOREIGN_TEXT_MAX {
-        return escape_controls(text).into_owned();
+    bounded(text, FOREIGN_TEXT_MAX).to_string()
+}
+
+/// Shows `text` escaped ([`escape_controls`]) and cut to `max` characters,
+/// saying how long it was; nothing is copied to show it.
+pub(crate) fn bounded(text: &str, max: usize) -> Bounded<'_> {
+    Bounded { text, max }
+}
+
+pub(crate) struct Bounded<'a> {
+    text: &'a str,
+    max: usize,
+}
+
+impl std::fmt::Display for Bounded<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.text.char_indices().nth(self.max) {
+            None => f.write_str(&escape_controls(self.text)),
+            Some((cut, _)) => {
+                let chars = self.text.chars().count();
+                write!(f, "{}… ({chars} characters in all)", escape_controls(&self.text[..cut]))
+            }
+        }
     }
-    let start: String = text.chars().take(FOREIGN_TEXT_MAX).collect();
-    format!("{}… ({chars} characters in all)", escape_controls(&start))
 }
 
 /// `url` with any credentials replaced by `***`: a `user:password@` before

@@ -124,7 +124,7 @@ impl Grant {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         let expires = now.saturating_add(validity);
-        let seconds = expires.as_secs() + u64::from(expires.subsec_nanos() > 0);
+        let seconds = expires.as_secs().saturating_add(u64::from(expires.subsec_nanos() > 0));
         Self {
             expires: Some(seconds),
             audience: None,
@@ -143,6 +143,13 @@ impl Grant {
 /// portal domain (whose host the documents do not show). No response carries
 /// the URL itself (GAPS.md).
 pub fn page_url(domain: &str, page_id: &str) -> Result<String, SignError> {
+    // A host name only: a port, credentials or a path would change what the URL names.
+    if domain.is_empty() || domain.contains([':', '@', '/', '\\', '?', '#', '%', ' ']) {
+        return Err(SignError::InvalidUrl(format!(
+            "{}: a page's domain is a host name only (no port, user, path or query)",
+            vidplat_core::escape_controls(domain)
+        )));
+    }
     let mut url =
         reqwest::Url::parse("https://page.invalid/pages/").map_err(|e| SignError::InvalidUrl(e.to_string()))?;
     url.set_host(Some(domain))
@@ -291,6 +298,21 @@ pub fn sign(page_url: &str, key: &SigningKey, grant: &Grant) -> Result<String, S
 /// receives, then `expires` and `aud`.
 pub fn message(page_url: &str, grant: &Grant) -> Result<String, SignError> {
     let mut url = reqwest::Url::parse(page_url).map_err(|e| SignError::InvalidUrl(e.to_string()))?;
+    // Only what a viewer can open as a page: https (http for a local server), no credentials.
+    if !matches!(url.scheme(), "https" | "http") || url.host_str().is_none() {
+        return Err(SignError::InvalidUrl(format!(
+            "{}: not an https page URL",
+            url.scheme()
+        )));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(SignError::InvalidUrl("a page URL carries no user or password".into()));
+    }
+    if grant.audience.as_deref() == Some("") {
+        return Err(SignError::InvalidUrl(
+            "an empty audience (`aud`): name the user, or grant no audience".into(),
+        ));
+    }
     url.set_fragment(None);
     if url.query() == Some("") {
         url.set_query(None);
@@ -449,6 +471,43 @@ mod tests {
     // `printf '%s' "$MESSAGE" | openssl dgst -sha256 -hmac "$KEY"`.
     const KEY: &str = "0123456789abcdef0123456789abcdef";
     const PAGE: &str = "https://portal.example.jp/pages/0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
+
+    #[test]
+    fn what_cannot_be_a_page_url_is_not_signed() {
+        assert_eq!(Grant::valid_for(std::time::Duration::MAX).expires, Some(u64::MAX));
+        for domain in [
+            "user:pw@videos.example.com",
+            "videos.example.com:8443",
+            "a/b",
+            "",
+            "x%2fy",
+        ] {
+            let refused = page_url(domain, "pg-1");
+            assert!(
+                matches!(refused, Err(SignError::InvalidUrl(_))),
+                "{domain}: {refused:?}"
+            );
+        }
+        assert_eq!(
+            page_url("Videos.Example.com", "pg-1").unwrap(),
+            "https://videos.example.com/pages/pg-1"
+        );
+        let key = SigningKey::new(KEY).unwrap();
+        let grant = Grant::valid_for(std::time::Duration::from_secs(60));
+        for url in [
+            "javascript:alert(1)",
+            "https://user:pw@videos.example.com/pages/p",
+            "data:text/html,x",
+        ] {
+            assert!(
+                matches!(sign(url, &key, &grant), Err(SignError::InvalidUrl(_))),
+                "{url}"
+            );
+        }
+        let nobody = grant.clone().audience("");
+        let refused = sign(PAGE, &key, &nobody).unwrap_err().to_string();
+        assert!(refused.contains("empty audience"), "{refused}");
+    }
 
     #[test]
     fn a_grant_from_a_validity_expires_that_long_from_now() {

@@ -54,12 +54,18 @@ impl Default for Polling {
 
 impl Polling {
     fn grown(&self, interval: Duration) -> Duration {
-        (interval + interval / 2).min(self.max_interval)
+        interval.saturating_add(interval / 2).min(self.max_interval)
     }
 
+    /// `interval` ± the jitter; any setting (NaN, ∞, `Duration::MAX`) gives a pause, never a panic.
     fn jittered(&self, interval: Duration) -> Duration {
-        let jitter = self.jitter.clamp(0.0, 1.0);
-        interval.mul_f64(1.0 + jitter * (2.0 * fastrand::f64() - 1.0))
+        let jitter = if self.jitter.is_finite() {
+            self.jitter.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let factor = 1.0 + jitter * (2.0 * fastrand::f64() - 1.0);
+        Duration::try_from_secs_f64(interval.as_secs_f64() * factor).unwrap_or(Duration::MAX)
     }
 
     /// Polls `poll` until `done` says the value is final, yielding the first
@@ -117,7 +123,7 @@ impl Polling {
                 let described = (state.describe)(&value);
                 let waited = state.started.elapsed();
                 let pause = self.jittered(state.interval);
-                if waited + pause > self.max_wait {
+                if waited.saturating_add(pause) > self.max_wait {
                     state.over = true;
                     let timed_out = Error::WaitTimedOut {
                         waited,
@@ -454,4 +460,39 @@ pub fn import_tasks_finished(job: &TaskImport) -> bool {
         && unfinished
             .iter()
             .all(|s| status.get(s).and_then(|v| v.as_u64()).unwrap_or(0) == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_polling_setting_gives_a_pause_never_a_panic() {
+        for jitter in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -3.0, 7.0, 0.2] {
+            for interval in [Duration::ZERO, Duration::from_secs(1), Duration::MAX] {
+                let polling = Polling {
+                    initial_interval: interval,
+                    max_interval: Duration::MAX,
+                    max_wait: Duration::MAX,
+                    jitter,
+                };
+                let pause = polling.jittered(interval);
+                let grown = polling.grown(interval);
+                assert!(grown >= interval, "{jitter} {interval:?}");
+                if interval == Duration::from_secs(1) && jitter.is_finite() {
+                    let spread = jitter.clamp(0.0, 1.0);
+                    assert!(pause.as_secs_f64() >= 1.0 - spread - 1e-9 && pause.as_secs_f64() <= 1.0 + spread + 1e-9);
+                }
+            }
+        }
+        let nan = Polling {
+            jitter: f64::NAN,
+            ..Polling::default()
+        };
+        assert_eq!(
+            nan.jittered(Duration::from_secs(2)),
+            Duration::from_secs(2),
+            "NaN is no jitter"
+        );
+    }
 }
