@@ -182,6 +182,12 @@ impl RuntimeBuilder {
         let mut http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .tls_backend_preconfigured(tls_config()?);
+        // A proxy from the environment (HTTP_PROXY, ALL_PROXY) would receive a
+        // plain-http request whole, the key with it: plain http goes direct.
+        // Over https a proxy only tunnels the encrypted connection, so it stays.
+        if !base.is_https() {
+            http = http.no_proxy();
+        }
         // A connect timeout too large for the clock means none.
         if std::time::Instant::now().checked_add(self.timeouts.connect).is_some() {
             http = http.connect_timeout(self.timeouts.connect);

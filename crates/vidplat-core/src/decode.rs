@@ -105,14 +105,15 @@ pub(crate) fn decode_failure(
     source: serde_json::Error,
 ) -> CallFailure {
     let undocumented = !call.operation.documents_success(status);
+    let path = path.filter(|p| p != ".");
     call.failure(
         Delivery::Answered,
         FailureKind::Decode(DecodeError {
             operation: Some(call.operation.id),
             status: undocumented.then_some(status),
-            path: path.filter(|p| p != "."),
+            reason: DecodeError::reason(&call.redactor, path.as_deref(), &source),
+            path,
             excerpt: call.redactor.excerpt(head),
-            source,
         }),
     )
 }

@@ -133,21 +133,26 @@ pub struct DecodeError {
     pub path: Option<String>,
     /// The body's start: secrets redacted, control characters escaped.
     pub excerpt: String,
-    /// serde's reason.
-    pub source: serde_json::Error,
+    /// serde's reason, redacted like the excerpt: serde quotes the value it
+    /// refused, so the key is removed from it, and the value of a secret
+    /// member is not quoted at all. (Not kept as a `serde_json::Error`, whose
+    /// own message would print the value.)
+    pub reason: String,
 }
 
 impl DecodeError {
-    /// A decode failure of a body the runtime did not hand over: no operation,
-    /// path or excerpt (without the runtime's redaction, no body is shown).
-    pub fn without_excerpt(source: serde_json::Error) -> Self {
-        Self {
-            operation: None,
-            status: None,
-            path: None,
-            excerpt: String::new(),
-            source,
+    /// The reason of `source` at `path`, as shown: redacted and bounded.
+    pub(crate) fn reason(redactor: &crate::Redactor, path: Option<&str>, source: &serde_json::Error) -> String {
+        if path.is_some_and(|path| redactor.is_secret_path(path)) {
+            let what = match source.classify() {
+                serde_json::error::Category::Data => "a value of the wrong type or form",
+                serde_json::error::Category::Syntax => "malformed JSON",
+                serde_json::error::Category::Eof => "the body ended early",
+                serde_json::error::Category::Io => "the body could not be read",
+            };
+            return format!("{what} (not shown: a secret member)");
         }
+        crate::redact::bounded(&redactor.text(&source.to_string()), 300).to_string()
     }
 }
 
@@ -160,7 +165,7 @@ impl fmt::Display for DecodeError {
         if let Some(status) = self.status {
             write!(f, " (status {status}, which the documents do not give for it)")?;
         }
-        write!(f, " ({}", self.source)?;
+        write!(f, " ({}", self.reason)?;
         if let Some(path) = &self.path {
             write!(f, " at {}", escape_controls(path))?;
         }
@@ -168,11 +173,7 @@ impl fmt::Display for DecodeError {
     }
 }
 
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
+impl std::error::Error for DecodeError {}
 
 impl fmt::Display for CallFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -264,7 +265,7 @@ mod tests {
                 status: Some(201),
                 path: Some("id".into()),
                 excerpt: "{}".into(),
-                source,
+                reason: source.to_string(),
             }),
             ..failure
         };

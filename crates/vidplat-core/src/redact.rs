@@ -49,12 +49,17 @@ impl Redactor {
                 text = Cow::Owned(text.replace(key, REDACTED));
             }
         }
-        for member in self.secret_members {
-            if let Some(redacted) = redact_member(&text, member) {
-                text = Cow::Owned(redacted);
-            }
+        if let Some(redacted) = redact_members(&text, self.secret_members) {
+            text = Cow::Owned(redacted);
         }
         text
+    }
+
+    /// Whether the member at the end of `path` (`data[3].signing_key`) is a secret.
+    pub fn is_secret_path(&self, path: &str) -> bool {
+        let last = path.rsplit('.').next().unwrap_or(path);
+        let name = last.split('[').next().unwrap_or(last);
+        self.secret_members.contains(&name)
     }
 
     /// The start of a body for an error message: secrets redacted, control
@@ -163,36 +168,66 @@ pub fn without_credentials(url: &str) -> Cow<'_, str> {
     out
 }
 
-/// Replaces the value of every `"member": "…"` in JSON-like text (possibly cut
-/// short: an unterminated value is redacted to the end). `None` when nothing matched.
-fn redact_member(text: &str, member: &str) -> Option<String> {
-    let quoted = format!("\"{member}\"");
-    if !text.contains(&quoted) {
+/// Replaces the string value of every member whose name, once its JSON
+/// escapes are read (`"signing\u005fkey"` is `signing_key`), is one of
+/// `members`. The text may be cut short: an unterminated value is redacted to
+/// the end. `None` when nothing matched.
+fn redact_members(text: &str, members: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    // Bytes of `text` already copied to `out`.
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(open) = text[at..].find('"').map(|i| at + i) {
+        let name_end = open + 1 + string_end(&text[open + 1..]);
+        at = (name_end + 1).min(text.len());
+        let after = text[at..].trim_start();
+        let Some(value) = after.strip_prefix(':').map(str::trim_start) else {
+            continue;
+        };
+        let secret = members.iter().any(|m| unescaped(&text[open + 1..name_end]) == *m);
+        let Some(contents) = value.strip_prefix('"') else {
+            // A number where a secret belongs is shown no more than a string.
+            let scalar = value
+                .find([',', '}', ']', ' ', '\n', '\r', '\t'])
+                .unwrap_or(value.len());
+            if secret && value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+                let value_start = text.len() - value.len();
+                out.push_str(&text[copied..value_start]);
+                out.push_str(REDACTED);
+                copied = value_start + scalar;
+                at = copied;
+            }
+            continue;
+        };
+        if !secret {
+            // A value that is itself a string: skip it, it names nothing.
+            at = text.len() - contents.len();
+            let value_end = string_end(contents);
+            at = (at + value_end + 1).min(text.len());
+            continue;
+        }
+        let value_start = text.len() - contents.len();
+        let value_end = value_start + string_end(contents);
+        out.push_str(&text[copied..value_start]);
+        out.push_str(REDACTED);
+        copied = value_end;
+        at = (value_end + 1).min(text.len());
+    }
+    if copied == 0 {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut changed = false;
-    while let Some(at) = rest.find(&quoted) {
-        let after_name = at + quoted.len();
-        out.push_str(&rest[..after_name]);
-        rest = &rest[after_name..];
-        let value_start = rest.len() - rest.trim_start().len();
-        let Some(after_colon) = rest[value_start..].strip_prefix(':') else {
-            continue;
-        };
-        let spaces = after_colon.len() - after_colon.trim_start().len();
-        let Some(value) = after_colon[spaces..].strip_prefix('"') else {
-            continue;
-        };
-        let end = string_end(value);
-        out.push_str(&rest[..value_start + 1 + spaces + 1]);
-        out.push_str(REDACTED);
-        changed = true;
-        rest = &value[end..];
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// A JSON string's contents with its escapes read (an invalid escape is kept as written).
+fn unescaped(contents: &str) -> Cow<'_, str> {
+    if !contents.contains('\\') {
+        return Cow::Borrowed(contents);
     }
-    out.push_str(rest);
-    changed.then_some(out)
+    serde_json::from_str::<String>(&format!("\"{contents}\""))
+        .map(Cow::Owned)
+        .unwrap_or(Cow::Borrowed(contents))
 }
 
 /// The byte offset of the closing quote of a JSON string's contents (or the end).
@@ -227,10 +262,19 @@ b"}"#;
         );
         // A secret cut by the end of the body is still hidden.
         assert_eq!(redactor.excerpt(br#"{"password":"hunt"#), r#"{"password":"[redacted]"#);
-        // A value that is not a string is not a secret's value; nothing breaks.
+        // The name as parsed, whatever its escapes.
+        assert_eq!(
+            redactor.excerpt(br#"{"signing\u005fkey":"s3cr3t","pass\u0077ord": "x"}"#),
+            r#"{"signing\u005fkey":"[redacted]","pass\u0077ord": "[redacted]"}"#
+        );
+        // null is no secret; a number is hidden like a string; nothing breaks.
         assert_eq!(
             redactor.excerpt(br#"{"password":null,"password""#),
             r#"{"password":null,"password""#
+        );
+        assert_eq!(
+            redactor.excerpt(br#"{"signing_key": 1234567,"password":-5}"#),
+            r#"{"signing_key": [redacted],"password":[redacted]}"#
         );
         // Long bodies are cut after 200 characters, secrets beyond the cut never show.
         let long = format!(r#"{{"pad":"{}","signing_key":"{}"}}"#, "x".repeat(190), "s".repeat(500));

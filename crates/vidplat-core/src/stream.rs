@@ -185,8 +185,7 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
             .await;
             if let Err(failure) = outcome {
                 // A reader that went away is not told why the rest was not read.
-                let stopped =
-                    matches!(&failure.kind, FailureKind::Decode(e) if e.source.to_string().starts_with(STOPPED));
+                let stopped = matches!(&failure.kind, FailureKind::Decode(e) if e.reason.starts_with(STOPPED));
                 if !stopped {
                     let _ = tx.send(Err(failure)).await;
                 }

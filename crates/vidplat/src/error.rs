@@ -274,7 +274,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Transport(transport) => Some(&transport.source),
-            Error::Decode(error) => Some(&error.source),
+            Error::Decode(error) => Some(error),
             Error::Config(error) => Some(error),
             _ => None,
         }

@@ -296,15 +296,41 @@ async fn a_200_with_truncated_json_is_a_decode_error_with_the_body_excerpt() {
     match &error {
         Error::Decode(decode) => {
             assert_eq!(decode.operation, Some("get_task"));
-            assert!(decode.source.to_string().contains("EOF"), "{decode}");
+            assert!(decode.reason.contains("EOF"), "{decode}");
             assert_eq!(decode.excerpt, r#"{"id": 3, "status": "enc"#);
         }
         other => panic!("{other:?}"),
     }
     assert!(
         std::error::Error::source(&error).is_some(),
-        "serde's error is the source"
+        "the decode error is the source"
     );
+}
+
+/// serde quotes the value it refuses; a printout of the error, its whole
+/// source chain included, never shows the key a server echoed into a member
+/// of the wrong type, nor the value of a secret member.
+#[tokio::test]
+async fn a_refused_value_is_quoted_without_the_key_or_a_secret() {
+    let echoed = Wire::ok(json!({"status": "ready", "id": format!("Bearer {API_KEY}")})).await;
+    let error = echoed.encoder().get_task().task_id(3u64).call().await.unwrap_err();
+    let shown = format!("{error} / {error:?}");
+    let printed = format!("{shown} / {:?}", anyhow::Error::from(error));
+    assert!(!printed.contains(API_KEY), "{printed}");
+    assert!(printed.contains("[redacted]"), "{printed}");
+
+    let secret = Wire::ok(json!({"id": "pg-1", "signing_key": 12345678901234567u64})).await;
+    let page = "0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
+    let error = secret.vms().get_viewing_page().page_id(page).call().await.unwrap_err();
+    let printed = format!("{error:#} / {error:?}");
+    assert!(!printed.contains("12345678901234567"), "{printed}");
+    match &error {
+        Error::Decode(decode) => assert_eq!(
+            decode.reason,
+            "a value of the wrong type or form (not shown: a secret member)"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -155,3 +155,54 @@ fn the_builder_result_does_not_depend_on_the_order_of_calls() {
         "{twice}"
     );
 }
+
+/// With `HTTP_PROXY` and `ALL_PROXY` naming a local "proxy", a client of a
+/// plain-http (loopback) base URL still goes direct: the key never travels in
+/// clear to a proxy. The environment is the process's, so the check runs in a
+/// child process (this test binary again, on the test below).
+#[test]
+fn a_plain_http_base_url_never_goes_through_a_proxy() {
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy_url = format!("http://{}", proxy.local_addr().unwrap());
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "facade_config::proxy_child", "--test-threads=1"])
+        .env("VIDPLAT_PROXY_CHILD", "1")
+        .env("HTTP_PROXY", &proxy_url)
+        .env("http_proxy", &proxy_url)
+        .env("ALL_PROXY", &proxy_url)
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+    assert!(printed.contains("1 passed"), "{printed}");
+    proxy.set_nonblocking(true).unwrap();
+    assert!(proxy.accept().is_err(), "the proxy received a connection");
+}
+
+#[tokio::test]
+#[ignore = "run by a_plain_http_base_url_never_goes_through_a_proxy, with a proxy in the environment"]
+async fn proxy_child() {
+    if std::env::var_os("VIDPLAT_PROXY_CHILD").is_none() {
+        return;
+    }
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::any())
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({"id": 7})))
+        .mount(&server)
+        .await;
+    let client = vidplat_tests::local_client(&server.uri()).build().unwrap();
+    use vidplat::Call;
+    let task = client.encoder().unwrap().get_task().task_id(7u64).call().await.unwrap();
+    assert_eq!(task.id, Some(7));
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        1,
+        "the request went direct"
+    );
+}
