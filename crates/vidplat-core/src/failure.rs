@@ -142,7 +142,7 @@ pub struct DecodeError {
 
 impl DecodeError {
     /// The reason of `source` at `path`, as shown: redacted and bounded.
-    pub(crate) fn reason(redactor: &crate::Redactor, path: Option<&str>, source: &serde_json::Error) -> String {
+    pub(crate) fn reason(redactor: &crate::redact::Redactor, path: Option<&str>, source: &serde_json::Error) -> String {
         if path.is_some_and(|path| redactor.is_secret_path(path)) {
             let what = match source.classify() {
                 serde_json::error::Category::Data => "a value of the wrong type or form",

@@ -240,7 +240,14 @@ impl QuotaLimiter {
             let wait = self.config.mode == QuotaMode::Wait;
             let waiting = Waiting::new(&self.waits);
             match store
-                .acquire(&self.config, operation.rate_limited, wait, deadline, &waiting, self)
+                .acquire(
+                    &self.config,
+                    operation.rate_limited,
+                    wait,
+                    deadline,
+                    &waiting,
+                    &|used| self.saw_shared_month(used),
+                )
                 .await
             {
                 Ok(decision) => {

@@ -23,7 +23,6 @@
 //! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
 //! store also works on Redis Cluster.
 
-use crate::quota::limiter::QuotaLimiter;
 use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -350,7 +349,7 @@ impl RedisQuota {
         wait: bool,
         deadline: Option<Instant>,
         waiting: &Waiting<'_>,
-        limiter: &QuotaLimiter,
+        saw_month: &(dyn Fn(u64) + Sync),
     ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
@@ -383,6 +382,8 @@ impl RedisQuota {
             store: wait.then(|| self.clone()),
             token: token.clone(),
         };
+        // What held the call at its last turn: what a wait cut by the deadline ends with.
+        let mut held: Option<QuotaRefusal> = None;
         loop {
             // Registered before the script runs, so a release in between is not missed.
             let woken = self.inner.woken.notified();
@@ -390,6 +391,13 @@ impl RedisQuota {
             woken.as_mut().enable();
             let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args, deadline).await {
                 Ok(answer) => answer,
+                Err(_) if held.is_some() && deadline.is_some_and(|at| Instant::now() >= at) => {
+                    ticket.leave().await;
+                    return Ok(Err(held.unwrap_or(QuotaRefusal {
+                        quota: Quota::Concurrency,
+                        retry_after: None,
+                    })));
+                }
                 Err(e) => {
                     // Redis is not answering: the ticket expires on its own.
                     ticket.store = None;
@@ -402,7 +410,7 @@ impl RedisQuota {
             // Whatever the store says, a wait is at least MIN_NAP (no busy loop)
             // and at most what the limits allow (a window, a lease).
             let hint = Duration::from_millis(u64::try_from(hint).unwrap_or(0));
-            limiter.saw_shared_month(u64::try_from(used).unwrap_or(0));
+            saw_month(u64::try_from(used).unwrap_or(0));
             let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
             match code {
                 GRANTED => {
@@ -424,6 +432,10 @@ impl RedisQuota {
                         ticket.leave().await;
                         return refusal(Quota::PerMinute, Some(hint));
                     }
+                    held = Some(QuotaRefusal {
+                        quota: Quota::PerMinute,
+                        retry_after: Some(hint),
+                    });
                     // The head of the queue sleeps exactly until the window frees a call
                     // (refreshing its ticket on the way if the wait is long).
                     waiting.show(Quota::PerMinute, WaitCause::Limit, Instant::now().checked_add(hint));
@@ -433,6 +445,10 @@ impl RedisQuota {
                     if !wait {
                         return refusal(Quota::Concurrency, None);
                     }
+                    held = Some(QuotaRefusal {
+                        quota: Quota::Concurrency,
+                        retry_after: None,
+                    });
                     let ahead = Some(u64::try_from(ahead).unwrap_or(0));
                     waiting.show(Quota::Concurrency, WaitCause::Queued { ahead }, None);
                     let mut nap = refresh;
@@ -872,36 +888,22 @@ mod tests {
         (url, scripts)
     }
 
-    fn limiter_on(url: &str) -> crate::QuotaLimiter {
+    /// One turn asked of the store at `url`, within `deadline`.
+    async fn turn(url: &str, deadline: Instant) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let store = RedisQuota::new(url, "hostile").unwrap();
-        crate::QuotaLimiter::with_store(QuotaConfig::default(), store)
+        let waits = tokio::sync::watch::channel(None).0;
+        let waiting = Waiting::new(&waits);
+        store
+            .acquire(&QuotaConfig::default(), true, true, Some(deadline), &waiting, &|_| {})
+            .await
     }
-
-    const LIMITED: crate::OperationMeta = crate::OperationMeta {
-        id: "cloud_by_os",
-        summary: "by OS",
-        method: crate::Method::Get,
-        path: "/v2/os/data",
-        route_assumed: false,
-        authenticated: true,
-        permission: None,
-        rate_limited: true,
-        checks: &[],
-        success_members: &[],
-        success_statuses: &[200..=200],
-        reading: crate::table::Reading::WhileArriving,
-    };
 
     #[tokio::test]
     async fn a_silent_redis_cannot_hold_a_call_past_its_deadline() {
         let (url, _) = hostile_redis(b"", None).await;
-        let limiter = limiter_on(&url);
         let started = Instant::now();
-        let refusal = limiter
-            .acquire(&LIMITED, Some(started + Duration::from_millis(300)))
-            .await
-            .unwrap_err();
-        assert_eq!(refusal.quota, Quota::StoreUnavailable);
+        let message = turn(&url, started + Duration::from_millis(300)).await.unwrap_err();
+        assert!(message.ends_with("within the call's deadline"), "{message}");
         let took = started.elapsed();
         // Not the 2 s command timeout: the call's 300 ms deadline.
         assert!(
@@ -914,11 +916,9 @@ mod tests {
     async fn a_redis_saying_wait_less_than_nothing_cannot_busy_loop_the_client() {
         // WINDOW_FULL, "wait -5 ms".
         let (url, scripts) = hostile_redis(b"*4\r\n:4\r\n:-5\r\n:0\r\n:0\r\n", Some(Duration::ZERO)).await;
-        let limiter = limiter_on(&url);
-        let started = Instant::now();
-        let refusal = limiter
-            .acquire(&LIMITED, Some(started + Duration::from_secs(1)))
+        let refusal = turn(&url, Instant::now() + Duration::from_secs(1))
             .await
+            .unwrap()
             .unwrap_err();
         assert_eq!(refusal.quota, Quota::PerMinute);
         let asked = scripts.load(Ordering::Relaxed);
@@ -938,7 +938,6 @@ mod tests {
         let (url, _) = hostile_redis(&LONG, Some(Duration::ZERO)).await;
         let store = RedisQuota::new(&url, "hostile").unwrap();
         let waits = tokio::sync::watch::channel(None).0;
-        let limiter = limiter_on(&url);
         let message = store
             .acquire(
                 &QuotaConfig::default(),
@@ -946,7 +945,7 @@ mod tests {
                 true,
                 None,
                 &Waiting::new(&waits),
-                &limiter,
+                &|_| {},
             )
             .await
             .unwrap_err();
@@ -964,7 +963,7 @@ mod tests {
                 true,
                 None,
                 &Waiting::new(&waits),
-                &limiter,
+                &|_| {},
             )
             .await
             .unwrap_err();
