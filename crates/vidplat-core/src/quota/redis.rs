@@ -132,15 +132,8 @@ impl fmt::Debug for RedisQuota {
 
 /// The URL with any password replaced by `***` (the URL is shown in Debug output and logs).
 fn redact_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) => {
-            if parsed.password().is_some() {
-                let _ = parsed.set_password(Some("***"));
-            }
-            parsed.to_string()
-        }
-        Err(_) => "<unparsable URL>".to_owned(),
-    }
+    // Every form: `user:password@`, and the `pass=`/`password=` of the unix-socket URLs.
+    crate::redact::without_credentials(url).into_owned()
 }
 
 impl RedisQuota {
@@ -832,6 +825,10 @@ mod tests {
         assert!(shown.contains("***"), "{shown}");
         assert_eq!(store.key_prefix(), "{vidplat:acct}");
         assert!(RedisQuota::new("redis://127.0.0.1/", "a{b").is_err());
+        for url in ["redis+unix:///tmp/r.sock?db=1&pass=hunter2", "unix:///tmp/r.sock?pass=hunter2"] {
+            let shown = format!("{:?}", RedisQuota::new(url, "acct").unwrap());
+            assert!(!shown.contains("hunter2") && shown.contains("pass=***"), "{shown}");
+        }
     }
 
     /// A Redis that answers every script with `reply` (raw RESP), after `delay`
