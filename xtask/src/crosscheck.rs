@@ -49,6 +49,9 @@ pub struct BoundFact {
     pub at: String,
     pub rule: String,
     pub source: String,
+    /// How the source's words become the rule, where the rule is not them verbatim.
+    #[serde(default)]
+    pub reading: Option<String>,
 }
 
 pub fn facts_path() -> std::path::PathBuf {

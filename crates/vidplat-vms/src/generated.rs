@@ -5397,11 +5397,6 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
             Ok(Self(value.to_string()))
         }
     }
@@ -5456,11 +5451,6 @@ pub mod types {
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -24788,10 +24778,10 @@ Lists the viewing pages of the account, one page at a time, optionally only thos
 Sends a `GET` request to `/v1/instant-pages`
 
 Arguments:
-- `content`: Only pages of the content with this name. At most 200 characters of letters, digits, hyphen and underscore (content names match ^[0-9a-zA-Z-_]+$).
+- `content`: Only pages of this content. At most 200 characters.
 - `page`: Page number, from 1. Default 1.
 - `per_page`: Items per page, at most 100. Default 25.
-- `playlist`: Only pages of the playlist with this name. At most 200 characters of letters, digits, hyphen and underscore (playlist names match ^[0-9a-zA-Z-_]+$).
+- `playlist`: Only pages of this playlist. At most 200 characters.
 - `query`: Case-insensitive substring searched in the title or description. At most 200 characters.
 - `sort`: Sort expression of the viewing page list, a column name and `asc` or `desc` joined by a vertical bar. Default `created_at|desc`.
 - `type_`: Only pages of this type (content or playlist).
