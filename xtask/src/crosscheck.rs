@@ -181,6 +181,9 @@ pub fn yaml_against_facts(facts: &ServiceFacts, spec: &Value) -> Vec<String> {
     }
 
     for fact in &facts.bounds {
+        if fact.reading.as_deref().is_some_and(|r| r.trim().is_empty()) {
+            problems.push(format!("documented.yaml: {} {}: an empty reading", fact.at, fact.rule));
+        }
         let rule = match parse_rule(&fact.rule) {
             Ok(rule) => rule,
             Err(e) => {

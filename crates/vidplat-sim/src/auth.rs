@@ -58,13 +58,37 @@ impl Keys {
         let key = headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(bearer_token)
             .ok_or_else(SimError::unauthorized)?;
         let keys = self.keys.lock().expect("keys lock");
         let granted = keys.get(key).ok_or_else(SimError::unauthorized)?;
         match (granted, permission) {
             (Some(set), Some(needed)) if !set.contains(&Permission::new(needed)) => Err(SimError::forbidden(needed)),
             _ => Ok(()),
+        }
+    }
+}
+
+/// The token of `Bearer <token>`. Authentication schemes are case-insensitive
+/// (RFC 9110, 11.1), so `bearer` and `BEARER` are the same scheme; one or more
+/// spaces separate it from the token.
+fn bearer_token(credentials: &str) -> Option<&str> {
+    let (scheme, token) = credentials.split_once(' ')?;
+    let token = token.trim_start_matches(' ');
+    (scheme.eq_ignore_ascii_case("Bearer") && !token.is_empty()).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_scheme_is_case_insensitive() {
+        for credentials in ["Bearer k", "bearer k", "BEARER k", "bEaReR  k"] {
+            assert_eq!(bearer_token(credentials), Some("k"), "{credentials}");
+        }
+        for credentials in ["Bearer", "Bearer ", "Basic k", "Bearerk", "Token k"] {
+            assert_eq!(bearer_token(credentials), None, "{credentials}");
         }
     }
 }

@@ -35,6 +35,7 @@ mod calendar;
 mod encoder;
 mod error;
 mod operations;
+mod server;
 mod vms;
 
 pub use analytics::AnalyticsStats;
@@ -92,6 +93,11 @@ pub struct SimConfig {
     pub seed: u64,
     /// Port to bind on 127.0.0.1; 0 picks a free one.
     pub port: u16,
+    /// How long a client may take to send a request's line and headers
+    /// before its connection is closed (also how long a connection may sit
+    /// idle between requests): 30 s, so a client sending half a request does
+    /// not hold a connection forever.
+    pub header_read_timeout: Duration,
 }
 
 impl Default for SimConfig {
@@ -111,6 +117,7 @@ impl Default for SimConfig {
             time_zone: calendar::japan(),
             seed: 7,
             port: 0,
+            header_read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -188,6 +195,7 @@ impl Simulator {
     pub async fn start_with(config: SimConfig) -> std::io::Result<Self> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
         let time_zone = config.time_zone;
+        let header_read_timeout = config.header_read_timeout;
         let address = listener.local_addr()?;
         let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
         let analytics_stats = Arc::new(AnalyticsStats::default());
@@ -198,14 +206,7 @@ impl Simulator {
         };
         let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let server = axum::serve(listener, app).with_graceful_shutdown(async {
-                let _ = stopped.await;
-            });
-            if let Err(error) = server.await {
-                tracing::error!(%error, "simulator stopped");
-            }
-        });
+        tokio::spawn(server::serve(listener, app, header_read_timeout, stopped));
         let base = format!("http://{address}");
         Ok(Self {
             address,

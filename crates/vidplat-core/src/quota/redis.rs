@@ -825,7 +825,10 @@ mod tests {
         assert!(shown.contains("***"), "{shown}");
         assert_eq!(store.key_prefix(), "{vidplat:acct}");
         assert!(RedisQuota::new("redis://127.0.0.1/", "a{b").is_err());
-        for url in ["redis+unix:///tmp/r.sock?db=1&pass=hunter2", "unix:///tmp/r.sock?pass=hunter2"] {
+        for url in [
+            "redis+unix:///tmp/r.sock?db=1&pass=hunter2",
+            "unix:///tmp/r.sock?pass=hunter2",
+        ] {
             let shown = format!("{:?}", RedisQuota::new(url, "acct").unwrap());
             assert!(!shown.contains("hunter2") && shown.contains("pass=***"), "{shown}");
         }

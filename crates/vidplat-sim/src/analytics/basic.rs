@@ -131,7 +131,7 @@ fn select(context: &Context, params: &BasicParams) -> Result<Selection, SimError
     let window = params.ranks()?;
     let filters = params.filters()?;
     Ok(Selection {
-        facts: filters.apply(facts(context.seed, period.from, period.to)),
+        facts: filters.apply(facts(context.seed, period.from, period.to, context.now)),
         period,
         golden,
         window,

@@ -154,7 +154,10 @@ const SITUATION_FIELDS: &[&str] = &[
 fn select(context: &Context, params: &CloudParams, default_start: Local) -> Result<(Vec<Fact>, Period), SimError> {
     let period = params.period(context.now, default_start, MaxSpan::Months(13))?;
     let filters = params.filters()?;
-    Ok((filters.apply(facts(context.seed, period.from, period.to)), period))
+    Ok((
+        filters.apply(facts(context.seed, period.from, period.to, context.now)),
+        period,
+    ))
 }
 
 /// The page of the window of `rows`, decoded into the operation's page type `P`.

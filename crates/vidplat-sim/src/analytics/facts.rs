@@ -154,10 +154,12 @@ pub(super) struct Situation {
     pub background: bool,
 }
 
-/// The sessions between `from` and `to` (inclusive), oldest first.
-pub(super) fn facts(seed: u64, from: Local, to: Local) -> Vec<Fact> {
+/// The sessions between `from` and `to` (inclusive) that have happened by
+/// `now`, oldest first: a period reaching past now has no data there.
+pub(super) fn facts(seed: u64, from: Local, to: Local, now: Local) -> Vec<Fact> {
     // Periods are validated to at most 13 months (basic: 732 days); this bound only guards.
     const MAX_DAYS: i64 = 800;
+    let to = to.min(now);
     let first = day_of(from);
     let last = day_of(to).min(first + MAX_DAYS);
     (first..=last)

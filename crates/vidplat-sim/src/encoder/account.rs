@@ -137,7 +137,20 @@ pub(super) async fn update_notification_settings(
 
 #[derive(Deserialize)]
 pub(super) struct InputFileQuery {
-    readable: Option<i64>,
+    readable: Option<String>,
+}
+
+/// `readable`: the document types it boolean (default 0) and writes 0 and 1;
+/// the YAML keeps the integer 0..1 a client sends. Both spellings are
+/// accepted: `0`/`false` and `1`/`true`.
+fn readable(value: Option<&str>) -> Result<bool, SimError> {
+    match value {
+        None | Some("0" | "false") => Ok(false),
+        Some("1" | "true") => Ok(true),
+        Some(other) => Err(SimError::invalid(format!(
+            "`readable` is a boolean: 0 or 1 (or false or true), not `{other}`"
+        ))),
+    }
 }
 
 pub(super) async fn get_input_file(
@@ -146,11 +159,7 @@ pub(super) async fn get_input_file(
     QueryParams(query): QueryParams<InputFileQuery>,
 ) -> Result<Json<InputFile>, SimError> {
     let Path(filename) = filename.map_err(|rejection| SimError::invalid(rejection.body_text()))?;
-    let readable = match query.readable.unwrap_or(0) {
-        0 => false,
-        1 => true,
-        other => return Err(SimError::invalid(format!("`readable` is 0 or 1, not {other}"))),
-    };
+    let readable = readable(query.readable.as_deref())?;
     let store = service.lock();
     let file = store
         .account

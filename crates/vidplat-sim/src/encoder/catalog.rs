@@ -151,15 +151,33 @@ impl Catalog {
         })
     }
 
+    /// One of the account's own presets: what it may change or put in a profile.
     fn preset(&self, id: i64) -> Result<&Preset, SimError> {
         self.presets
             .get(&id)
-            .ok_or_else(|| SimError::not_found(format!("preset {id}")))
+            .ok_or_else(|| not_own("preset", id, self.shared_presets.contains_key(&id)))
     }
 
+    /// One of the account's own profiles: what it may change.
     fn profile(&self, id: i64) -> Result<&Profile, SimError> {
         self.profiles
             .get(&id)
+            .ok_or_else(|| not_own("profile", id, self.shared_profiles.contains_key(&id)))
+    }
+
+    /// An own or shared preset, to read (a shared profile's presets are read with it).
+    fn readable_preset(&self, id: i64) -> Result<&Preset, SimError> {
+        self.presets
+            .get(&id)
+            .or_else(|| self.shared_presets.get(&id))
+            .ok_or_else(|| SimError::not_found(format!("preset {id}")))
+    }
+
+    /// An own or shared profile, to read (the shared ones are listed too).
+    fn readable_profile(&self, id: i64) -> Result<&Profile, SimError> {
+        self.profiles
+            .get(&id)
+            .or_else(|| self.shared_profiles.get(&id))
             .ok_or_else(|| SimError::not_found(format!("profile {id}")))
     }
 
@@ -190,9 +208,8 @@ impl Catalog {
 
     /// Deletes a preset, every profile that contained only it, and its place in the others.
     fn delete_preset(&mut self, id: i64) -> Result<(), SimError> {
-        self.presets
-            .remove(&id)
-            .ok_or_else(|| SimError::not_found(format!("preset {id}")))?;
+        self.preset(id)?;
+        self.presets.remove(&id);
         self.profiles.retain(|_, profile| profile.presets != [id]);
         for profile in self.profiles.values_mut() {
             profile.presets.retain(|preset| *preset != id);
@@ -367,6 +384,20 @@ impl Catalog {
             ));
         }
         Ok(())
+    }
+}
+
+/// 404 for a preset or profile that is not the account's own. What a parent
+/// account shares is read-only here: the document names no code for changing
+/// it, so it is not found among what the account may change.
+fn not_own(what: &str, id: i64, shared: bool) -> SimError {
+    match shared {
+        true => SimError::new(
+            StatusCode::NOT_FOUND,
+            "MODEL_NOT_FOUND",
+            format!("{what} {id} belongs to the parent account (shared with this one, read only)"),
+        ),
+        false => SimError::not_found(format!("{what} {id}")),
     }
 }
 
@@ -573,7 +604,7 @@ pub(super) async fn get_preset(
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<Json<Preset>, SimError> {
-    Ok(Json(service.lock().catalog.preset(id)?.clone()))
+    Ok(Json(service.lock().catalog.readable_preset(id)?.clone()))
 }
 
 pub(super) async fn update_preset(
@@ -628,7 +659,7 @@ pub(super) async fn get_profile(
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<Json<Profile>, SimError> {
-    Ok(Json(service.lock().catalog.profile(id)?.clone()))
+    Ok(Json(service.lock().catalog.readable_profile(id)?.clone()))
 }
 
 pub(super) async fn update_profile(
@@ -647,11 +678,8 @@ pub(super) async fn delete_profile(
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
 ) -> Result<StatusCode, SimError> {
-    service
-        .lock()
-        .catalog
-        .profiles
-        .remove(&id)
-        .ok_or_else(|| SimError::not_found(format!("profile {id}")))?;
+    let mut store = service.lock();
+    store.catalog.profile(id)?;
+    store.catalog.profiles.remove(&id);
     Ok(StatusCode::NO_CONTENT)
 }

@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
+use serde_json::Value;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use vidplat_encoder::types::{
@@ -329,6 +330,41 @@ fn object_members(value: &impl serde::Serialize) -> serde_json::Map<String, serd
     }
 }
 
+/// A body holding tasks, as JSON: the YAML's Task has `multi_angles` of 1 to 7
+/// items, neither nullable nor required, so a task without angles leaves the
+/// member out (the generated type would write `[]`). `tasks` is where the
+/// body holds its tasks: `None` for a task itself, else the member listing them.
+fn without_empty_angles(body: &impl serde::Serialize, tasks: Option<&str>) -> Result<Json<Value>, SimError> {
+    let mut body = serde_json::to_value(body).map_err(|error| {
+        SimError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "UNKNOWN_ERROR",
+            format!("the simulator could not write a task: {error}"),
+        )
+    })?;
+    let drop_empty = |task: &mut Value| {
+        if let Some(task) = task.as_object_mut() {
+            if task
+                .get("multi_angles")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            {
+                task.remove("multi_angles");
+            }
+        }
+    };
+    match tasks {
+        None => drop_empty(&mut body),
+        Some(member) => body
+            .get_mut(member)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+            .for_each(drop_empty),
+    }
+    Ok(Json(body))
+}
+
 // Handlers.
 
 pub(super) async fn get_task_counts(State(service): State<Arc<Service>>) -> Json<TaskCounts> {
@@ -345,7 +381,7 @@ pub(super) struct ListTasksQuery {
 pub(super) async fn list_tasks(
     State(service): State<Arc<Service>>,
     QueryParams(query): QueryParams<ListTasksQuery>,
-) -> Result<Json<TaskList>, SimError> {
+) -> Result<Json<Value>, SimError> {
     let page = query.page.unwrap_or(1);
     let per_page = query.per_page.unwrap_or(DEFAULT_PER_PAGE);
     if page < 1 {
@@ -363,7 +399,7 @@ pub(super) async fn list_tasks(
     if direction == "desc" {
         tasks.reverse();
     }
-    Ok(Json(page_of(tasks, page, per_page)))
+    without_empty_angles(&page_of(tasks, page, per_page), Some("data"))
 }
 
 /// Comparison by a sortable column (the document shows only created_at; the
@@ -417,19 +453,20 @@ fn page_of(tasks: Vec<Task>, page: i64, per_page: i64) -> TaskList {
 
 pub(super) async fn register_task(
     State(service): State<Arc<Service>>,
-    JsonBody(body): JsonBody<serde_json::Value>,
-) -> Result<Json<TaskRegistration>, SimError> {
+    JsonBody(body): JsonBody<Value>,
+) -> Result<Json<Value>, SimError> {
     let request: TaskCreate = decode_strict(body, &TASK_CREATE)?;
     let mut store = service.lock();
     let planned = plan_tasks(&store.catalog, &store.account, &request)?;
     let mut registered = store.register_tasks(vec![planned])?;
     let (transaction, tasks) = registered.pop().unwrap_or_default();
-    Ok(Json(TaskRegistration {
+    let registration = TaskRegistration {
         success_count: Some(tasks.len() as i64),
         failure_count: Some(0),
         transaction: Some(transaction),
         tasks,
-    }))
+    };
+    without_empty_angles(&registration, Some("tasks"))
 }
 
 pub(super) async fn delete_all_tasks(State(service): State<Arc<Service>>) -> StatusCode {
@@ -440,13 +477,13 @@ pub(super) async fn delete_all_tasks(State(service): State<Arc<Service>>) -> Sta
 pub(super) async fn get_task(
     State(service): State<Arc<Service>>,
     ResourceId(id): ResourceId,
-) -> Result<Json<Task>, SimError> {
+) -> Result<Json<Value>, SimError> {
     let store = service.lock();
     let task = store
         .board
         .get(id)
         .ok_or_else(|| SimError::not_found(format!("task {id}")))?;
-    Ok(Json(task.clone()))
+    without_empty_angles(task, None)
 }
 
 pub(super) async fn cancel_or_delete_task(

@@ -18,6 +18,14 @@ pub(super) fn day_of(unix: i64) -> i64 {
     crate::calendar::local_day(unix)
 }
 
+/// Seconds in a day.
+pub(super) const DAY: i64 = 86_400;
+
+/// The UNIX time at which day `day` (a day number in the simulator's zone) begins.
+pub(super) fn start_of_day(day: i64) -> i64 {
+    day.saturating_mul(DAY) - i64::from(crate::calendar::zone().local_minus_utc())
+}
+
 /// Days since 1970-01-01 of a civil date.
 pub(super) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let month = u32::try_from(month).unwrap_or(1);

@@ -395,6 +395,9 @@ pub(super) async fn register(
         |item| as_single(item).map(media::stream_record),
         |record| record.id.as_ref(),
     )?;
+    for (index, stream) in streams.records.iter().enumerate() {
+        media::check_audio_track_type(stream, &format!("streams[{index}]."))?;
+    }
     let subtitles = register_items(
         "subtitles",
         &body.subtitles,
@@ -754,6 +757,8 @@ fn months_after(start: i64, months: i64) -> i64 {
 /// The delivery volume per day. The numbers are synthetic but deterministic: 0
 /// before the day the content was registered, then a value drawn from the
 /// simulator's seed, the content name and the day (the same on every call).
+/// Nothing is delivered in the future: today counts up to now (its share of
+/// the day's value) and later days of the period are 0.
 pub(super) async fn statistics(
     State(app): State<App>,
     PathParams(name): PathParams<String>,
@@ -773,7 +778,9 @@ pub(super) async fn statistics(
     let (start, end) = (date(&query.start, "start")?, date(&query.end, "end")?);
     let store = app.store();
     let record = store.content(&name)?;
-    let end = end.unwrap_or_else(|| clock::day_of(clock::now()));
+    let now = clock::now();
+    let today = clock::day_of(now);
+    let end = end.unwrap_or(today);
     let start = start.unwrap_or(end - (DEFAULT_STATISTICS_DAYS - 1));
     if start > end {
         return Err(SimError::invalid("start is after end"));
@@ -786,14 +793,21 @@ pub(super) async fn statistics(
         )));
     }
     let first_day = clock::day_of(record.created);
+    // Seconds of today gone by, in the simulator's zone.
+    let elapsed_today = now - clock::start_of_day(today);
     let statistics = (start..=end)
-        .map(|day| types::DeliveryVolume {
-            date: clock::format_date(day).parse().ok(),
-            bytes_downloaded: Some(if day < first_day {
+        .map(|day| {
+            let bytes = if day < first_day || day > today {
                 0
+            } else if day == today {
+                synthetic_bytes(app.shared.config.seed, &name, day).saturating_mul(elapsed_today) / clock::DAY
             } else {
                 synthetic_bytes(app.shared.config.seed, &name, day)
-            }),
+            };
+            types::DeliveryVolume {
+                date: clock::format_date(day).parse().ok(),
+                bytes_downloaded: Some(bytes),
+            }
         })
         .collect();
     Ok(Json(types::ContentStatistics {

@@ -61,32 +61,29 @@ impl VmsStore {
             .values()
             .find(|record| record.body.encoder_transaction_id == Some(output.transaction))
             .map(|record| record.name().to_owned());
-        let name = match existing {
-            Some(name) => name,
-            None => {
-                if store.contents.len() >= MAX_RECORDS {
-                    return Err(format!("the simulator keeps at most {MAX_RECORDS} contents"));
-                }
-                let name = format!("encoder-{}", output.transaction);
-                if store.contents.contains_key(&name) {
-                    return Err(format!("a content named {name} exists already"));
-                }
-                let seq = store.next_seq();
-                store.contents.insert(
-                    name.clone(),
-                    ContentRecord {
-                        seq,
-                        created: output.at,
-                        body: new_content(&name, output, &settings),
-                    },
-                );
-                name
-            }
+        if let Some(name) = existing {
+            let record = store
+                .content_mut(&name)
+                .map_err(|error| error.message.unwrap_or_default())?;
+            add_stream_set(record, output, &settings)?;
+            return Ok(name);
+        }
+        if store.contents.len() >= MAX_RECORDS {
+            return Err(format!("the simulator keeps at most {MAX_RECORDS} contents"));
+        }
+        let name = format!("encoder-{}", output.transaction);
+        if store.contents.contains_key(&name) {
+            return Err(format!("a content named {name} exists already"));
+        }
+        // Complete before it is stored: a refusal leaves no content behind.
+        let mut record = ContentRecord {
+            seq: 0,
+            created: output.at,
+            body: new_content(&name, output, &settings),
         };
-        let record = store
-            .content_mut(&name)
-            .map_err(|error| error.message.unwrap_or_default())?;
-        add_stream_set(record, output, &settings)?;
+        add_stream_set(&mut record, output, &settings)?;
+        record.seq = store.next_seq();
+        store.contents.insert(name.clone(), record);
         Ok(name)
     }
 }

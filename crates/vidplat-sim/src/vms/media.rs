@@ -85,6 +85,41 @@ pub(super) fn stream_record(body: types::StreamCreate) -> types::Stream {
     }
 }
 
+/// "audio_track_type: only for a stream without video" (the Stream table). The
+/// document does not say what makes a stream one with video; the simulator:
+/// any video member given (`video_codec`, `video_bitrate`, `framerate`,
+/// `width`, `height`). `at` is where the stream is in the request (`""`,
+/// `requests[1].`, `streams[0].`), so the refusal names the member's path.
+pub(super) fn check_audio_track_type(stream: &types::Stream, at: &str) -> Result<(), SimError> {
+    let video = [
+        ("video_codec", stream.video_codec.is_some()),
+        ("video_bitrate", stream.video_bitrate.is_some()),
+        ("framerate", stream.framerate.is_some()),
+        ("width", stream.width.is_some()),
+        ("height", stream.height.is_some()),
+    ];
+    match (&stream.audio_track_type, video.iter().find(|(_, given)| *given)) {
+        (Some(_), Some((member, _))) => Err(SimError::invalid(format!(
+            "`{at}audio_track_type` is only for a stream without video, and this stream has `{at}{member}`"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The records of streams registered together, each checked (`at` names the
+/// list in the request: `requests`, `streams`).
+pub(super) fn stream_records(
+    at: &str,
+    requests: impl IntoIterator<Item = types::StreamCreate>,
+) -> Result<Vec<types::Stream>, SimError> {
+    requests
+        .into_iter()
+        .map(stream_record)
+        .enumerate()
+        .map(|(index, stream)| check_audio_track_type(&stream, &format!("{at}[{index}].")).map(|()| stream))
+        .collect()
+}
+
 pub(super) fn subtitle_record(content: &str, body: types::SubtitleCreate) -> Result<types::Subtitle, SimError> {
     let id = new_id();
     let (url, format) = match (body.content, body.url) {
@@ -316,7 +351,11 @@ pub(super) async fn register_stream(
     PathParams(content): PathParams<String>,
     JsonBody(body): JsonBody<types::StreamCreate>,
 ) -> Result<Json<types::RegisteredId>, SimError> {
-    let ids = STREAMS.register(&mut app.store(), &content, |_| Ok(vec![stream_record(body)]))?;
+    let ids = STREAMS.register(&mut app.store(), &content, |_| {
+        let stream = stream_record(body);
+        check_audio_track_type(&stream, "")?;
+        Ok(vec![stream])
+    })?;
     Ok(registered(ids))
 }
 
@@ -326,7 +365,7 @@ pub(super) async fn register_streams_bulk(
     JsonBody(body): JsonBody<types::StreamBulkCreate>,
 ) -> Result<Json<types::BulkRegistration>, SimError> {
     let ids = STREAMS.register(&mut app.store(), &content, |_| {
-        Ok(body.requests.into_iter().map(stream_record).collect())
+        stream_records("requests", body.requests)
     })?;
     Ok(bulk_registered(ids))
 }
@@ -382,6 +421,7 @@ pub(super) async fn update_stream(
         if let Some(task) = body.encoder_task_id {
             stream.encoder_task_id = Some(i64::try_from(task.get()).unwrap_or(i64::MAX));
         }
+        check_audio_track_type(&stream, "")?;
         stream.updated_at = clock::timestamp(clock::now());
         Ok(stream)
     })
@@ -550,7 +590,8 @@ pub(super) async fn register_posters_bulk(
     Ok(bulk_registered(register_posters(&app, &content, body.requests)?))
 }
 
-/// The order must name every poster of the content, each once.
+/// The order must name every poster of the content, each once; it is checked
+/// whole before the posters move, so a refused order changes nothing.
 pub(super) async fn reorder_posters(
     State(app): State<App>,
     PathParams(content): PathParams<String>,
@@ -558,28 +599,26 @@ pub(super) async fn reorder_posters(
 ) -> Result<StatusCode, SimError> {
     let mut store = app.store();
     let record = store.content_mut(&content)?;
-    let order: Vec<String> = body.order.iter().map(uuid::Uuid::to_string).collect();
-    let posters = &mut record.body.posters;
-    let mut reordered = Vec::with_capacity(posters.len());
-    for id in &order {
-        match posters.iter().position(|poster| poster.id.as_ref() == Some(id)) {
-            Some(index) => reordered.push(posters.remove(index)),
-            None => {
-                posters.extend(reordered);
-                return Err(SimError::invalid(format!(
-                    "{id} is not a poster of content {content} (or is repeated)"
-                )));
+    let posters = &record.body.posters;
+    let mut placed = vec![false; posters.len()];
+    let mut positions = Vec::with_capacity(posters.len());
+    for id in body.order.iter().map(uuid::Uuid::to_string) {
+        match posters.iter().position(|poster| poster.id.as_ref() == Some(&id)) {
+            Some(index) if !placed[index] => {
+                placed[index] = true;
+                positions.push(index);
             }
+            Some(_) => return Err(SimError::invalid(format!("the order names poster {id} twice"))),
+            None => return Err(SimError::invalid(format!("{id} is not a poster of content {content}"))),
         }
     }
-    if !posters.is_empty() {
-        let missing = posters.len();
-        posters.extend(reordered);
+    let missing = placed.iter().filter(|placed| !**placed).count();
+    if missing > 0 {
         return Err(SimError::invalid(format!(
             "the order leaves out {missing} poster(s) of the content"
         )));
     }
-    *posters = reordered;
+    record.body.posters = positions.into_iter().map(|index| posters[index].clone()).collect();
     record.touch();
     Ok(done())
 }

@@ -266,6 +266,116 @@ async fn basic_periods_are_days_relative_to_today() -> Result<(), Error> {
     Ok(())
 }
 
+/// Days that have not happened (in the simulator's zone, Japan time here)
+/// have no viewing: a future period answers no rows, or zeros where the
+/// operation answers a fixed series (one row per hour, one point per
+/// position); today has data only up to now.
+#[tokio::test]
+async fn periods_past_now_have_no_data() -> Result<(), Error> {
+    use chrono::{Duration, Utc};
+    use serde_json::{json, Value};
+    let (sim, client) = start(roomy()).await;
+    let japan_now = || Utc::now().naive_utc() + Duration::hours(9);
+    let http = reqwest::Client::new();
+    let get = |path: String| {
+        let request = http
+            .get(format!("{}{path}", sim.analytics_url))
+            .bearer_auth(&sim.api_key);
+        async move {
+            let answer = request.send().await.expect("an answer");
+            assert_eq!(answer.status().as_u16(), 200, "{path}");
+            answer.json::<Value>().await.expect("a JSON body")
+        }
+    };
+    // The day after tomorrow: well clear of midnight while the test runs.
+    let day = (japan_now() + Duration::days(2)).format("%Y-%m-%d").to_string();
+    let period = format!("start={day}%2000:00:00&end={day}%2023:59:59");
+    let empty = json!({"data": [], "truncated": false});
+    for path in [
+        "/v2/history",
+        "/v2/title/data",
+        "/v2/userid/data",
+        "/v2/data",
+        "/v2/user-counts/data",
+    ] {
+        assert_eq!(get(format!("{path}?{period}")).await, empty, "{path}");
+    }
+    assert_eq!(get(format!("/v2/reaction/data?{period}")).await, json!({"data": []}));
+    let zero_row = |hour: u32| {
+        json!({
+            "date_time": format!("{day} {hour:02}:00:00"),
+            "ad_impressions": 0, "avg_play_percent": 0, "avg_play_time": 0, "player_impressions": 0,
+            "play_requested_count": 0, "play_started_count": 0, "total_play_time": 0,
+            "impression_user_count": 0, "user_count": 0
+        })
+    };
+    assert_eq!(
+        get(format!("/v2/datetime/data?{period}")).await,
+        json!({"data": (0..24).map(zero_row).collect::<Vec<_>>(), "truncated": false})
+    );
+    let zero_points: Vec<Value> = (0..20)
+        .map(|i| json!({"playback_point": i * 5, "count": 0, "rating": 0.0}))
+        .collect();
+    assert_eq!(
+        get(format!("/v2/engagement/data?{period}")).await,
+        json!({ "data": zero_points })
+    );
+
+    // Today: sessions up to now only, and no counts in the hours to come.
+    let analytics = client.analytics()?;
+    let today = japan_now().format("%Y-%m-%d").to_string();
+    let (start, end) = (format!("{today} 00:00:00"), format!("{today} 23:59:59"));
+    let history = analytics
+        .cloud_viewing_history()
+        .start(start.as_str())
+        .end(end.as_str())
+        .limit(50_000u64)
+        .call()
+        .await?;
+    let now = japan_now().format("%Y-%m-%d %H:%M:%S").to_string();
+    assert!(
+        history
+            .data
+            .iter()
+            .all(|row| row.date_time.as_deref() <= Some(now.as_str())),
+        "a session after {now}: {:?}",
+        history.data.first().map(|row| &row.date_time)
+    );
+    let hours = analytics
+        .cloud_by_time_period()
+        .start(start.as_str())
+        .end(end.as_str())
+        .call()
+        .await?;
+    assert_eq!(hours.data.len(), 24, "one row per hour of the period");
+    let hour_now = japan_now().format("%Y-%m-%d %H:00:00").to_string();
+    for row in hours
+        .data
+        .iter()
+        .filter(|row| row.date_time.as_deref() > Some(hour_now.as_str()))
+    {
+        assert_eq!(
+            (row.player_impressions, row.play_requested_count),
+            (Some(0), Some(0)),
+            "{:?} has not begun",
+            row.date_time
+        );
+    }
+    let basic = analytics
+        .basic_viewing_history()
+        .start_interval(0)
+        .end_interval(0)
+        .end_with(10_000)
+        .call()
+        .await?;
+    let minute = japan_now().format("%Y-%m-%d %H:%M").to_string();
+    assert!(basic
+        .data
+        .iter()
+        .all(|row| row.date_time.as_deref() <= Some(minute.as_str())));
+    Ok(())
+}
+
 #[tokio::test]
 async fn cloud_offset_limit_sort_and_period() -> Result<(), Error> {
     let (_sim, client) = start(roomy()).await;

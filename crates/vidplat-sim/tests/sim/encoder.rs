@@ -135,6 +135,36 @@ async fn register_one(client: &Client, input: &str, profile_id: u64, extra: Valu
     registration.tasks[0].id.expect("an id") as u64
 }
 
+/// The operation `id` of the encoder's YAML sent raw, its path parameters
+/// filled in order, with `query` and `body`: the status and the JSON body
+/// (`null` when there is none).
+async fn answer_raw(sim: &Simulator, id: &str, parameters: &[&str], query: &str, body: Option<Value>) -> (u16, Value) {
+    let meta = vidplat::encoder::operations::ALL
+        .iter()
+        .find(|meta| meta.id == id)
+        .expect("an operation");
+    let mut path = meta.path.to_owned();
+    for parameter in parameters {
+        let open = path.find('{').expect("a path parameter");
+        let close = open + path[open..].find('}').expect("its end");
+        path.replace_range(open..=close, parameter);
+    }
+    let mut request = reqwest::Client::new()
+        .request(meta.method.to_reqwest(), format!("{}{path}?{query}", sim.encoder_url))
+        .bearer_auth(&sim.api_key);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let answer = request.send().await.expect("an answer");
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap_or(Value::Null))
+}
+
+/// The documented error body.
+fn error_body(code: &str, message: &str) -> Value {
+    json!({"code": code, "message": message})
+}
+
 async fn get_task(client: &Client, task_id: u64) -> Result<Task, Error> {
     client.encoder()?.get_task().task_id(id(task_id)).call().await
 }
@@ -1088,6 +1118,220 @@ async fn keys_and_permissions_follow_the_yaml() {
         refusal(nothing.encoder().unwrap().get_task_counts().call().await).0,
         403
     );
+}
+
+/// Authentication schemes are case-insensitive: `bearer` and `BEARER` are
+/// `Bearer`, in all three services; another scheme or no token is 401.
+#[tokio::test]
+async fn the_authorization_scheme_is_case_insensitive() {
+    let (sim, _client) = start(SimConfig {
+        analytics_per_minute: 100,
+        ..SimConfig::fast()
+    })
+    .await;
+    let http = reqwest::Client::new();
+    let get = |url: String, authorization: String| {
+        let request = http.get(url).header("authorization", authorization);
+        async move {
+            let answer = request.send().await.expect("an answer");
+            let status = answer.status().as_u16();
+            (status, answer.json::<Value>().await.expect("a JSON body"))
+        }
+    };
+    let urls = [
+        format!("{}/v1/counts", sim.encoder_url),
+        format!("{}/v1/labels", sim.vms_url),
+        format!("{}/v2/os/data", sim.analytics_url),
+    ];
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        for url in &urls {
+            let (status, body) = get(url.clone(), format!("{scheme} {}", sim.api_key)).await;
+            assert_eq!(status, 200, "{scheme} at {url}: {body}");
+        }
+    }
+    let unauthorized = (401, json!({"code": "REQUEST_UNAUTHORIZED", "message": null}));
+    for authorization in [
+        format!("Basic {}", sim.api_key),
+        "bearer ".to_owned(),
+        sim.api_key.clone(),
+    ] {
+        for url in &urls {
+            assert_eq!(
+                get(url.clone(), authorization.clone()).await,
+                unauthorized,
+                "{authorization} at {url}"
+            );
+        }
+    }
+}
+
+/// `readable` is typed boolean by the document and written 0 or 1 by it and
+/// the YAML: `true` and `false` are the same values.
+#[tokio::test]
+async fn readable_takes_true_and_false_as_well_as_1_and_0() {
+    let (sim, _client) = start(SimConfig::fast()).await;
+    for (readable, size) in [
+        ("1", "100.0 MB"),
+        ("true", "100.0 MB"),
+        ("0", "104857600"),
+        ("false", "104857600"),
+    ] {
+        let (status, file) = answer_raw(
+            &sim,
+            "get_input_file",
+            &["movie.mp4"],
+            &format!("readable={readable}"),
+            None,
+        )
+        .await;
+        assert_eq!(
+            (status, file),
+            (
+                200,
+                json!({"filename": "movie.mp4", "filesize": size, "filetime": "2024-04-01 12:34:56"})
+            ),
+            "readable={readable}"
+        );
+    }
+    assert_eq!(
+        answer_raw(&sim, "get_input_file", &["movie.mp4"], "readable=yes", None).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`readable` is a boolean: 0 or 1 (or false or true), not `yes`"
+            )
+        )
+    );
+    assert_eq!(
+        answer_raw(&sim, "get_input_file", &["movie.mp4"], "readable=2", None).await,
+        (
+            400,
+            error_body("INVALID_REQUEST", "`readable` must be at most 1 (maximum)")
+        )
+    );
+}
+
+/// The shared profile (1000001) and its preset read like the account's own;
+/// they stay the parent account's: changing them, or putting the preset in a
+/// profile of this account, is 404 as before, and changes nothing.
+#[tokio::test]
+async fn the_shared_profile_and_its_preset_can_be_read_but_not_changed() {
+    let (sim, _client) = start(SimConfig::fast()).await;
+    let (status, listed) = answer_raw(&sim, "list_profiles", &[], "", None).await;
+    assert_eq!(status, 200);
+    let shared = listed["data"][0].clone();
+    assert_eq!(shared["id"], json!(1000001), "{listed}");
+    assert_eq!(
+        answer_raw(&sim, "get_profile", &["1000001"], "", None).await,
+        (200, shared.clone())
+    );
+    let (status, preset) = answer_raw(&sim, "get_preset", &["1000001"], "", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        [
+            &preset["id"],
+            &preset["name"],
+            &preset["destination"],
+            &preset["format"]
+        ],
+        [
+            &json!(1000001),
+            &json!("parent-vms-hls"),
+            &json!("vms5://"),
+            &json!("HLS")
+        ],
+        "{preset}"
+    );
+
+    let not_own = |what: &str| {
+        (
+            404,
+            error_body(
+                "MODEL_NOT_FOUND",
+                &format!("{what} 1000001 belongs to the parent account (shared with this one, read only)"),
+            ),
+        )
+    };
+    let description = Some(json!({"description": "mine now"}));
+    let refusals = [
+        ("update_profile", vec!["1000001"], description.clone(), "profile"),
+        ("delete_profile", vec!["1000001"], None, "profile"),
+        ("update_preset", vec!["1000001"], description, "preset"),
+        ("delete_preset", vec!["1000001"], None, "preset"),
+        (
+            "register_profile",
+            vec![],
+            Some(json!({"name": "mine", "presets": [1000001]})),
+            "preset",
+        ),
+    ];
+    for (operation, parameters, body, what) in refusals {
+        assert_eq!(
+            answer_raw(&sim, operation, &parameters, "", body).await,
+            not_own(what),
+            "{operation}"
+        );
+    }
+    assert_eq!(
+        answer_raw(&sim, "get_profile", &["1000001"], "", None).await,
+        (200, shared)
+    );
+    assert_eq!(
+        answer_raw(&sim, "get_preset", &["1000001"], "", None).await,
+        (200, preset)
+    );
+    assert_eq!(
+        answer_raw(&sim, "get_profile", &["1000002"], "", None).await,
+        (404, error_body("MODEL_NOT_FOUND", "profile 1000002 not found"))
+    );
+    assert_eq!(
+        answer_raw(&sim, "get_preset", &["1000002"], "", None).await,
+        (404, error_body("MODEL_NOT_FOUND", "preset 1000002 not found"))
+    );
+}
+
+/// The YAML's Task has `multi_angles` of 1 to 7 items, neither nullable nor
+/// required: a task without angles leaves the member out, one with angles lists them.
+#[tokio::test]
+async fn a_task_without_angles_leaves_multi_angles_out() {
+    let (sim, client) = start(stepping(60_000)).await;
+    let p = preset(&client, "p", json!({})).await;
+    let profile_id = profile(&client, "only-p", &[p], json!({})).await;
+    let register = |extra: Value| {
+        let body = with(json!({"input_filepath": "movie.mp4", "profile_id": profile_id}), extra);
+        answer_raw(&sim, "register_task", &[], "", Some(body))
+    };
+    let (status, plain) = register(json!({})).await;
+    assert_eq!(status, 200, "{plain}");
+    let (status, angled) =
+        register(json!({"multi_angles": ["a.mp4", "b.mp4"], "multi_angle_labels": ["front", "left", "right"]})).await;
+    assert_eq!(status, 200, "{angled}");
+    let (plain, angled) = (&plain["tasks"][0], &angled["tasks"][0]);
+    assert_eq!(plain.get("multi_angles"), None, "{plain}");
+    assert_eq!(angled.get("multi_angles"), Some(&json!(["a.mp4", "b.mp4"])), "{angled}");
+
+    let (plain_id, angled_id) = (plain["id"].to_string(), angled["id"].to_string());
+    let (status, got) = answer_raw(&sim, "get_task", &[&plain_id], "", None).await;
+    assert_eq!((status, got.get("multi_angles")), (200, None), "{got}");
+    let (status, got) = answer_raw(&sim, "get_task", &[&angled_id], "", None).await;
+    assert_eq!(
+        (status, got.get("multi_angles")),
+        (200, Some(&json!(["a.mp4", "b.mp4"]))),
+        "{got}"
+    );
+    let (status, listed) = answer_raw(&sim, "list_tasks", &[], "sort=id|asc", None).await;
+    assert_eq!(status, 200);
+    let angles: Vec<Option<&Value>> = listed["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|task| task.get("multi_angles"))
+        .collect();
+    assert_eq!(angles, [None, Some(&json!(["a.mp4", "b.mp4"]))], "{listed}");
+    // A client reads an absent member as no angles.
+    let decoded = get_task(&client, plain["id"].as_u64().expect("an id")).await.unwrap();
+    assert!(decoded.multi_angles.is_empty());
 }
 
 #[tokio::test]

@@ -5,4 +5,5 @@
 mod analytics;
 mod binary;
 mod encoder;
+mod server;
 mod vms;

@@ -664,6 +664,146 @@ async fn posters_keep_their_order_and_their_deletion_rules() {
     assert_eq!(refused(full), (400, "FULL_POSTERS".into()));
 }
 
+/// A refused order is checked whole before anything moves: posters [A, B, C]
+/// and the order [A] leave [A, B, C], not [B, C, A].
+#[tokio::test]
+async fn a_refused_poster_order_changes_nothing() {
+    let (sim, client, _, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let third = vms
+        .register_poster()
+        .content_name("c")
+        .body(from::<types::PosterCreate>(
+            json!({"url": "https://files.example/third.png"}),
+        ))
+        .call()
+        .await
+        .unwrap();
+    let [a, b, c] =
+        [&registration.posters[0].id, &registration.posters[1].id, &third.id].map(|id| uuid(id).to_string());
+    let order = || async {
+        let posters = vms.list_posters().content_name("c").call().await.unwrap().data;
+        posters
+            .iter()
+            .map(|poster| uuid(&poster.id).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(order().await, [a.as_str(), &b, &c]);
+    let stranger = "0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
+    let refusals = [
+        (json!([a]), "the order leaves out 2 poster(s) of the content".to_owned()),
+        (
+            json!([a, b]),
+            "the order leaves out 1 poster(s) of the content".to_owned(),
+        ),
+        (
+            json!([c, b, stranger]),
+            format!("{stranger} is not a poster of content c"),
+        ),
+        (json!([b, a, b, c]), format!("the order names poster {b} twice")),
+    ];
+    for (refused_order, message) in refusals {
+        let answer = answer_raw(&sim, "reorder_posters", &["c"], json!({ "order": refused_order })).await;
+        assert_eq!(
+            answer,
+            (400, error_body("INVALID_REQUEST", &message)),
+            "{refused_order}"
+        );
+        assert_eq!(order().await, [a.as_str(), &b, &c], "{refused_order} changed the order");
+    }
+    let accepted = answer_raw(&sim, "reorder_posters", &["c"], json!({"order": [c, a, b]})).await;
+    assert_eq!(accepted, (204, Value::Null));
+    assert_eq!(order().await, [c.as_str(), &a, &b]);
+}
+
+/// "audio_track_type: only for a stream without video" (the Stream table):
+/// refused on a stream with any video member, wherever the stream is sent,
+/// and nothing is registered or changed.
+#[tokio::test]
+async fn audio_track_type_is_only_for_a_stream_without_video() {
+    let (sim, client, movies, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let audio_only =
+        json!({"path": "/m/audio/en.m4a", "format": "HLS", "audio_codec": "aac", "audio_track_type": "main"});
+    let (status, registered) = answer_raw(&sim, "register_stream", &["c"], audio_only.clone()).await;
+    assert_eq!(status, 200, "{registered}");
+    let audio_id = registered["id"].as_str().expect("an id").to_owned();
+    let stream_count = || async { vms.list_streams().content_name("c").call().await.unwrap().data.len() };
+    assert_eq!(stream_count().await, 4);
+
+    let with_video = json!({"path": "/m/v.m3u8", "format": "HLS", "video_codec": "h264", "audio_track_type": "main"});
+    assert_eq!(
+        answer_raw(&sim, "register_stream", &["c"], with_video).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`audio_track_type` is only for a stream without video, and this stream has `video_codec`"
+            )
+        )
+    );
+    let bulk = json!({"requests": [audio_only, {"path": "/m/w.m3u8", "format": "HLS", "width": 1280, "audio_track_type": "main"}]});
+    assert_eq!(
+        answer_raw(&sim, "register_streams_bulk", &["c"], bulk).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`requests[1].audio_track_type` is only for a stream without video, and this stream has `requests[1].width`"
+            )
+        )
+    );
+    assert_eq!(stream_count().await, 4, "a refused bulk registers none");
+
+    let content = json!({
+        "name": "dubbed",
+        "title": "Dubbed",
+        "category_id": movies,
+        "streams": [
+            {"name": "audio", "path": "/d/en.m4a", "format": "HLS", "audio_track_type": "main"},
+            {"name": "video", "path": "/d/720.m3u8", "format": "HLS", "height": 720, "audio_track_type": "main"}
+        ],
+        "stream_sets": [{"name": "hls", "stream_names": ["audio", "video"]}]
+    });
+    assert_eq!(
+        answer_raw(&sim, "register_content", &[], content).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`streams[1].audio_track_type` is only for a stream without video, and this stream has `streams[1].height`"
+            )
+        )
+    );
+    assert_eq!(
+        refused(vms.get_content().content_name("dubbed").call().await),
+        (404, "MODEL_NOT_FOUND".into())
+    );
+
+    // Giving the audio-only stream a video member would make it one with video.
+    assert_eq!(
+        answer_raw(&sim, "update_stream", &["c", &audio_id], json!({"framerate": 29.97})).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`audio_track_type` is only for a stream without video, and this stream has `framerate`"
+            )
+        )
+    );
+    let stream = vms
+        .get_stream()
+        .content_name("c")
+        .stream_id(Uuid::parse_str(&audio_id).unwrap())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        (stream.framerate, stream.audio_track_type.map(|t| t.to_string())),
+        (None, Some("main".into()))
+    );
+}
+
 #[tokio::test]
 async fn documents_register_in_bulk_and_the_presentation_one_stays() {
     let (_sim, client, _, registration) = start_with_content().await;
@@ -960,8 +1100,13 @@ async fn delivery_volume_is_deterministic_and_bounded() {
     );
     assert_eq!(one.len(), 30, "the default period: the last 30 days");
     let bytes = |list: &[types::DeliveryVolume]| list.iter().map(|d| d.bytes_downloaded.unwrap()).collect::<Vec<_>>();
-    assert_eq!(bytes(&one), bytes(&two));
-    assert!(bytes(&one)[29] > 0, "today has deliveries");
+    // Past days are fixed; today counts only what has passed of it, so it only grows.
+    assert_eq!(bytes(&one)[..29], bytes(&two)[..29]);
+    assert!(bytes(&two)[29] >= bytes(&one)[29], "today only grows as it passes");
+    assert!(
+        bytes(&one)[..29].iter().all(|b| *b == 0),
+        "the content exists since today only"
+    );
     let too_long = vms
         .get_content_statistics()
         .content_name("c")
@@ -1001,6 +1146,63 @@ async fn delivery_volume_is_deterministic_and_bounded() {
     assert_eq!(
         refused(span("2023-03-01", "2024-04-01").await),
         (400, "INVALID_REQUEST".into())
+    );
+}
+
+/// Days that have not happened yet deliver nothing, and today counts only up
+/// to now: in a zone where the day began half a minute ago, today's volume is
+/// at most a minute's share of a day (up to a gigabyte a day).
+#[tokio::test]
+async fn delivery_volume_counts_no_day_that_has_not_happened() {
+    use chrono::{Duration, FixedOffset, Timelike, Utc};
+    let utc_now = Utc::now();
+    let offset = 30 - i32::try_from(utc_now.num_seconds_from_midnight()).unwrap();
+    let zone = FixedOffset::east_opt(offset).expect("an offset within a day");
+    let sim = Simulator::start_with(SimConfig {
+        time_zone: zone,
+        ..SimConfig::fast()
+    })
+    .await
+    .expect("simulator");
+    let client = sim.client().build().expect("client");
+    let vms = client.vms().unwrap();
+    let movies = category(vms, "movies").await;
+    content(vms, "c", &movies).await;
+    let today = utc_now.with_timezone(&zone).date_naive();
+    let date = |days: i64| (today + Duration::days(days)).format("%Y-%m-%d").to_string();
+    let volumes = |start: String, end: String| async move {
+        let answer = vms
+            .get_content_statistics()
+            .content_name("c")
+            .start(start.as_str())
+            .end(end.as_str())
+            .call()
+            .await
+            .unwrap();
+        let rows = answer.statistics.unwrap();
+        rows.iter()
+            .map(|day| (day.date.as_ref().unwrap().to_string(), day.bytes_downloaded.unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let coming = volumes(date(0), date(3)).await;
+    assert_eq!(
+        coming.iter().map(|(day, _)| day.clone()).collect::<Vec<_>>(),
+        [date(0), date(1), date(2), date(3)]
+    );
+    assert_eq!(
+        coming[1..],
+        [(date(1), 0), (date(2), 0), (date(3), 0)],
+        "later days have not happened"
+    );
+    let minute_share = 1_000_000_000 * 60 / 86_400;
+    assert!(
+        coming[0].1 <= minute_share,
+        "today began half a minute ago, yet {} bytes were delivered",
+        coming[0].1
+    );
+    assert_eq!(
+        volumes(date(10), date(12)).await,
+        [(date(10), 0), (date(11), 0), (date(12), 0)]
     );
 }
 
@@ -1844,6 +2046,11 @@ async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
 
 /// Sends `body` as raw JSON to the operation `id` (path parameters in order).
 async fn send_raw(sim: &Simulator, id: &str, parameters: &[&str], body: Value) -> u16 {
+    answer_raw(sim, id, parameters, body).await.0
+}
+
+/// Like [`send_raw`]: the status and the JSON body (`null` when there is none).
+async fn answer_raw(sim: &Simulator, id: &str, parameters: &[&str], body: Value) -> (u16, Value) {
     let meta = vidplat::vms::operations::ALL
         .iter()
         .find(|meta| meta.id == id)
@@ -1854,15 +2061,20 @@ async fn send_raw(sim: &Simulator, id: &str, parameters: &[&str], body: Value) -
         let close = open + path[open..].find('}').expect("its end");
         path.replace_range(open..=close, parameter);
     }
-    reqwest::Client::new()
+    let answer = reqwest::Client::new()
         .request(meta.method.to_reqwest(), format!("{}{path}", sim.vms_url))
         .bearer_auth(&sim.api_key)
         .json(&body)
         .send()
         .await
-        .expect("an answer")
-        .status()
-        .as_u16()
+        .expect("an answer");
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap_or(Value::Null))
+}
+
+/// The documented error body.
+fn error_body(code: &str, message: &str) -> Value {
+    json!({"code": code, "message": message})
 }
 
 /// `[]` sent in an update clears the list; a list left out stays.
