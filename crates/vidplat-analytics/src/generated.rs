@@ -20615,6 +20615,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20654,6 +20655,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20693,6 +20695,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20732,6 +20735,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20771,6 +20775,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20810,6 +20815,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20849,6 +20855,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20888,6 +20895,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20927,6 +20935,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: false,
             permission: None,
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -20954,6 +20963,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -20993,6 +21003,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21032,6 +21043,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21071,6 +21083,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21110,6 +21123,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21149,6 +21163,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21188,6 +21203,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21215,6 +21231,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21242,6 +21259,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21269,6 +21287,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21296,6 +21315,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21323,6 +21343,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21346,6 +21367,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21381,6 +21403,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21416,6 +21439,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21451,6 +21475,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21478,6 +21503,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21501,6 +21527,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[],
             success_members: &["data", "truncated"],
@@ -21515,6 +21542,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21542,6 +21570,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21569,6 +21598,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21592,6 +21622,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21627,6 +21658,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21662,6 +21694,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {
@@ -21689,6 +21722,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: true,
             checks: &[
                 vidplat_core::Check {

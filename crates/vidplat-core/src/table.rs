@@ -123,8 +123,12 @@ pub struct OperationMeta {
     pub route_assumed: bool,
     /// Whether the request carries the API key.
     pub authenticated: bool,
-    /// The permission the key needs (the YAML's `x-permission`), when the document names one.
+    /// The permission the key needs (the YAML's `x-permission`), when the
+    /// document names one, or when the YAML assumes one (`permission_assumed`).
     pub permission: Option<&'static str>,
+    /// The document names no permission for this operation; `permission` is the
+    /// YAML's assumption (`x-permission-assumed`).
+    pub permission_assumed: bool,
     /// Analytics: counts against the per-minute and concurrency limits (not only the monthly one).
     pub rate_limited: bool,
     /// Documented bounds of the query and body, checked before the request leaves.

@@ -20,6 +20,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         route_assumed: false,
         authenticated: true,
         permission: None,
+        permission_assumed: false,
         rate_limited: true,
         checks: &[],
         success_members: &["id", "status"],

@@ -8018,6 +8018,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8040,6 +8041,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["external_id"],
@@ -8054,6 +8056,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8073,6 +8076,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8087,6 +8091,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("preset read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -8101,6 +8106,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("preset register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8140,6 +8146,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("preset delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8154,6 +8161,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("preset read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8185,6 +8193,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("preset update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8224,6 +8233,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("profile read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -8238,6 +8248,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("profile register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8269,6 +8280,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("profile delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8283,6 +8295,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("profile read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8306,6 +8319,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("profile update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8337,6 +8351,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -8351,6 +8366,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: None,
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8372,6 +8388,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8386,6 +8403,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8407,6 +8425,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8421,6 +8440,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8456,6 +8476,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("task register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -8539,6 +8560,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -8553,6 +8575,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("task read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -8592,6 +8615,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("uploaded-file read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {

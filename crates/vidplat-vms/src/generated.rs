@@ -29399,6 +29399,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("category read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -29413,6 +29414,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("category register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29432,6 +29434,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("category delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -29446,6 +29449,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("category read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
@@ -29460,6 +29464,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("category update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29479,6 +29484,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content forward policy read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -29493,6 +29499,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content forward policy read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -29515,6 +29522,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29546,6 +29554,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29776,6 +29785,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -29790,6 +29800,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -29836,6 +29847,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29895,6 +29907,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -29909,6 +29922,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29944,6 +29958,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -29983,6 +29998,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -29997,6 +30013,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30020,6 +30037,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30055,6 +30073,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content viewing"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30098,6 +30117,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -30112,6 +30132,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30147,6 +30168,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30186,6 +30208,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30205,6 +30228,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -30219,6 +30243,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30244,6 +30269,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30279,6 +30305,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: true,
             rate_limited: false,
             checks: &[],
             success_members: &["statistics"],
@@ -30293,6 +30320,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -30307,6 +30335,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30334,6 +30363,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -30348,6 +30378,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30369,6 +30400,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30392,6 +30424,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -30406,6 +30439,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30481,6 +30515,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30560,6 +30595,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -30574,6 +30610,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30611,6 +30648,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30686,6 +30724,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -30700,6 +30739,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30735,6 +30775,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30774,6 +30815,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -30788,6 +30830,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30811,6 +30854,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("content update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30846,6 +30890,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("viewing page read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30885,6 +30930,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("viewing page register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30924,6 +30970,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("viewing page delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -30938,6 +30985,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("viewing page read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -30964,6 +31012,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("viewing page update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -30999,6 +31048,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("viewing page update"),
+            permission_assumed: true,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -31018,6 +31068,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("label read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -31032,6 +31083,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("label register"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -31051,6 +31103,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("label delete"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[],
@@ -31065,6 +31118,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("label read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
@@ -31079,6 +31133,7 @@ pub mod operations {
             route_assumed: true,
             authenticated: true,
             permission: Some("label update"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[
                 vidplat_core::Check {
@@ -31098,6 +31153,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("content viewing"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -31117,6 +31173,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("site read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -31131,6 +31188,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("site read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -31156,6 +31214,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("streaming policy read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &["data"],
@@ -31170,6 +31229,7 @@ pub mod operations {
             route_assumed: false,
             authenticated: true,
             permission: Some("streaming policy read"),
+            permission_assumed: false,
             rate_limited: false,
             checks: &[],
             success_members: &[

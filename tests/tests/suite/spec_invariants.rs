@@ -240,3 +240,27 @@ fn operations_have_unique_ids_summaries_and_tags() {
         assert_eq!(ids.len(), count, "{service}: operation count");
     }
 }
+
+/// A permission the documents do not name is marked as the YAML's assumption
+/// in the operation table, so the simulator and the docs can tell it apart.
+#[test]
+fn assumed_permissions_are_marked_in_the_operation_table() {
+    let tables = [
+        &vidplat::encoder::operations::TABLE,
+        &vidplat::vms::operations::TABLE,
+        &vidplat::analytics::operations::TABLE,
+    ];
+    let assumed: Vec<(&str, Option<&str>)> = tables
+        .iter()
+        .flat_map(|table| table.operations)
+        .filter(|op| op.permission_assumed)
+        .map(|op| (op.id, op.permission))
+        .collect();
+    assert_eq!(
+        assumed,
+        [
+            ("get_content_statistics", Some("content read")),
+            ("add_revoked_audience", Some("viewing page update"))
+        ]
+    );
+}

@@ -37,6 +37,23 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Some(name) => quote! { Some(#name) },
             None => quote! { None },
         };
+        let permission_assumed = match (yaml["x-permission-assumed"].as_bool(), yaml["x-permission"].is_string()) {
+            (Some(true), true) => true,
+            (Some(true), false) => bail!("{id}: x-permission-assumed without an x-permission"),
+            _ => false,
+        };
+        // A gap that says the permission is assumed must be matched by the marker, and the reverse.
+        let gaps = match &yaml["x-gap"] {
+            Value::String(gap) => vec![gap.as_str()],
+            Value::Array(gaps) => gaps.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let gap_says_assumed = gaps
+            .iter()
+            .any(|gap| gap.contains("permission of this operation is not named"));
+        if gap_says_assumed != permission_assumed {
+            bail!("{id}: x-permission-assumed and the x-gap saying the permission is not named go together");
+        }
         let checks = checks_of(spec, path, yaml)
             .into_iter()
             .map(|(at, rule)| quote! { vidplat_core::Check { at: #at, rule: vidplat_core::Rule::#rule } });
@@ -52,6 +69,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 route_assumed: #assumed,
                 authenticated: #authenticated,
                 permission: #permission,
+                permission_assumed: #permission_assumed,
                 rate_limited: #rate_limited,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],

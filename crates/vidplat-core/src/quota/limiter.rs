@@ -376,6 +376,7 @@ mod tests {
         route_assumed: false,
         authenticated: true,
         permission: None,
+        permission_assumed: false,
         rate_limited: true,
         checks: &[],
         success_members: &[],
