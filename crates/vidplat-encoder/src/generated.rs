@@ -217,11 +217,9 @@ pub mod types {
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+\\|(asc|desc)$").unwrap() });
+            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err(
-                    "doesn't match pattern \"^[0-9a-zA-Z_-]+\\|(asc|desc)$\"".into(),
-                );
+                return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1799,9 +1797,9 @@ vms_config.config_overrides.category_id is required.*/
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
             static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]*$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -1860,9 +1858,9 @@ vms_config.config_overrides.category_id is required.*/
                 return Err("longer than 70 characters".into());
             }
             static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]*$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
             Ok(Self(value.to_string()))
         }
@@ -6337,7 +6335,7 @@ let response = client.delete_preset()
     }
     /**List profiles
 
-Returns the account's profiles. Requires the profile read permission. The document's sample request for List shared profiles is this same request (GET /v1/profiles), so as far as the documents show, this one request serves both operations: the Rust client's `list_shared_profiles()` sends it too. A task that uses a shared profile and registers to the video management service must override the category through `vms_config.config_overrides.category_id`; the labels, content forward policy, streaming policy and distribution network of the profile's registration settings are ignored.
+Returns profiles (whose: the account's own, or also those shared with it, is not shown). Requires the profile read permission. The document's sample request for List shared profiles is this same request (GET /v1/profiles), so as far as the documents show, this one request serves both operations: the Rust client's `list_shared_profiles()` sends it too. A task that uses a shared profile and registers to the video management service must override the category through `vms_config.config_overrides.category_id`; the labels, content forward policy, streaming policy and distribution network of the profile's registration settings are ignored.
 
 Sends a `GET` request to `/v1/profiles`
 
