@@ -1863,7 +1863,7 @@ pub mod types {
         ///Distribution network; decided automatically when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub distribution_id: ::std::option::Option<::uuid::Uuid>,
-        ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
+        ///Name of the stream set, unique within the content; generated when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<ContentStreamSetCreateName>,
         ///Names of streams sent in the same request. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS); at most one stream of format MP4 or UNKNOWN.
@@ -1877,7 +1877,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
+    ///Name of the stream set, unique within the content; generated when omitted.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -8034,7 +8034,7 @@ pub mod types {
         ///Distribution network; decided automatically when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub distribution_id: ::std::option::Option<::uuid::Uuid>,
-        ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
+        ///Name of the stream set, unique within the content; generated when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<StreamSetCreateName>,
         ///Ids of streams of the content. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS); at most one stream of format MP4 or UNKNOWN.
@@ -8048,7 +8048,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Name of the stream set, unique within the content; generated when omitted; fixed afterwards.
+    ///Name of the stream set, unique within the content; generated when omitted.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -9601,7 +9601,7 @@ pub mod types {
         ///Id of the viewing page.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud. At most 5.
+        ///Maximum number of simultaneous viewers; omitted means unlimited (the document's words; that null means the same is the reading here). Not applied to signed URLs without aud. At most 5.
         #[serde(default)]
         pub max_simultaneous_viewers: ::std::option::Option<i64>,
         ///User identifiers (aud values of signed URLs) denied access. At most 1000 items.
@@ -9638,7 +9638,7 @@ pub mod types {
         pub configurations: ::std::option::Option<PageConfigurations>,
         ///Name of the content the page publishes; fixed after registration.
         pub content_name: ViewingPageCreateContentName,
-        ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud.
+        ///Maximum number of simultaneous viewers; omitted means unlimited (the document's words; that null means the same is the reading here). Not applied to signed URLs without aud.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub max_simultaneous_viewers: ::std::option::Option<i64>,
         ///User identifiers (aud values of signed URLs) denied access.
@@ -9770,7 +9770,7 @@ pub mod types {
         ///Page settings; when site_id is also set they override the site's settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub configurations: ::std::option::Option<PageConfigurations>,
-        ///Maximum number of simultaneous viewers; omitted (null) means unlimited. Not applied to signed URLs without aud.
+        ///Maximum number of simultaneous viewers; omitted means unlimited (the document's words; that null means the same is the reading here). Not applied to signed URLs without aud.
         #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
         pub max_simultaneous_viewers: ::vidplat_core::Patch<i64>,
         ///User identifiers (aud values of signed URLs) denied access.
