@@ -450,59 +450,35 @@ async fn a_list_that_never_ends_is_stopped_with_the_problem_named() {
     fn same_truncated(_: &Request) -> Value {
         json!({"data": [{"name": "a", "os_name": "Android"}], "truncated": true})
     }
-    let stopped = |outcome: Result<Vec<u64>, Error>| match outcome {
-        Err(Error::Paging {
-            operation,
-            pages,
-            problem,
-        }) => (operation, pages, problem),
-        other => panic!("expected Error::Paging, got {other:?}"),
-    };
-    let no_delay = Duration::ZERO;
-
-    let (server, seen) = serve("/v1/tasks", same_tasks, no_delay).await;
-    let listed = client(&server)
-        .encoder()
-        .unwrap()
-        .list_tasks()
-        .pages()
-        .map_ok(|_| 0)
-        .try_collect()
-        .await;
-    assert_eq!(stopped(listed), ("list_tasks", 2, PagingProblem::SamePageAgain));
-    assert_eq!(queries(&seen).len(), 2);
-
-    let (server, seen) = serve("/v1/tasks", below_one, no_delay).await;
-    let listed = client(&server)
-        .encoder()
-        .unwrap()
-        .list_tasks()
-        .pages()
-        .map_ok(|_| 0)
-        .try_collect()
-        .await;
-    let error = listed.as_ref().map(|_| ()).unwrap_err().to_string();
+    let (server, seen) = serve("/v1/tasks", same_tasks, Duration::ZERO).await;
+    let listing = client(&server);
+    let tasks = listing.encoder().unwrap().list_tasks();
     assert_eq!(
-        stopped(listed),
-        ("list_tasks", 1, PagingProblem::ImpossibleLastPage(-1))
+        stopped(tasks, &seen).await,
+        ("list_tasks", 2, PagingProblem::SamePageAgain, 2)
     );
+
+    let (server, seen) = serve("/v1/tasks", below_one, Duration::ZERO).await;
+    let listed: Result<Vec<_>, Error> = client(&server)
+        .encoder()
+        .unwrap()
+        .list_tasks()
+        .pages()
+        .try_collect()
+        .await;
     assert_eq!(
-        error,
+        listed.map(|pages| pages.len()).unwrap_err().to_string(),
         "list_tasks: the listing stopped at page 1: the server said last_page -1, which no list has"
     );
     assert_eq!(queries(&seen).len(), 1);
 
-    let (server, seen) = serve("/v1/contents", same_truncated, no_delay).await;
-    let listed = client(&server)
-        .vms()
-        .unwrap()
-        .list_contents()
-        .pages()
-        .map_ok(|_| 0)
-        .try_collect()
-        .await;
-    assert_eq!(stopped(listed), ("list_contents", 2, PagingProblem::SamePageAgain));
-    assert_eq!(queries(&seen).len(), 2);
+    let (server, seen) = serve("/v1/contents", same_truncated, Duration::ZERO).await;
+    let listing = client(&server);
+    let contents = listing.vms().unwrap().list_contents();
+    assert_eq!(
+        stopped(contents, &seen).await,
+        ("list_contents", 2, PagingProblem::SamePageAgain, 2)
+    );
 
     let unlimited = |server: &MockServer| {
         vidplat_tests::local_client(&server.uri())
@@ -510,27 +486,37 @@ async fn a_list_that_never_ends_is_stopped_with_the_problem_named() {
             .build()
             .unwrap()
     };
-    let (server, seen) = serve("/v2/os/data", same_truncated, no_delay).await;
-    let listed = unlimited(&server)
-        .analytics()
-        .unwrap()
-        .cloud_by_os()
-        .pages()
-        .map_ok(|_| 0)
-        .try_collect()
-        .await;
-    assert_eq!(stopped(listed), ("cloud_by_os", 2, PagingProblem::SamePageAgain));
-    assert_eq!(queries(&seen).len(), 2);
+    let (server, seen) = serve("/v2/os/data", same_truncated, Duration::ZERO).await;
+    let listing = unlimited(&server);
+    let cloud = listing.analytics().unwrap().cloud_by_os();
+    assert_eq!(
+        stopped(cloud, &seen).await,
+        ("cloud_by_os", 2, PagingProblem::SamePageAgain, 2)
+    );
 
-    let (server, seen) = serve("/v1/os/data", same_truncated, no_delay).await;
-    let listed = unlimited(&server)
-        .analytics()
-        .unwrap()
-        .basic_by_os()
-        .pages()
-        .map_ok(|_| 0)
-        .try_collect()
-        .await;
-    assert_eq!(stopped(listed), ("basic_by_os", 2, PagingProblem::SamePageAgain));
-    assert_eq!(queries(&seen).len(), 2);
+    let (server, seen) = serve("/v1/os/data", same_truncated, Duration::ZERO).await;
+    let listing = unlimited(&server);
+    let basic = listing.analytics().unwrap().basic_by_os();
+    assert_eq!(
+        stopped(basic, &seen).await,
+        ("basic_by_os", 2, PagingProblem::SamePageAgain, 2)
+    );
+}
+
+/// How listing every page of `builder` stopped (`Error::Paging`'s operation,
+/// pages and problem), and how many requests the server saw.
+async fn stopped<'a, O>(builder: O, seen: &Seen) -> (&'static str, u64, vidplat::PagingProblem, usize)
+where
+    O: Paginated + Unpin + Send + 'a,
+    O::Success: Send,
+{
+    let listed: Result<Vec<O::Success>, vidplat::Error> = builder.pages().try_collect().await;
+    match listed {
+        Err(vidplat::Error::Paging {
+            operation,
+            pages,
+            problem,
+        }) => (operation, pages, problem, queries(seen).len()),
+        other => panic!("expected Error::Paging, got {:?}", other.map(|pages| pages.len())),
+    }
 }

@@ -889,12 +889,12 @@ mod tests {
     }
 
     /// One turn asked of the store at `url`, within `deadline`.
-    async fn turn(url: &str, deadline: Instant) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+    async fn turn(url: &str, deadline: Option<Instant>) -> Result<Result<RedisLease, QuotaRefusal>, String> {
         let store = RedisQuota::new(url, "hostile").unwrap();
         let waits = tokio::sync::watch::channel(None).0;
         let waiting = Waiting::new(&waits);
         store
-            .acquire(&QuotaConfig::default(), true, true, Some(deadline), &waiting, &|_| {})
+            .acquire(&QuotaConfig::default(), true, true, deadline, &waiting, &|_| {})
             .await
     }
 
@@ -902,7 +902,9 @@ mod tests {
     async fn a_silent_redis_cannot_hold_a_call_past_its_deadline() {
         let (url, _) = hostile_redis(b"", None).await;
         let started = Instant::now();
-        let message = turn(&url, started + Duration::from_millis(300)).await.unwrap_err();
+        let message = turn(&url, Some(started + Duration::from_millis(300)))
+            .await
+            .unwrap_err();
         assert!(message.ends_with("within the call's deadline"), "{message}");
         let took = started.elapsed();
         // Not the 2 s command timeout: the call's 300 ms deadline.
@@ -916,7 +918,7 @@ mod tests {
     async fn a_redis_saying_wait_less_than_nothing_cannot_busy_loop_the_client() {
         // WINDOW_FULL, "wait -5 ms".
         let (url, scripts) = hostile_redis(b"*4\r\n:4\r\n:-5\r\n:0\r\n:0\r\n", Some(Duration::ZERO)).await;
-        let refusal = turn(&url, Instant::now() + Duration::from_secs(1))
+        let refusal = turn(&url, Some(Instant::now() + Duration::from_secs(1)))
             .await
             .unwrap()
             .unwrap_err();
@@ -936,37 +938,14 @@ mod tests {
             Box::leak(format!("-ERR {text}\r\n").into_bytes().into_boxed_slice())
         });
         let (url, _) = hostile_redis(&LONG, Some(Duration::ZERO)).await;
-        let store = RedisQuota::new(&url, "hostile").unwrap();
-        let waits = tokio::sync::watch::channel(None).0;
-        let message = store
-            .acquire(
-                &QuotaConfig::default(),
-                true,
-                true,
-                None,
-                &Waiting::new(&waits),
-                &|_| {},
-            )
-            .await
-            .unwrap_err();
+        let message = turn(&url, None).await.unwrap_err();
         assert!(message.len() < 400, "{} characters", message.len());
         assert!(!message.contains('\n'), "{message}");
         assert!(message.contains("characters in all"), "{message}");
 
         // Too many values: only their count and start are shown.
         let (url, _) = hostile_redis(b"*6\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n", Some(Duration::ZERO)).await;
-        let store = RedisQuota::new(&url, "hostile").unwrap();
-        let message = store
-            .acquire(
-                &QuotaConfig::default(),
-                true,
-                true,
-                None,
-                &Waiting::new(&waits),
-                &|_| {},
-            )
-            .await
-            .unwrap_err();
+        let message = turn(&url, None).await.unwrap_err();
         assert_eq!(
             message,
             "unexpected answer from the quota script: 6 values, starting [9, 9, 9, 9]"
