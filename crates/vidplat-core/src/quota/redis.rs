@@ -141,6 +141,8 @@ impl RedisQuota {
     /// for the account `account` (any name all the account's processes share,
     /// e.g. the login ID). Connects on first use.
     pub fn new(url: &str, account: &str) -> Result<Self, RedisQuotaError> {
+        // `rediss://` connects with rustls, through the process's default provider.
+        crate::install_default_tls_provider();
         if account.is_empty() || account.contains(['{', '}']) {
             return Err(RedisQuotaError {
                 message: "the account key must be non-empty and hold no braces".to_owned(),
@@ -825,6 +827,8 @@ mod tests {
         assert!(shown.contains("***"), "{shown}");
         assert_eq!(store.key_prefix(), "{vidplat:acct}");
         assert!(RedisQuota::new("redis://127.0.0.1/", "a{b").is_err());
+        // TLS: the password and the replies never travel in clear over a network.
+        assert!(RedisQuota::new("rediss://:hunter2@127.0.0.1:1/", "acct").is_ok());
         for url in [
             "redis+unix:///tmp/r.sock?db=1&pass=hunter2",
             "unix:///tmp/r.sock?pass=hunter2",
