@@ -27,10 +27,11 @@ mod stream;
 mod table;
 mod time;
 mod timeout;
+mod tls;
 mod transport;
 mod validate;
 
-pub use builder::{install_default_tls_provider, RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
+pub use builder::{RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{BaseUrl, ConfigError};
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
 pub use open_enum::ServiceErrorCode;
@@ -54,6 +55,7 @@ pub use stream::RowReceiver;
 pub use table::{Method, OperationMeta, Reading, Service, ServiceTable};
 pub use time::{Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts};
+pub use tls::install_default_tls_provider;
 pub use transport::{ResponseFuture, Transport};
 pub use validate::{body_violation, first_violation, query_violation, Check, Rule};
 

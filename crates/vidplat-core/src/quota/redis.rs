@@ -142,7 +142,7 @@ impl RedisQuota {
     /// e.g. the login ID). Connects on first use.
     pub fn new(url: &str, account: &str) -> Result<Self, RedisQuotaError> {
         // `rediss://` connects with rustls, through the process's default provider.
-        crate::install_default_tls_provider();
+        crate::tls::install_default_tls_provider();
         if account.is_empty() || account.contains(['{', '}']) {
             return Err(RedisQuotaError {
                 message: "the account key must be non-empty and hold no braces".to_owned(),
