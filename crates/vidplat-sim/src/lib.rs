@@ -25,7 +25,26 @@
 //! and prints shell lines setting `VIDPLAT_SIM_URL` (its root) and the
 //! variables `vidplat::Client::from_env` reads. The simulator's own routes,
 //! outside the three services, are under that root: `PUT
-//! /sim/input-files/{path}` ([`Simulator::add_input_file`]).
+//! /sim/input-files/{path}` ([`Simulator::add_input_file`]) and `POST`, `GET`,
+//! `DELETE /sim/faults` ([`Simulator::inject_fault`]).
+//!
+//! **Faults.** The documents list `UNKNOWN_ERROR` (internal server error) for
+//! every operation, which the simulator never answers of itself. To test how a
+//! program copes, inject one: the next requests under a path prefix answer a
+//! chosen status and code instead of running ([`Fault`], [`SimConfig::faults`]).
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use vidplat_sim::{Fault, Simulator};
+//! let sim = Simulator::start().await?;
+//! // The next two task requests answer 503 {"code": "UNKNOWN_ERROR", ...}.
+//! sim.inject_fault(Fault { status: 503, times: 2, ..Fault::new("/encoder/v1/tasks") })
+//!     .expect("a usable fault");
+//! // Over HTTP, the same:
+//! // curl -X POST "$VIDPLAT_SIM_URL/sim/faults" -H 'content-type: application/json' \
+//! //   -d '{"operation_path_prefix": "/encoder/v1/tasks", "status": 503, "code": "UNKNOWN_ERROR", "times": 2}'
+//! # Ok(()) }
+//! ```
 
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
@@ -34,6 +53,7 @@ mod auth;
 mod calendar;
 mod encoder;
 mod error;
+mod faults;
 mod operations;
 mod server;
 mod vms;
@@ -42,6 +62,7 @@ pub use analytics::AnalyticsStats;
 pub use auth::Permission;
 pub use error::SimError;
 pub(crate) use error::{JsonBody, QueryParams};
+pub use faults::Fault;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -98,6 +119,9 @@ pub struct SimConfig {
     /// idle between requests): 30 s, so a client sending half a request does
     /// not hold a connection forever.
     pub header_read_timeout: Duration,
+    /// Faults pending from the start (none by default); more can be added
+    /// while it runs ([`Simulator::inject_fault`], `POST /sim/faults`).
+    pub faults: Vec<Fault>,
 }
 
 impl Default for SimConfig {
@@ -118,6 +142,7 @@ impl Default for SimConfig {
             seed: 7,
             port: 0,
             header_read_timeout: Duration::from_secs(30),
+            faults: Vec::new(),
         }
     }
 }
@@ -158,6 +183,7 @@ pub struct Simulator {
     pub login_id: String,
     keys: Arc<auth::Keys>,
     encoder: Arc<encoder::Service>,
+    faults: Arc<faults::Faults>,
     time_zone: chrono::FixedOffset,
     analytics_stats: Arc<AnalyticsStats>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -191,8 +217,15 @@ impl Simulator {
         Self::start_with(SimConfig::default()).await
     }
 
-    /// Starts with `config`.
+    /// Starts with `config`; an unusable fault in `config.faults` is an
+    /// `InvalidInput` error.
     pub async fn start_with(config: SimConfig) -> std::io::Result<Self> {
+        let faults = Arc::new(faults::Faults::default());
+        for fault in &config.faults {
+            faults.add(fault.clone()).map_err(|error| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, error.message.unwrap_or_default())
+            })?;
+        }
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
         let time_zone = config.time_zone;
         let header_read_timeout = config.header_read_timeout;
@@ -204,7 +237,7 @@ impl Simulator {
             keys: keys.clone(),
             analytics_stats: analytics_stats.clone(),
         };
-        let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared));
+        let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared, faults.clone()));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(server::serve(listener, app, header_read_timeout, stopped));
         let base = format!("http://{address}");
@@ -217,6 +250,7 @@ impl Simulator {
             login_id: DEMO_LOGIN_ID.to_owned(),
             keys,
             encoder,
+            faults,
             time_zone,
             analytics_stats,
             shutdown: Some(shutdown),
@@ -256,6 +290,18 @@ impl Simulator {
         calendar::in_zone_sync(self.time_zone, || self.encoder.add_input_file(path, size));
     }
 
+    /// Adds a fault: the next `fault.times` requests it matches answer its
+    /// status and code instead of running (see [`Fault`]). 400
+    /// `INVALID_REQUEST` for an unusable one, as `POST /sim/faults` answers.
+    pub fn inject_fault(&self, fault: Fault) -> Result<(), SimError> {
+        self.faults.add(fault)
+    }
+
+    /// Removes every pending fault (`DELETE /sim/faults`).
+    pub fn clear_faults(&self) {
+        self.faults.clear();
+    }
+
     /// A facade client pointed at this simulator with the demo key.
     pub fn client(&self) -> vidplat::ClientBuilder {
         vidplat::Client::builder()
@@ -276,7 +322,7 @@ impl Drop for Simulator {
 }
 
 /// The listener's routes, and the encoding service (for the simulator's own controls).
-fn router(shared: Shared) -> (axum::Router, Arc<encoder::Service>) {
+fn router(shared: Shared, faults: Arc<faults::Faults>) -> (axum::Router, Arc<encoder::Service>) {
     // The encoding service registers contents in video management; video
     // management brings the encoding service up to date before it answers.
     let vms_store = vms::VmsStore::default();
@@ -293,6 +339,9 @@ fn router(shared: Shared) -> (axum::Router, Arc<encoder::Service>) {
         .nest("/analytics", analytics::router(shared))
         .merge(pages)
         .merge(encoder::control_router(encoder_service.clone()))
+        .merge(faults::control_router(faults.clone()))
+        // A pending fault answers before anything runs (the key check included).
+        .layer(axum::middleware::from_fn_with_state(faults, faults::inject))
         // Every request is answered in the configured time zone.
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {

@@ -3,8 +3,9 @@
 //! point a client. `vidplat-sim --help` says the rest.
 
 use clap::Parser;
+use std::collections::BTreeSet;
 use std::io::Write as _;
-use vidplat_sim::{SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
+use vidplat_sim::{Permission, SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
 
 /// An in-memory simulator of the video platform's three services (encoding,
 /// video management, viewing analytics), for trying vidplat without an account.
@@ -22,6 +23,12 @@ struct Args {
     /// Analytics calls allowed a minute (the documented limit is 3)
     #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_per_minute)]
     analytics_per_minute: u32,
+    /// Analytics calls allowed a month (the documented limit is 50,000)
+    #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_monthly)]
+    analytics_per_month: u32,
+    /// Also issue a key holding only these permissions, comma-separated (e.g. "task read,preset read"; "" for none), printed as VIDPLAT_SIM_LIMITED_KEY
+    #[arg(long, value_name = "PERMISSIONS", value_parser = permissions)]
+    key_with_permissions: Option<Permissions>,
     /// Time zone of every timestamp, +HH:MM or -HH:MM (the default is Japan time)
     // Hyphen values allowed, so `--time-zone -05:00` is not taken for an option.
     #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, default_value_t = SimConfig::default().time_zone)]
@@ -40,20 +47,28 @@ async fn main() -> std::io::Result<()> {
             defaults.task_step
         },
         analytics_per_minute: args.analytics_per_minute,
+        analytics_monthly: args.analytics_per_month,
         time_zone: args.time_zone,
         ..defaults
     };
     let sim = Simulator::start_with(config).await?;
     let root = format!("http://{}", sim.address);
-    let mut lines = format!("# vidplat simulator listening on {}; Ctrl-C stops it\n", sim.address);
-    lines.push_str(&shell_lines(&[
-        ("VIDPLAT_SIM_URL", &root),
+    let limited_key = args
+        .key_with_permissions
+        .map(|Permissions(names)| sim.key_with(names.iter().map(|name| Permission::new(name))));
+    let mut variables = vec![
+        ("VIDPLAT_SIM_URL", root.as_str()),
         ("VIDPLAT_ENCODER_URL", &sim.encoder_url),
         ("VIDPLAT_VMS_URL", &sim.vms_url),
         ("VIDPLAT_ANALYTICS_URL", &sim.analytics_url),
         ("VIDPLAT_API_KEY", &sim.api_key),
         ("VIDPLAT_LOGIN_ID", &sim.login_id),
-    ]));
+    ];
+    if let Some(key) = &limited_key {
+        variables.push(("VIDPLAT_SIM_LIMITED_KEY", key));
+    }
+    let mut lines = format!("# vidplat simulator listening on {}; Ctrl-C stops it\n", sim.address);
+    lines.push_str(&shell_lines(&variables));
     // One write, flushed now: a parent process or a shell waiting on a file
     // reads these lines while the simulator keeps running.
     let mut stdout = std::io::stdout().lock();
@@ -62,6 +77,33 @@ async fn main() -> std::io::Result<()> {
     drop(stdout);
     tokio::signal::ctrl_c().await?;
     Ok(())
+}
+
+/// The permissions of `--key-with-permissions`.
+#[derive(Clone, Debug)]
+struct Permissions(BTreeSet<String>);
+
+/// Comma-separated permission names, each one the YAML of the encoding or
+/// video management service requires of some operation: a misspelt name
+/// would give a key silently lacking the permission meant.
+fn permissions(list: &str) -> Result<Permissions, String> {
+    let known: BTreeSet<&str> = vidplat_encoder::operations::ALL
+        .iter()
+        .chain(&vidplat_vms::operations::ALL)
+        .filter_map(|operation| operation.permission)
+        .collect();
+    let mut names = BTreeSet::new();
+    for name in list.split(',').map(str::trim).filter(|name| !name.is_empty()) {
+        if !known.contains(name) {
+            let known: Vec<&str> = known.into_iter().collect();
+            return Err(format!(
+                "unknown permission `{name}`; the permissions are: {}",
+                known.join(", ")
+            ));
+        }
+        names.insert(name.to_owned());
+    }
+    Ok(Permissions(names))
 }
 
 /// `NAME=value` lines, then one `export` line naming them all: a POSIX shell
@@ -100,7 +142,9 @@ Output (stdout), once it listens: shell lines to evaluate
   # vidplat simulator listening on 127.0.0.1:PORT; Ctrl-C stops it
 {example}
 VIDPLAT_SIM_URL is the simulator's root (its own routes, below); the services
-are under it. The API key holds every permission.
+are under it. The API key holds every permission. With --key-with-permissions,
+one more line before the export line names a second key holding only those:
+  VIDPLAT_SIM_LIMITED_KEY=sim-key-0001
 
 Environment: nothing is read. The variables printed, VIDPLAT_SIM_URL aside, are
 exactly those vidplat::Client::from_env reads, so a program started where they
@@ -114,6 +158,13 @@ sample/intro.mp4, sample/outro.mov and fail.mp4 are there from the start):
   PUT /sim/input-files/{{path}}?size=N   a file of N bytes; the body may be empty
   curl -T clip.mp4 \"$VIDPLAT_SIM_URL/sim/input-files/uploads/clip.mp4\"
   curl -X PUT \"$VIDPLAT_SIM_URL/sim/input-files/uploads/big.mp4?size=5000000000\"
-The body is counted, not kept: any size is accepted."
+The body is counted, not kept: any size is accepted.
+
+Faults: the next requests under a path prefix answer an error instead of
+running (UNKNOWN_ERROR, a 503, a 429, ...), to test how a program copes:
+  POST /sim/faults    {{\"operation_path_prefix\": \"/encoder/v1/tasks\", \"status\": 503,
+                       \"code\": \"UNKNOWN_ERROR\", \"times\": 2}}
+                      optional: \"method\", \"message\", \"retry_after\" (seconds)
+  GET /sim/faults     those pending;  DELETE /sim/faults  removes them all"
     )
 }

@@ -23,8 +23,9 @@
 //!   ignores a fragment. A query after `#` is part of the fragment, so such a
 //!   URL is not signed.
 //! - **Expiry**: `expires` is the UNIX time at which the URL expires: at
-//!   `now == expires` it has expired. The simulator verifies with [`verify`],
-//!   so the two cannot disagree.
+//!   `now == expires` it has expired, for [`verify`] and the simulator alike
+//!   (which otherwise reads the document's words on its own, more leniently
+//!   than [`verify`]: see its README table).
 //! - **One form**: [`verify`] accepts only what [`sign`] produces: each
 //!   parameter at most once, none empty, `expires` and `aud` just before
 //!   `signature` and `version`, which come last, a decimal `expires` without

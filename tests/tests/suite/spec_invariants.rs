@@ -93,7 +93,9 @@ fn nullable_references_and_defaults_use_the_forms_generators_read() {
                 problems.push(format!("{at}: `default` beside `$ref` is ignored"));
             }
             if map.contains_key("allOf") && map.contains_key("default") && !map.contains_key("type") {
-                problems.push(format!("{at}: `default` beside `allOf` needs its `type` (CONVENTIONS.md)"));
+                problems.push(format!(
+                    "{at}: `default` beside `allOf` needs its `type` (CONVENTIONS.md)"
+                ));
             }
         });
         for (name, schema) in spec["components"]["schemas"].as_object().unwrap() {

@@ -28,6 +28,15 @@ const MAX_PRESETS_PER_PROFILE: usize = 10;
 /// Ids of what the parent account shares, far from the account's own ids.
 const SHARED_ID: i64 = 1_000_001;
 
+/// The shared profile's registration settings: the parent account's category,
+/// label and distribution network (which this account does not have), and two
+/// of the built-in policies that are not the defaults.
+const PARENT_CATEGORY_ID: &str = "ca700000-0000-4000-8000-0000000000aa";
+const PARENT_LABEL_ID: &str = "1abe1000-0000-4000-8000-0000000000aa";
+const PARENT_FORWARD_POLICY_ID: &str = "cf900000-0000-4000-8000-000000000002";
+const PARENT_STREAMING_POLICY_ID: &str = "5b000000-0000-4000-8000-000000000002";
+const PARENT_DISTRIBUTION_ID: &str = "d1570000-0000-4000-8000-0000000000aa";
+
 /// A distributor of the legacy video management service, with the
 /// distribution networks it has (the simulator's fixed set).
 struct Distributor {
@@ -539,9 +548,17 @@ fn parent_account_share() -> (Preset, Profile) {
         description: Some("Shared by the parent account with its sub-accounts".into()),
         presets: vec![SHARED_ID],
         share: Some(ProfileShare::SharedSubs),
+        // The parent account's registration settings: a task of this account
+        // ignores all but seek_preview (the category must be overridden).
         vms_config: Some(ProfileVmsConfig {
             seek_preview: Some(serde_json::Value::Bool(true)),
-            extra: Default::default(),
+            extra: serde_json::Map::from_iter([
+                ("category_id".to_owned(), PARENT_CATEGORY_ID.into()),
+                ("labels".to_owned(), serde_json::json!([PARENT_LABEL_ID])),
+                ("forward_policy_id".to_owned(), PARENT_FORWARD_POLICY_ID.into()),
+                ("streaming_policy_id".to_owned(), PARENT_STREAMING_POLICY_ID.into()),
+                ("distribution_id".to_owned(), PARENT_DISTRIBUTION_ID.into()),
+            ]),
         }),
         created_at: fixed_timestamp(),
         updated_at: fixed_timestamp(),

@@ -4,11 +4,15 @@
 //! destinations (legacy vms4://, URLs, object storage) are outside the
 //! simulator: their tasks just become ready.
 //!
-//! The task's `vms_config` then also carries `content_name` (the content it
-//! registered in), or `registration_error` (why nothing was registered, and
+//! The content's settings are the task's `vms_config`: the profile's
+//! registration settings (for a profile shared from another account, without
+//! the labels, policies and distribution network it ignores) with the task
+//! request's `vms_config` over them, each member read from `config_overrides`
+//! first. The task's `vms_config` then also carries `content_name` (the content
+//! it registered in), or `registration_error` (why nothing was registered, and
 //! the task failed): members the document does not show.
 
-use super::catalog::{Catalog, Destination};
+use super::catalog::Destination;
 use super::clock::Clock;
 use crate::vms::{EncodedOutput, VmsStore};
 use serde_json::{Map, Value};
@@ -17,13 +21,7 @@ use vidplat_encoder::types::Task;
 use vidplat_vms::types::StreamFormat;
 
 /// Hands `task` over at `at`: the members to add to its `vms_config`, or why it fails.
-pub(super) fn hand_over(
-    catalog: &Catalog,
-    vms: &VmsStore,
-    clock: &Clock,
-    task: &Task,
-    at: Instant,
-) -> Result<Map<String, Value>, String> {
+pub(super) fn hand_over(vms: &VmsStore, clock: &Clock, task: &Task, at: Instant) -> Result<Map<String, Value>, String> {
     let destination = task.destination.as_deref().and_then(Destination::parse);
     if destination != Some(Destination::Vms) {
         return Ok(Map::new());
@@ -37,12 +35,6 @@ pub(super) fn hand_over(
     // config_overrides.X, else X.
     let setting = |name: &str| overrides.and_then(|o| o.get(name)).or_else(|| config.get(name));
     let text = |name: &str| setting(name).and_then(Value::as_str).map(str::to_owned);
-    // A profile shared from another account: only the category is read (the document: the others are ignored).
-    let shared = task
-        .profile_id
-        .and_then(|id| catalog.profile_for_task(id))
-        .is_some_and(|profile| profile.shared);
-    let own = |value: Option<String>| value.filter(|_| !shared);
     let format = task
         .format
         .as_ref()
@@ -70,17 +62,13 @@ pub(super) fn hand_over(
         format,
         extension,
         category_id: text("category_id"),
-        labels: if shared {
-            Vec::new()
-        } else {
-            setting("labels")
-                .and_then(Value::as_array)
-                .map(|labels| labels.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default()
-        },
-        forward_policy_id: own(text("forward_policy_id")),
-        streaming_policy_id: own(text("streaming_policy_id")),
-        distribution_id: own(text("distribution_id")),
+        labels: setting("labels")
+            .and_then(Value::as_array)
+            .map(|labels| labels.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default(),
+        forward_policy_id: text("forward_policy_id"),
+        streaming_policy_id: text("streaming_policy_id"),
+        distribution_id: text("distribution_id"),
     };
     let name = vms.register_encoded(&output)?;
     Ok(Map::from_iter([("content_name".to_owned(), Value::from(name))]))

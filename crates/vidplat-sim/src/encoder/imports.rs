@@ -146,15 +146,25 @@ fn plan_import(text: &str, catalog: &Catalog, account: &Account) -> Result<Vec<V
             ));
         }
     }
+    // CSV_INVALID_COLUMNS means "a required column is missing"; the document
+    // names no code for an unknown or repeated column, so INVALID_REQUEST.
+    const NO_CODE: &str = "the document names no code for this; CSV_INVALID_COLUMNS is for a missing required column";
     for (position, column) in columns.iter().enumerate() {
         if !REQUIRED_COLUMNS.contains(&column.as_str()) && !OPTIONAL_COLUMNS.contains(&column.as_str()) {
-            return Err(csv_error("CSV_INVALID_COLUMNS", format!("unknown column `{column}`")));
+            return Err(SimError::invalid(format!(
+                "unknown column `{column}`: the columns are {} ({NO_CODE})",
+                REQUIRED_COLUMNS
+                    .iter()
+                    .chain(&OPTIONAL_COLUMNS)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
         }
         if columns[..position].contains(column) {
-            return Err(csv_error(
-                "CSV_INVALID_COLUMNS",
-                format!("column `{column}` appears twice"),
-            ));
+            return Err(SimError::invalid(format!(
+                "column `{column}` appears twice ({NO_CODE})"
+            )));
         }
     }
     let rows: Vec<(usize, Vec<String>)> = records.collect();

@@ -152,13 +152,9 @@ impl Service {
         let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
         let now = Instant::now();
         store.now = now;
-        let Store {
-            board, catalog, clock, ..
-        } = &mut *store;
-        let (catalog, clock) = (&*catalog, *clock);
-        board.advance(now, &mut |task, at| {
-            handoff::hand_over(catalog, &self.vms, &clock, task, at)
-        });
+        let Store { board, clock, .. } = &mut *store;
+        let clock = *clock;
+        board.advance(now, &mut |task, at| handoff::hand_over(&self.vms, &clock, task, at));
         store
     }
 }

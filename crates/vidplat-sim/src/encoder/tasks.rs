@@ -20,6 +20,11 @@ use vidplat_encoder::types::{
     TaskRegistration, TaskSeekPreview, TaskStream, TaskVmsConfigDetail, UploadType,
 };
 
+/// The registration settings of a profile shared from another account that
+/// the encoding document says are ignored: labels, forward policy, streaming
+/// policy, distribution network.
+const IGNORED_WHEN_SHARED: [&str; 4] = ["labels", "forward_policy_id", "streaming_policy_id", "distribution_id"];
+
 const DEFAULT_PRIORITY: i64 = 50;
 const DEFAULT_PER_PAGE: i64 = 10;
 
@@ -277,6 +282,11 @@ fn task_detail(in_use: &ProfileInUse<'_>, preset: &Preset, request: &TaskCreate)
     // The profile's registration settings, with the request's overrides.
     let vms_config = (destination == Some(Destination::Vms)).then(|| {
         let mut members = object_members(&in_use.profile.vms_config);
+        if in_use.shared {
+            // Profile rule 3: these of a shared profile's settings are ignored
+            // (defaults apply); the task's own overrides still do.
+            members.retain(|name, _| !IGNORED_WHEN_SHARED.contains(&name.as_str()));
+        }
         members.extend(object_members(&request.vms_config));
         TaskVmsConfigDetail(members)
     });

@@ -12,11 +12,12 @@
 //! - the settings are the task's `vms_config` (the profile's, with the task
 //!   request's): `category_id`, `labels`, `forward_policy_id`,
 //!   `streaming_policy_id`, `distribution_id`, each taken from
-//!   `config_overrides` when given there; for a profile shared from another
-//!   account only the category (documented: the others take their defaults);
-//! - a content needs a category that exists: without one, or when a setting
-//!   names something that does not exist or the content is full, nothing is
-//!   registered and the task fails.
+//!   `config_overrides` when given there; a profile shared from another
+//!   account contributes none but the category, which the task must override
+//!   (documented: the others of the profile are ignored; the task's own apply);
+//! - a content "belongs to one category" (its `category_id` is required at
+//!   registration): without one, or when a setting names something that does
+//!   not exist or the content is full, nothing is registered and the task fails.
 
 use super::builtins::{self, DEFAULT_DISTRIBUTION_ID};
 use super::media::{MAX_STREAMS, MAX_STREAM_SETS};

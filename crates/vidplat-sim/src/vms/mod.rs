@@ -26,6 +26,7 @@ mod intake;
 mod media;
 mod pages;
 mod play;
+mod signature;
 mod store;
 mod stream_sets;
 mod viewers;

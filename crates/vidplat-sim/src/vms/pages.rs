@@ -12,10 +12,11 @@
 //! on a domain it is not on is 404.
 //!
 //! **Signed URLs.** A page registered with `signature_required` gets a
-//! 32-character `signing_key` and answers only URLs signed with it, checked by
-//! `vidplat::signing::verify` (shared with the SDK) against the page's real
-//! address, `https://{domain}/pages/{page-id}` with `expires` then `aud`; a bad
-//! or missing signature, a passed `expires` or a revoked `aud` gets 403.
+//! 32-character `signing_key` and answers only URLs signed with it for the
+//! page's real address, `https://{domain}/pages/{page-id}`, checked by the
+//! document's words alone (see `signature`: `signature` and `version` anywhere,
+//! `version` optional, the rest signed as sent); a bad or missing signature, a
+//! passed `expires` or a revoked `aud` gets 403.
 //!
 //! **Viewers.** `max_simultaneous_viewers` and `access_denial_timeout`: see
 //! the `viewers` module.
@@ -26,15 +27,14 @@
 use super::store::{PageRecord, MAX_RECORDS};
 use super::viewers::{Admission, Limits, SESSION_COOKIE};
 use super::{
-    builtins, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, App,
-    PathParams, DEFAULT_PER_PAGE,
+    builtins, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, signature,
+    App, PathParams, DEFAULT_PER_PAGE,
 };
 use crate::{JsonBody, QueryParams, SimError};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
-use vidplat::signing::{self, SigningKey};
 use vidplat_vms::types;
 
 const SORT_COLUMNS: &[&str] = &["created_at", "updated_at"];
@@ -341,26 +341,13 @@ pub(super) async fn view(
     let page_url = format!("https://{domain}{path}");
     let mut audience = None;
     if let Some(key) = &page.signing_key {
-        let url = match uri.query() {
-            Some(query) => format!("{page_url}?{query}"),
-            None => page_url.clone(),
-        };
         let now = u64::try_from(clock::now()).unwrap_or_default();
-        let Ok(key) = SigningKey::new(key.as_str()) else {
-            return refusal(StatusCode::FORBIDDEN, "the page's signing key is not 32 characters");
-        };
-        match signing::verify(&url, &key, now) {
-            Ok(grant) => {
-                if grant
-                    .audience
-                    .as_ref()
-                    .is_some_and(|audience| page.revoked_audiences.contains(audience))
-                {
-                    return refusal(StatusCode::FORBIDDEN, "this viewer's access is revoked");
-                }
-                audience = grant.audience;
+        match signature::check(&page_url, uri.query(), key, now) {
+            Ok(Some(viewer)) if page.revoked_audiences.contains(&viewer) => {
+                return refusal(StatusCode::FORBIDDEN, "this viewer's access is revoked");
             }
-            Err(error) => return refusal(StatusCode::FORBIDDEN, &error.to_string()),
+            Ok(viewer) => audience = viewer,
+            Err(why) => return refusal(StatusCode::FORBIDDEN, &why),
         }
     }
     let content_name = page.content_name.clone().unwrap_or_default();

@@ -131,6 +131,8 @@ fn help_exits_0_and_names_every_option_and_variable() {
             "--port <PORT>",
             "--fast",
             "--analytics-per-minute <N>",
+            "--analytics-per-month <N>",
+            "--key-with-permissions <PERMISSIONS>",
             "--time-zone <OFFSET>",
             "-h, --help",
             "-V, --version",
@@ -162,6 +164,15 @@ fn an_unknown_or_bad_argument_exits_2_with_a_message_on_stderr() {
         (
             &["--time-zone", "Tokyo"][..],
             "error: invalid value 'Tokyo' for '--time-zone <OFFSET>'",
+        ),
+        (
+            &["--key-with-permissions", "task read,tsk read"][..],
+            "error: invalid value 'task read,tsk read' for '--key-with-permissions <PERMISSIONS>': unknown \
+             permission `tsk read`; the permissions are: category delete, category read,",
+        ),
+        (
+            &["--analytics-per-month", "many"][..],
+            "error: invalid value 'many' for '--analytics-per-month <N>'",
         ),
     ] {
         let (status, stdout, stderr) = finished(Command::new(BINARY).args(args));
@@ -225,6 +236,98 @@ async fn the_printed_lines_name_the_root_and_what_from_env_reads_and_the_root_an
         .expect("a JSON body");
     assert_eq!(listed["filename"], "from-binary.mp4");
     assert_eq!(listed["filesize"], "123");
+}
+
+/// GET `url` with `key` (none when `None`): the status, `Retry-After` and the JSON body.
+async fn answer(url: &str, key: Option<&str>) -> (u16, Option<String>, serde_json::Value) {
+    let mut request = reqwest::Client::new().get(url);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    let response = request.send().await.expect("an answer");
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().expect("ASCII").to_owned());
+    (status, retry_after, response.json().await.expect("a JSON body"))
+}
+
+/// `--key-with-permissions` prints one more variable, a key holding only
+/// those permissions; `--analytics-per-month` sets the monthly limit.
+#[tokio::test]
+async fn a_limited_key_and_the_monthly_limit_are_set_by_flags() {
+    let (_sim, printed) = start(&[
+        "--fast",
+        "--key-with-permissions",
+        "task read, preset read",
+        "--analytics-per-month",
+        "1",
+    ]);
+    let variables = assignments(&printed);
+    let names: Vec<&str> = variables.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        std::iter::once("VIDPLAT_SIM_URL")
+            .chain(FROM_ENV)
+            .chain(["VIDPLAT_SIM_LIMITED_KEY"])
+            .collect::<Vec<_>>()
+    );
+    let (root, key) = (&variables[0].1, variables[6].1.as_str());
+    assert_eq!(key, "sim-key-0001");
+    assert_eq!(
+        printed.last().map(String::as_str),
+        Some(
+            "export VIDPLAT_SIM_URL VIDPLAT_ENCODER_URL VIDPLAT_VMS_URL VIDPLAT_ANALYTICS_URL VIDPLAT_API_KEY \
+             VIDPLAT_LOGIN_ID VIDPLAT_SIM_LIMITED_KEY"
+        )
+    );
+    let encoder = format!("{root}/encoder/v1");
+    assert_eq!(
+        answer(&format!("{encoder}/counts"), Some(key)).await.0,
+        200,
+        "task read"
+    );
+    assert_eq!(
+        answer(&format!("{encoder}/presets"), Some(key)).await.0,
+        200,
+        "preset read"
+    );
+    assert_eq!(
+        answer(&format!("{encoder}/profiles"), Some(key)).await,
+        (
+            403,
+            None,
+            serde_json::json!({"code": "REQUEST_UNAUTHORIZED", "message": "the API key lacks the `profile read` permission"})
+        )
+    );
+    // One analytics call a month: the basic real-time operation counts only against that limit.
+    let realtime = format!("{root}/analytics/v1/realtime/user-counts?login_id={DEMO_LOGIN_ID}");
+    assert_eq!(answer(&realtime, None).await.0, 200);
+    let (status, retry_after, body) = answer(&realtime, None).await;
+    assert_eq!(
+        (status, body),
+        (
+            429,
+            serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": "the monthly limit is exceeded"})
+        )
+    );
+    let retry_after: u64 = retry_after.expect("Retry-After").parse().expect("seconds");
+    assert!((1..=31 * 24 * 3600).contains(&retry_after), "{retry_after}");
+
+    // An empty list: a key without any permission.
+    let (_sim, printed) = start(&["--key-with-permissions", ""]);
+    let variables = assignments(&printed);
+    let (root, key) = (&variables[0].1, variables[6].1.as_str());
+    assert_eq!(variables[6].0, "VIDPLAT_SIM_LIMITED_KEY");
+    assert_eq!(
+        answer(&format!("{root}/encoder/v1/counts"), Some(key)).await,
+        (
+            403,
+            None,
+            serde_json::json!({"code": "REQUEST_UNAUTHORIZED", "message": "the API key lacks the `task read` permission"})
+        )
+    );
 }
 
 /// `sh` evaluates what the simulator printed and runs this test binary's

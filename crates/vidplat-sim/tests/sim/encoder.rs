@@ -1879,3 +1879,324 @@ async fn modify_preset_keeps_what_it_does_not_change() {
     };
     assert_eq!(comparable(&after), comparable(&before));
 }
+
+/// Every nullable member of a preset update (`description`, `dash_config`,
+/// `hls_config`, `vms_config`) sent as `null` is cleared in what the preset
+/// then reads; one left out is kept.
+#[tokio::test]
+async fn a_preset_update_clears_each_nullable_member_sent_as_null() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let preset_id = preset(
+        &client,
+        "moving",
+        json!({
+            "description": "first HLS",
+            "format": "HLS",
+            "hls_config": {"multi_audio_flag": true},
+            "dash_config": {"segment_seconds": 4},
+            "vms_config": {"folder": "kept"}
+        }),
+    )
+    .await;
+    let preset_id = preset_id.to_string();
+    let read = || async {
+        let (status, mut body) = answer_raw(&sim, "get_preset", &[&preset_id], "", None).await;
+        assert_eq!(status, 200, "{body}");
+        for stamp in ["created_at", "updated_at"] {
+            body.as_object_mut().expect("a preset").remove(stamp);
+        }
+        body
+    };
+    let update = |body: Value| async {
+        let (status, answer) = answer_raw(&sim, "update_preset", &[&preset_id], "", Some(body)).await;
+        assert_eq!((status, answer), (204, Value::Null));
+    };
+    let expected = |hls_config: Value, dash_config: Value, vms_config: Value, description: Value, format: &str| {
+        json!({
+            "id": preset_id.parse::<i64>().expect("an id"),
+            "name": "moving",
+            "description": description,
+            "destination": "https://upload.example.com/out",
+            "format": format,
+            "output_filename": "%INPUT_FILENAME%",
+            "dash_config": dash_config,
+            "hls_config": hls_config,
+            "vms_config": vms_config,
+            "streams": [],
+        })
+    };
+    update(json!({"format": "MP4", "hls_config": null})).await;
+    assert_eq!(
+        read().await,
+        expected(
+            Value::Null,
+            json!({"segment_seconds": 4}),
+            json!({"folder": "kept"}),
+            json!("first HLS"),
+            "MP4"
+        )
+    );
+    update(json!({"dash_config": null, "vms_config": null, "description": null})).await;
+    assert_eq!(
+        read().await,
+        expected(Value::Null, Value::Null, Value::Null, Value::Null, "MP4")
+    );
+    // Back to HLS: hls_config is required again, and a refused update changes nothing.
+    let (status, answer) = answer_raw(&sim, "update_preset", &[&preset_id], "", Some(json!({"format": "HLS"}))).await;
+    assert_eq!(
+        (status, answer),
+        (400, error_body("INVALID_REQUEST", "format HLS requires `hls_config`"))
+    );
+    assert_eq!(
+        read().await,
+        expected(Value::Null, Value::Null, Value::Null, Value::Null, "MP4")
+    );
+}
+
+/// A label in the simulated video management service.
+async fn vms_label(client: &Client, name: &str) -> String {
+    let label: vidplat::vms::types::LabelCreate = body(json!({ "name": name }));
+    let registered = client
+        .vms()
+        .unwrap()
+        .register_label()
+        .body(label)
+        .call()
+        .await
+        .expect("a label");
+    registered.id.expect("an id")
+}
+
+/// The task `task_id` once it has ended, as JSON.
+async fn ended_task(sim: &Simulator, client: &Client, task_id: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let status = status_of(client, task_id).await;
+        if status == "ready" || status == "failed" {
+            let (code, task) = answer_raw(sim, "get_task", &[&task_id.to_string()], "", None).await;
+            assert_eq!(code, 200);
+            return task;
+        }
+        assert!(Instant::now() < deadline, "task {task_id} still {status}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// The category of a `vms5://` task's content comes from the task's
+/// `config_overrides`, else from the profile's registration settings; the
+/// task must name one itself only for a shared profile (encoding, profile
+/// rule 3). With none anywhere, the content cannot be registered (a content
+/// "belongs to one category"): the task fails.
+#[tokio::test]
+async fn a_vms5_task_takes_its_category_from_the_profile_unless_it_overrides_it() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let movies = vms_category(&client, "movies").await;
+    let drama = vms_category(&client, "drama").await;
+    let featured = vms_label(&client, "featured").await;
+    let mp4 = preset(&client, "web-mp4", json!({"destination": "vms5://"})).await;
+    let categorised = profile(
+        &client,
+        "categorised",
+        &[mp4],
+        json!({"vms_config": {"seek_preview": true, "category_id": movies, "labels": [featured]}}),
+    )
+    .await;
+    let content_of = |task: &Value| {
+        let name = task["vms_config"]["content_name"]
+            .as_str()
+            .expect("a content")
+            .to_owned();
+        let vms = client.vms().unwrap();
+        async move {
+            let content = vms
+                .get_content()
+                .content_name(name.as_str())
+                .call()
+                .await
+                .expect("the content");
+            (content.category_id.expect("a category"), content.labels)
+        }
+    };
+
+    let from_profile = register_one(&client, "movie.mp4", categorised, json!({})).await;
+    let task = ended_task(&sim, &client, from_profile).await;
+    assert_eq!(
+        (task["status"].clone(), task["error_code"].clone()),
+        (json!("ready"), json!(0))
+    );
+    assert_eq!(content_of(&task).await, (movies.clone(), vec![featured.clone()]));
+
+    let overrides = json!({"vms_config": {"config_overrides": {"category_id": drama}}});
+    let overridden = register_one(&client, "movie.mp4", categorised, overrides).await;
+    let task = ended_task(&sim, &client, overridden).await;
+    assert_eq!(content_of(&task).await, (drama, vec![featured]));
+
+    let bare = profile(&client, "bare", &[mp4], json!({"vms_config": {"seek_preview": true}})).await;
+    let nowhere = register_one(&client, "movie.mp4", bare, json!({})).await;
+    let task = ended_task(&sim, &client, nowhere).await;
+    assert_eq!(
+        (
+            task["status"].clone(),
+            task["error_code"].clone(),
+            task["vms_config"].clone()
+        ),
+        (
+            json!("failed"),
+            json!(1002),
+            json!({
+                "seek_preview": true,
+                "registration_error": "no category: give vms_config.config_overrides.category_id in the task \
+                                       request (or category_id in the profile's vms_config)"
+            })
+        )
+    );
+}
+
+/// A profile shared from another account: its labels, forward policy,
+/// streaming policy and distribution network are ignored (defaults apply),
+/// as the encoding document says of "the profile's registration settings";
+/// the task's own overrides of them apply.
+#[tokio::test]
+async fn a_shared_profile_ignores_its_own_settings_but_not_the_tasks() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let movies = vms_category(&client, "movies").await;
+    let featured = vms_label(&client, "featured").await;
+    let vms = client.vms().unwrap();
+    let policy_id = |policies: Vec<Option<String>>, index: usize| policies[index].clone().expect("a policy id");
+    let forward: Vec<_> = vms
+        .list_forward_policies()
+        .call()
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let streaming: Vec<_> = vms
+        .list_streaming_policies()
+        .call()
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let (default_forward, overseas_image) = (policy_id(forward.clone(), 0), policy_id(forward, 2));
+    let (default_streaming, hls_first) = (policy_id(streaming.clone(), 0), policy_id(streaming, 2));
+    let distribution = "d1570000-0000-4000-8000-0000000000bb";
+    let settings_of = |task: Value| {
+        let name = task["vms_config"]["content_name"]
+            .as_str()
+            .expect("a content")
+            .to_owned();
+        async move {
+            let content = vms
+                .get_content()
+                .content_name(name.as_str())
+                .call()
+                .await
+                .expect("the content");
+            (
+                content.category_id.expect("a category"),
+                content.labels,
+                content.forward_policy_id.expect("a forward policy"),
+                content.streaming_policy_id.expect("a streaming policy"),
+                content.stream_sets[0].distribution_id.clone().expect("a distribution"),
+            )
+        }
+    };
+
+    // The task names only the category: none of the parent account's settings apply.
+    let only_category = json!({"vms_config": {"config_overrides": {"category_id": movies}}});
+    let task_id = register_one(&client, "movie.mp4", 1_000_001, only_category).await;
+    let task = ended_task(&sim, &client, task_id).await;
+    let content_name = task["vms_config"]["content_name"].clone();
+    assert_eq!(
+        task["vms_config"],
+        json!({
+            "seek_preview": true,
+            "category_id": "ca700000-0000-4000-8000-0000000000aa",
+            "config_overrides": {"category_id": movies},
+            "content_name": content_name,
+        })
+    );
+    assert_eq!(
+        settings_of(task).await,
+        (
+            movies.clone(),
+            vec![],
+            default_forward,
+            default_streaming,
+            "d1570000-0000-4000-8000-000000000001".to_owned()
+        )
+    );
+
+    // The task's own labels, policies and distribution network apply.
+    let own = json!({"vms_config": {"config_overrides": {
+        "category_id": movies,
+        "labels": [featured],
+        "forward_policy_id": overseas_image,
+        "streaming_policy_id": hls_first,
+        "distribution_id": distribution,
+    }}});
+    let task_id = register_one(&client, "movie.mp4", 1_000_001, own).await;
+    let task = ended_task(&sim, &client, task_id).await;
+    assert_eq!(
+        (task["status"].clone(), task["error_code"].clone()),
+        (json!("ready"), json!(0))
+    );
+    assert_eq!(
+        settings_of(task).await,
+        (
+            movies,
+            vec![featured],
+            overseas_image,
+            hls_first,
+            distribution.to_owned()
+        )
+    );
+}
+
+/// CSV_INVALID_COLUMNS is the document's code for a missing required column
+/// only: an unknown or repeated column is INVALID_REQUEST, whose message says so.
+#[tokio::test]
+async fn csv_columns_unknown_or_repeated_are_invalid_requests() {
+    let (_sim, client) = start(SimConfig::fast()).await;
+    let p = profile(&client, "p", &[preset(&client, "mp4", json!({})).await], json!({})).await;
+    let no_code = "the document names no code for this; CSV_INVALID_COLUMNS is for a missing required column";
+    let cases = [
+        (
+            format!("input_filepath,profile_id,colour\nmovie.mp4,{p},red\n"),
+            format!(
+                "unknown column `colour`: the columns are input_filepath, profile_id, output_filename, episode_name, \
+                 poster_filename_prefix, seek_preview_filename, segment_filename_prefix, priority, upload_type \
+                 ({no_code})"
+            ),
+        ),
+        (
+            format!("input_filepath,profile_id,priority,priority\nmovie.mp4,{p},1,2\n"),
+            format!("column `priority` appears twice ({no_code})"),
+        ),
+    ];
+    for (csv, message) in cases {
+        let error = import_csv(&client, &csv).await.expect_err("refused");
+        assert_eq!(
+            (error.status(), error.code(), error.message()),
+            (Some(400), Some("INVALID_REQUEST"), Some(message.as_str())),
+            "{csv}"
+        );
+    }
+    // A missing required column keeps the documented code.
+    let error = import_csv(&client, "input_filepath,priority\nmovie.mp4,1\n")
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        (error.status(), error.code(), error.message()),
+        (
+            Some(400),
+            Some("CSV_INVALID_COLUMNS"),
+            Some("the required column `profile_id` is missing")
+        )
+    );
+    assert!(snapshot(&client).await.is_empty(), "a refused import registers nothing");
+}

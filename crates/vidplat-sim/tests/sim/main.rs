@@ -5,5 +5,6 @@
 mod analytics;
 mod binary;
 mod encoder;
+mod faults;
 mod server;
 mod vms;

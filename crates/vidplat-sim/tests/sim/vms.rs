@@ -1970,6 +1970,81 @@ async fn only_the_documented_signed_form_opens_a_page() {
     assert_eq!(status(with_fragment).await, 200, "signed URL with a fragment");
 }
 
+/// The refusal page a viewing page answers with, for `why`.
+fn refusal_page(status: &str, why: &str) -> String {
+    format!(
+        "<!doctype html><html><head><title>{status}</title></head><body><h1>{status}</h1><p>{why}</p></body></html>"
+    )
+}
+
+/// The document gives neither the order of `signature` and `version` nor the
+/// escaping of `aud`; it signs "the URL without signature and version". URLs
+/// built here from those words alone (HMAC-SHA-256 without the SDK, lowercase
+/// hex) open the page when the SDK's own form is not what they are.
+#[tokio::test]
+async fn signed_urls_are_checked_by_the_documents_words_alone() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (id, key) = signed_page(vms, None, json!({"revoked_audiences": ["banned"]})).await;
+    let page = format!("https://{PORTAL_DOMAIN}/pages/{id}");
+    let answer = |url: String| {
+        let sim = &sim;
+        async move {
+            let response = open_page(sim, &url, None).await;
+            let status = response.status().as_u16();
+            (status, response.text().await.expect("a body"))
+        }
+    };
+    let served = "<!doctype html><html><head><meta charset=\"utf-8\"><title>T</title></head><body><h1>T</h1>\
+                  <p>A cat video</p><div class=\"player\" data-content=\"c\"></div></body></html>"
+        .to_owned();
+    let expires = now() + 600;
+    let message = format!("{page}?expires={expires}&aud=viewer-1");
+    let signature = hmac_hex(&key, &message);
+    let raw_at = format!("{page}?expires={expires}&aud=user@example.com");
+    for (url, what) in [
+        (
+            format!("{message}&version=1&signature={signature}"),
+            "version before signature",
+        ),
+        (format!("{message}&signature={signature}"), "no version"),
+        (
+            format!("{raw_at}&signature={}&version=1", hmac_hex(&key, &raw_at)),
+            "a raw @ in aud, signed raw",
+        ),
+    ] {
+        assert_eq!(answer(url).await, (200, served.clone()), "{what}");
+    }
+
+    let forbidden = |why: &str| (403, refusal_page("Forbidden", why));
+    let other_key = hmac_hex(&"0".repeat(32), &message);
+    assert_eq!(
+        answer(format!("{message}&signature={other_key}&version=1")).await,
+        forbidden("the signature does not match"),
+        "wrong signature"
+    );
+    assert_eq!(
+        answer(format!("{message}&signature={signature}&version=2")).await,
+        forbidden("signature version `2` is not supported (only 1)")
+    );
+    let revoked = format!("{page}?expires={expires}&aud=ban%6Eed");
+    assert_eq!(
+        answer(format!("{revoked}&signature={}", hmac_hex(&key, &revoked))).await,
+        forbidden("this viewer&#39;s access is revoked"),
+        "aud is compared percent-decoded"
+    );
+    let before = now();
+    let past = before - 10;
+    let expired = format!("{page}?expires={past}&aud=viewer-1");
+    let (status, body) = answer(format!("{expired}&version=1&signature={}", hmac_hex(&key, &expired))).await;
+    let after = now();
+    assert_eq!(status, 403);
+    assert!(
+        (before..=after).any(|at| body == refusal_page("Forbidden", &format!("the URL expired at {past} (now {at})"))),
+        "{body}"
+    );
+}
+
 #[tokio::test]
 async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
     let sim = Simulator::start_with(SimConfig {

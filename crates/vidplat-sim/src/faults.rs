@@ -1,0 +1,264 @@
+//! Injected faults: every document lists `UNKNOWN_ERROR` ("internal server
+//! error") for every operation, and a program has to cope with it and with
+//! other failures (503 from a proxy, 429), which the simulator never gives of
+//! itself. A [`Fault`] makes it answer the next requests of some paths with a
+//! chosen status and code instead of running them.
+
+use crate::error::SimError;
+use crate::JsonBody;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Answers `status` with the documented error body `{"code", "message"}` to
+/// the next `times` requests whose path on the simulator's listener starts
+/// with `operation_path_prefix` (and whose method is `method`, when given),
+/// before their key is checked: the operation does not run.
+///
+/// ```
+/// use vidplat_sim::Fault;
+/// // Two 503 UNKNOWN_ERROR answers to any task operation, then normal service.
+/// let fault = Fault { status: 503, times: 2, ..Fault::new("/encoder/v1/tasks") };
+/// ```
+///
+/// Over HTTP: `POST /sim/faults` with the same members as JSON (only
+/// `operation_path_prefix` is required), 204; `GET /sim/faults` lists the
+/// faults still pending, `DELETE /sim/faults` removes them all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    /// A plain prefix of the request path on the listener: the services are
+    /// under `/encoder`, `/vms` and `/analytics` (`/encoder/v1/tasks` matches
+    /// `/encoder/v1/tasks/7` too), viewing pages under `/hosts`. The
+    /// simulator's own `/sim/` routes are never faulted.
+    pub operation_path_prefix: String,
+    /// Only requests of this method (`GET`, `POST`, …, in any case); any method when `None`.
+    #[serde(default)]
+    pub method: Option<String>,
+    /// The answer's status, 400 to 599 (default 500).
+    #[serde(default = "default_status")]
+    pub status: u16,
+    /// The body's `code` (default `UNKNOWN_ERROR`).
+    #[serde(default = "default_code")]
+    pub code: String,
+    /// The body's `message` (default: says the simulator injected it).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// A `Retry-After` header, in seconds (none by default).
+    #[serde(default)]
+    pub retry_after: Option<u64>,
+    /// How many requests get the answer (default 1); then the fault is gone.
+    #[serde(default = "default_times")]
+    pub times: u32,
+}
+
+fn default_status() -> u16 {
+    500
+}
+
+fn default_code() -> String {
+    "UNKNOWN_ERROR".to_owned()
+}
+
+fn default_times() -> u32 {
+    1
+}
+
+/// The message of a fault that sets none.
+const DEFAULT_MESSAGE: &str = "fault injected by the simulator (POST /sim/faults)";
+
+impl Fault {
+    /// 500 `UNKNOWN_ERROR` once, to any method under `operation_path_prefix`.
+    pub fn new(operation_path_prefix: impl Into<String>) -> Self {
+        Self {
+            operation_path_prefix: operation_path_prefix.into(),
+            method: None,
+            status: default_status(),
+            code: default_code(),
+            message: None,
+            retry_after: None,
+            times: default_times(),
+        }
+    }
+
+    /// 400 `INVALID_REQUEST` naming what makes this fault unusable.
+    fn check(&self) -> Result<(), SimError> {
+        let refuse = |why: &str| Err(SimError::invalid(format!("the fault {why}")));
+        if !self.operation_path_prefix.starts_with('/') {
+            return refuse("needs an `operation_path_prefix` starting with `/`");
+        }
+        if self.operation_path_prefix.starts_with("/sim/") {
+            return refuse("cannot apply to the simulator's own /sim/ routes");
+        }
+        if !(400..=599).contains(&self.status) {
+            return refuse("needs a `status` from 400 to 599");
+        }
+        if self.code.is_empty() {
+            return refuse("needs a non-empty `code`");
+        }
+        if self.times == 0 {
+            return refuse("needs `times` of at least 1");
+        }
+        if self
+            .method
+            .as_deref()
+            .is_some_and(|method| axum::http::Method::from_bytes(method.as_bytes()).is_err())
+        {
+            return refuse("has a `method` that is not an HTTP method");
+        }
+        Ok(())
+    }
+
+    fn matches(&self, method: &axum::http::Method, path: &str) -> bool {
+        path.starts_with(&self.operation_path_prefix)
+            && self
+                .method
+                .as_deref()
+                .is_none_or(|wanted| wanted.eq_ignore_ascii_case(method.as_str()))
+    }
+
+    fn answer(&self) -> Response {
+        // `check` admitted only 400..=599.
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let message = self.message.clone().unwrap_or_else(|| DEFAULT_MESSAGE.to_owned());
+        let mut response = SimError::new(status, &self.code, message).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// The faults still pending, in the order they were added.
+#[derive(Debug, Default)]
+pub(crate) struct Faults(Mutex<Vec<Fault>>);
+
+impl Faults {
+    pub(crate) fn add(&self, fault: Fault) -> Result<(), SimError> {
+        fault.check()?;
+        self.lock().push(fault);
+        Ok(())
+    }
+
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Fault>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The answer of the first pending fault matching the request, which then has one use less.
+    fn take(&self, method: &axum::http::Method, path: &str) -> Option<Response> {
+        if path.starts_with("/sim/") {
+            return None;
+        }
+        let mut faults = self.lock();
+        let index = faults.iter().position(|fault| fault.matches(method, path))?;
+        let answer = faults[index].answer();
+        faults[index].times -= 1;
+        if faults[index].times == 0 {
+            faults.remove(index);
+        }
+        Some(answer)
+    }
+}
+
+/// The middleware answering a pending fault instead of the request.
+pub(crate) async fn inject(State(faults): State<Arc<Faults>>, request: Request, next: Next) -> Response {
+    match faults.take(request.method(), request.uri().path()) {
+        Some(answer) => answer,
+        None => next.run(request).await,
+    }
+}
+
+/// `POST /sim/faults` (add one), `GET /sim/faults` (those pending), `DELETE /sim/faults` (remove all).
+pub(crate) fn control_router(faults: Arc<Faults>) -> Router {
+    Router::new()
+        .route("/sim/faults", axum::routing::post(add).get(list).delete(clear))
+        .with_state(faults)
+}
+
+async fn add(State(faults): State<Arc<Faults>>, JsonBody(fault): JsonBody<Fault>) -> Result<StatusCode, SimError> {
+    faults.add(fault)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /sim/faults`: `{"data": [...]}`, each fault with the uses it has left.
+#[derive(serde::Serialize)]
+struct Pending {
+    data: Vec<Fault>,
+}
+
+async fn list(State(faults): State<Arc<Faults>>) -> Json<Pending> {
+    Json(Pending {
+        data: faults.lock().clone(),
+    })
+}
+
+async fn clear(State(faults): State<Arc<Faults>>) -> StatusCode {
+    faults.clear();
+    StatusCode::NO_CONTENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Method;
+
+    #[test]
+    fn a_fault_answers_its_prefix_and_method_as_many_times_as_asked() {
+        let faults = Faults::default();
+        let fault = Fault {
+            method: Some("post".into()),
+            times: 2,
+            ..Fault::new("/encoder/v1/tasks")
+        };
+        faults.add(fault).unwrap();
+        assert!(
+            faults.take(&Method::GET, "/encoder/v1/tasks").is_none(),
+            "another method"
+        );
+        assert!(faults.take(&Method::POST, "/vms/v1/contents").is_none(), "another path");
+        assert!(faults.take(&Method::POST, "/encoder/v1/tasks/7").is_some());
+        assert!(faults.take(&Method::POST, "/encoder/v1/tasks").is_some());
+        assert!(faults.take(&Method::POST, "/encoder/v1/tasks").is_none(), "used up");
+        faults.add(Fault::new("/")).unwrap();
+        assert!(
+            faults.take(&Method::PUT, "/sim/input-files/a.mp4").is_none(),
+            "never /sim/"
+        );
+    }
+
+    #[test]
+    fn unusable_faults_are_refused() {
+        let refused = |fault: Fault| Faults::default().add(fault).unwrap_err().message.unwrap_or_default();
+        assert_eq!(
+            refused(Fault::new("encoder")),
+            "the fault needs an `operation_path_prefix` starting with `/`"
+        );
+        assert_eq!(
+            refused(Fault {
+                status: 200,
+                ..Fault::new("/")
+            }),
+            "the fault needs a `status` from 400 to 599"
+        );
+        assert_eq!(
+            refused(Fault {
+                times: 0,
+                ..Fault::new("/")
+            }),
+            "the fault needs `times` of at least 1"
+        );
+        assert_eq!(
+            refused(Fault::new("/sim/faults")),
+            "the fault cannot apply to the simulator's own /sim/ routes"
+        );
+    }
+}
