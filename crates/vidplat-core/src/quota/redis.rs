@@ -20,8 +20,9 @@
 //!   sets (default +09:00, Japan time, in which the documents give every
 //!   date). The documents do not say when the month turns (GAPS.md).
 //!
-//! All of an account's keys share the hash tag `{vidplat:<account>}`, so the
-//! store also works on Redis Cluster.
+//! All of an account's keys share the hash tag `{vidplat:<account>}`, so one
+//! slot holds them; but the store speaks to one node and does not follow a
+//! cluster's redirections (README: Redis Cluster is not supported yet).
 
 use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use std::fmt;
