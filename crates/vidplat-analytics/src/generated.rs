@@ -108,7 +108,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -186,7 +186,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -249,7 +249,7 @@ pub mod types {
         pub content_title: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_type: ::std::option::Option<crate::types::ContentType>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -322,7 +322,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -410,7 +410,7 @@ pub mod types {
         ///OS version.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub os_version: ::std::option::Option<::std::string::String>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -542,7 +542,7 @@ pub mod types {
         ///OS name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub os: ::std::option::Option<::std::string::String>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -836,7 +836,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -909,7 +909,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -1020,7 +1020,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -1090,7 +1090,7 @@ pub mod types {
         ///Number of errors.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub error_count: ::std::option::Option<i64>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
@@ -1156,7 +1156,7 @@ pub mod types {
         ///OS name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub os: ::std::option::Option<::std::string::String>,
-        ///Number of plays (playback starts).
+        ///Number of plays.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub play_count: ::std::option::Option<i64>,
         ///Number of playback start requests.
