@@ -255,7 +255,8 @@ impl Runtime {
             // A 429 on a limited service: counted, and the wait before the next attempt shown.
             let _server_wait = match (&inner.quota, status) {
                 (Some(limiter), Some(429)) => {
-                    limiter.server_refused(retrying.then(|| Instant::now().checked_add(wait)))
+                    limiter.count_refused_by_server();
+                    retrying.then(|| limiter.show_server_wait(Instant::now().checked_add(wait)))
                 }
                 _ => None,
             };

@@ -93,17 +93,6 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The most characters of foreign text (a store's reply, a library's error
-/// quoting one) that a message or a log line carries.
-const FOREIGN_TEXT_MAX: usize = 200;
-
-/// `text` escaped ([`escape_controls`]) and cut to 200 characters (saying how
-/// long it was): a hostile peer's reply can neither forge log lines nor fill them.
-#[cfg_attr(not(feature = "redis"), allow(dead_code))]
-pub(crate) fn bounded_text(text: &str) -> String {
-    bounded(text, FOREIGN_TEXT_MAX).to_string()
-}
-
 /// Shows `text` escaped ([`escape_controls`]) and cut to `max` characters,
 /// saying how long it was; nothing is copied to show it.
 pub(crate) fn bounded(text: &str, max: usize) -> Bounded<'_> {

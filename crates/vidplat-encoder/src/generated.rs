@@ -8707,8 +8707,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64>
-            + ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::PresetUpdate,
         ) -> types::builder::PresetUpdate,
@@ -8730,8 +8729,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64>
-            + ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<::std::num::NonZeroU64> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::ProfileUpdate,
         ) -> types::builder::ProfileUpdate,

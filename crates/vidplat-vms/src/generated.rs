@@ -31326,8 +31326,7 @@ Two requests. The API has no version check: a change another client makes betwee
         P0: ::vidplat_core::IntoValue<types::UpdateDocumentContentName>
             + ::vidplat_core::IntoValue<types::GetDocumentContentName>
             + ::std::clone::Clone,
-        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::DocumentUpdate,
         ) -> types::builder::DocumentUpdate,
@@ -31359,8 +31358,7 @@ Two requests. The API has no version check: a change another client makes betwee
         P0: ::vidplat_core::IntoValue<types::UpdatePosterContentName>
             + ::vidplat_core::IntoValue<types::GetPosterContentName>
             + ::std::clone::Clone,
-        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::PosterUpdate,
         ) -> types::builder::PosterUpdate,
@@ -31426,8 +31424,7 @@ Two requests. The API has no version check: a change another client makes betwee
         P0: ::vidplat_core::IntoValue<types::UpdateStreamContentName>
             + ::vidplat_core::IntoValue<types::GetStreamContentName>
             + ::std::clone::Clone,
-        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::StreamUpdate,
         ) -> types::builder::StreamUpdate,
@@ -31459,8 +31456,7 @@ Two requests. The API has no version check: a change another client makes betwee
         P0: ::vidplat_core::IntoValue<types::UpdateSubtitleContentName>
             + ::vidplat_core::IntoValue<types::GetSubtitleContentName>
             + ::std::clone::Clone,
-        P1: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::SubtitleUpdate,
         ) -> types::builder::SubtitleUpdate,
@@ -31488,8 +31484,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::ViewingPageUpdate,
         ) -> types::builder::ViewingPageUpdate,
@@ -31511,8 +31506,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<::uuid::Uuid>
-            + ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::LabelUpdate,
         ) -> types::builder::LabelUpdate,

@@ -265,6 +265,14 @@ pub fn modify_methods(spec: &Value, operations: &[crate::codegen::model::Operati
         else {
             continue;
         };
+        // One bound where the read's parameter has the update's type.
+        let bounds = types.iter().zip(&read_types).map(|(update_ty, read_ty)| {
+            if quote!(#update_ty).to_string() == quote!(#read_ty).to_string() {
+                quote!(::vidplat_core::IntoValue<#update_ty>)
+            } else {
+                quote!(::vidplat_core::IntoValue<#update_ty> + ::vidplat_core::IntoValue<#read_ty>)
+            }
+        });
         let success = &read.success;
         let written = &update.success;
         let ty = key(ty);
@@ -284,7 +292,7 @@ pub fn modify_methods(spec: &Value, operations: &[crate::codegen::model::Operati
                 change: F,
             ) -> ::std::result::Result<::vidplat_core::Response<#written>, ::vidplat_core::CallFailure>
             where
-                #(#generics: ::vidplat_core::IntoValue<#types> + ::vidplat_core::IntoValue<#read_types> + ::std::clone::Clone,)*
+                #(#generics: #bounds + ::std::clone::Clone,)*
                 F: ::std::ops::FnOnce(types::builder::#body_builder) -> types::builder::#body_builder,
             {
                 let read: ::vidplat_core::Response<#success> = self.#get()#(.#fields(::std::clone::Clone::clone(&#fields)))*.send().await?;

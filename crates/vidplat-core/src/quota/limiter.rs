@@ -214,17 +214,18 @@ impl QuotaLimiter {
         self.state().shared_month_used = Some(used);
     }
 
-    /// The server refused an attempt with 429: counted and, when another
-    /// attempt follows (`next`: when it may start, if known), the wait shown
-    /// until the guard is dropped.
-    pub(crate) fn server_refused(&self, next: Option<Option<Instant>>) -> Option<Waiting<'_>> {
+    /// Counts an attempt the server refused with 429 (already counted in the month).
+    pub(crate) fn count_refused_by_server(&self) {
         let mut state = self.state();
         state.refused_by_server = state.refused_by_server.saturating_add(1);
-        drop(state);
-        let until = next?;
+    }
+
+    /// Shows the wait before the attempt after a server 429, until `until`
+    /// (when known), while the returned guard lives.
+    pub(crate) fn show_server_wait(&self, until: Option<Instant>) -> Waiting<'_> {
         let waiting = Waiting::new(&self.waits);
         waiting.show(Quota::Unspecified, WaitCause::ServerRefused, until);
-        Some(waiting)
+        waiting
     }
 
     /// Waits for (or refuses) one attempt of `operation`, never past `deadline`

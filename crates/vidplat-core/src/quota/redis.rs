@@ -312,7 +312,8 @@ impl RedisQuota {
         let attempt = async {
             let mut connection = self.connection().await?;
             let failed = |e: redis::RedisError| {
-                format!("Redis at {url} failed: {}", crate::redact::bounded_text(&e.to_string()))
+                // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
+                format!("Redis at {url} failed: {}", crate::redact::bounded(&e.to_string(), 200))
             };
             self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
             // By hash; a server that does not have the script yet gets its text (EVAL).

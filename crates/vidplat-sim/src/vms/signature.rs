@@ -22,9 +22,9 @@
 /// the page's signing key at `now` (UNIX time): the decoded `aud`, if any, or
 /// why the URL is refused.
 pub(super) fn check(page_url: &str, query: Option<&str>, key: &str, now: u64) -> Result<Option<String>, String> {
-    let pairs: Vec<(&str, &str)> = query
-        .unwrap_or_default()
-        .split('&')
+    let segments: Vec<&str> = query.unwrap_or_default().split('&').collect();
+    let pairs: Vec<(&str, &str)> = segments
+        .iter()
         .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
         .collect();
     let mut at = [None; 4];
@@ -55,12 +55,11 @@ pub(super) fn check(page_url: &str, query: Option<&str>, key: &str, now: u64) ->
         return Err("the signature is not 64 lowercase hexadecimal digits".into());
     }
     let expected = hex::decode(signature).map_err(|_| "the signature is not hexadecimal".to_owned())?;
-    let kept: Vec<&str> = query
-        .unwrap_or_default()
-        .split('&')
+    let kept: Vec<&str> = segments
+        .iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != signature_at && Some(*i) != version_at)
-        .map(|(_, pair)| pair)
+        .map(|(_, pair)| *pair)
         .collect();
     let message = match kept.is_empty() {
         true => page_url.to_owned(),
@@ -84,27 +83,9 @@ pub(super) fn check(page_url: &str, query: Option<&str>, key: &str, now: u64) ->
 /// Percent-decoding as URLs do it: `%` and two hexadecimal digits is a byte,
 /// anything else stays as it is; bytes that are not UTF-8 become U+FFFD.
 fn percent_decode(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| value.get(i + 1..i + 3))
-            .flatten()
-            .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
-            .and_then(|digits| u8::from_str_radix(digits, 16).ok());
-        match escaped {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(value)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]

@@ -240,17 +240,7 @@ async fn the_printed_lines_name_the_root_and_what_from_env_reads_and_the_root_an
 
 /// GET `url` with `key` (none when `None`): the status, `Retry-After` and the JSON body.
 async fn answer(url: &str, key: Option<&str>) -> (u16, Option<String>, serde_json::Value) {
-    let mut request = reqwest::Client::new().get(url);
-    if let Some(key) = key {
-        request = request.bearer_auth(key);
-    }
-    let response = request.send().await.expect("an answer");
-    let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .map(|value| value.to_str().expect("ASCII").to_owned());
-    (status, retry_after, response.json().await.expect("a JSON body"))
+    crate::request("GET", url, key, None).await
 }
 
 /// `--key-with-permissions` prints one more variable, a key holding only

@@ -15,27 +15,8 @@ async fn answer(
     key: bool,
     body: Option<Value>,
 ) -> (u16, Option<String>, Value) {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
-    let mut request = reqwest::Client::new().request(method, format!("http://{}{path}", sim.address));
-    if key {
-        request = request.bearer_auth(&sim.api_key);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("an answer");
-    let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .map(|value| value.to_str().expect("ASCII").to_owned());
-    let text = response.text().await.expect("a body");
-    let body = if text.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).expect("JSON")
-    };
-    (status, retry_after, body)
+    let url = format!("http://{}{path}", sim.address);
+    crate::request(method, &url, key.then_some(sim.api_key.as_str()), body).await
 }
 
 const INJECTED: &str = "fault injected by the simulator (POST /sim/faults)";

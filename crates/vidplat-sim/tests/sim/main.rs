@@ -8,3 +8,34 @@ mod encoder;
 mod faults;
 mod server;
 mod vms;
+
+/// `method` `url` with `key` as its bearer (none when `None`) and `body` as
+/// JSON: the status, the `Retry-After` header and the JSON body (`null` when empty).
+async fn request(
+    method: &str,
+    url: &str,
+    key: Option<&str>,
+    body: Option<serde_json::Value>,
+) -> (u16, Option<String>, serde_json::Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+    let mut request = reqwest::Client::new().request(method, url);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("an answer");
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().expect("ASCII").to_owned());
+    let text = response.text().await.expect("a body");
+    let body = if text.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_str(&text).expect("JSON")
+    };
+    (status, retry_after, body)
+}
