@@ -57,6 +57,16 @@ pub fn of_operation(spec: &Value, path: &str, op: &Value) -> Vec<(String, Bound)
     out
 }
 
+/// The bounds of one value's own schema (not those of its members or items).
+pub fn of_value(spec: &Value, schema: &Value) -> Vec<Bound> {
+    let mut out = Vec::new();
+    collect(spec, schema, "", &mut out, 0);
+    out.into_iter()
+        .filter(|(at, _)| at.is_empty())
+        .map(|(_, bound)| bound)
+        .collect()
+}
+
 pub fn resolve<'v>(spec: &'v Value, node: &'v Value) -> &'v Value {
     match node.get("$ref").and_then(Value::as_str) {
         Some(reference) => spec

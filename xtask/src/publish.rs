@@ -6,25 +6,28 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The crates meant for crates.io, in dependency order (`xtask` and `vidplat-tests` are not).
-pub const LIBRARY_CRATES: [&str; 6] = [
+/// The crates meant for crates.io, in dependency order (`xtask` and `vidplat-tests` are not):
+/// the libraries, the simulator and the command line.
+pub const LIBRARY_CRATES: [&str; 7] = [
     "vidplat-core",
     "vidplat-encoder",
     "vidplat-vms",
     "vidplat-analytics",
     "vidplat",
     "vidplat-sim",
+    "vidplat-cli",
 ];
 
 /// The crates checked together: one `cargo check` per group, each with only
 /// its own crates' features. The three generated crates declare the same
 /// dependencies with the same features, so checking them together unifies
 /// nothing a lone check of one of them would not.
-const CHECK_GROUPS: [&[&str]; 4] = [
+const CHECK_GROUPS: [&[&str]; 5] = [
     &["vidplat-core"],
     &["vidplat-encoder", "vidplat-vms", "vidplat-analytics"],
     &["vidplat"],
     &["vidplat-sim"],
+    &["vidplat-cli"],
 ];
 
 /// Files every package must carry besides its sources: what crates.io shows and the license texts.

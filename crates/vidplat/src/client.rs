@@ -183,15 +183,26 @@ impl fmt::Debug for ClientBuilder {
 impl ClientBuilder {
     /// A builder preset from the `VIDPLAT_*` environment variables (see [`Client::from_env`]).
     pub fn from_env() -> Self {
+        Self::default().with_env()
+    }
+
+    /// The `VIDPLAT_*` variables that are set (and not empty), over what the
+    /// builder holds: a profile, then the environment, then explicit settings.
+    pub fn with_env(mut self) -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        Self {
-            encoder_url: var("VIDPLAT_ENCODER_URL"),
-            vms_url: var("VIDPLAT_VMS_URL"),
-            analytics_url: var("VIDPLAT_ANALYTICS_URL"),
-            api_key: var("VIDPLAT_API_KEY").map(SecretString::from),
-            login_id: var("VIDPLAT_LOGIN_ID"),
-            ..Self::default()
+        let or = |value: Option<String>, held: &mut Option<String>| {
+            if let Some(value) = value {
+                *held = Some(value);
+            }
+        };
+        or(var("VIDPLAT_ENCODER_URL"), &mut self.encoder_url);
+        or(var("VIDPLAT_VMS_URL"), &mut self.vms_url);
+        or(var("VIDPLAT_ANALYTICS_URL"), &mut self.analytics_url);
+        or(var("VIDPLAT_LOGIN_ID"), &mut self.login_id);
+        if let Some(key) = var("VIDPLAT_API_KEY") {
+            self.api_key = Some(SecretString::from(key));
         }
+        self
     }
 
     /// The encoding service's base URL (`https://`, or `http://` to a loopback address).

@@ -75,6 +75,9 @@ pub enum Error {
         /// What was wrong.
         problem: PagingProblem,
     },
+    /// A profile could not be read or applied ([`Client::from_profile`](crate::Client::from_profile)).
+    #[cfg(feature = "profiles")]
+    Profile(crate::profile::ProfileError),
     /// A waiter gave up after its maximum wait; `last_status` is what it saw last.
     WaitTimedOut {
         /// How long it waited.
@@ -233,6 +236,8 @@ impl fmt::Display for Error {
             Error::BodyTooLarge { limit } => write!(f, "the answer is larger than {limit} bytes (the client's cap)"),
             Error::Decode(error) => error.fmt(f),
             Error::Config(error) => write!(f, "client configuration: {error}"),
+            #[cfg(feature = "profiles")]
+            Error::Profile(error) => write!(f, "profile: {error}"),
             #[cfg(feature = "encoder")]
             Error::TaskEnded(task) => {
                 let status = task.status.as_ref().map(ToString::to_string).unwrap_or_default();
@@ -276,6 +281,8 @@ impl std::error::Error for Error {
             Error::Transport(transport) => Some(&transport.source),
             Error::Decode(error) => Some(error),
             Error::Config(error) => Some(error),
+            #[cfg(feature = "profiles")]
+            Error::Profile(error) => Some(error),
             _ => None,
         }
     }

@@ -253,6 +253,8 @@ mod call;
 mod client;
 mod error;
 pub mod pagination;
+#[cfg(feature = "profiles")]
+pub mod profile;
 pub mod rows;
 pub mod signing;
 #[cfg(feature = "encoder")]

@@ -87,7 +87,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
 }
 
 /// `ty` as named from outside the crate: `types::X` and `crate::types::X` become `<krate>::types::X`.
-fn in_crate(ty: &syn::Type, krate: &syn::Ident) -> syn::Type {
+pub fn in_crate(ty: &syn::Type, krate: &syn::Ident) -> syn::Type {
     struct Qualify<'a>(&'a syn::Ident);
     impl VisitMut for Qualify<'_> {
         fn visit_path_mut(&mut self, path: &mut syn::Path) {

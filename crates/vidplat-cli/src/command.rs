@@ -1,0 +1,399 @@
+//! The command tree: each operation's `CommandSpec` (generated from the YAML,
+//! `src/generated/`) made into a clap command, beside the hand-written extras.
+
+use crate::generated::{analytics, encoder, vms};
+use clap::builder::{PossibleValuesParser, TypedValueParser as _, ValueParser};
+use clap::{Arg, ArgAction, Command};
+use serde_json::Value;
+use vidplat_core::{OperationMeta, Service};
+
+/// Where a flag's value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A path parameter.
+    Path,
+    /// A query parameter.
+    Query,
+    /// A header.
+    Header,
+    /// A top-level member of the JSON body.
+    Body,
+}
+
+/// A value's JSON kind, as the YAML gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+}
+
+/// One flag of an operation command.
+#[derive(Debug)]
+pub struct ArgSpec {
+    /// The long flag, without `--`.
+    pub flag: &'static str,
+    /// The parameter's wire name, or the body member's name.
+    pub key: &'static str,
+    pub place: Place,
+    /// The kind of the value (of each element, for a list).
+    pub kind: Kind,
+    /// A list: the flag repeats.
+    pub repeated: bool,
+    pub required: bool,
+    pub help: &'static str,
+    /// The values the YAML enumerates (none: any value of the kind).
+    pub values: &'static [&'static str],
+}
+
+/// An operation's request body.
+#[derive(Debug)]
+pub struct BodySpec {
+    /// JSON (else sent as it is, from `--body @file`).
+    pub json: bool,
+    /// Every member as `a.b[].c`, with its kind: what `--set` may set.
+    pub members: &'static [(&'static str, Kind)],
+    /// `--body-template`'s output.
+    pub template: &'static str,
+}
+
+/// One operation command.
+#[derive(Debug)]
+pub struct CommandSpec {
+    /// The operation's row of its service's table.
+    pub operation: &'static OperationMeta,
+    /// The command's name: the operation ID in kebab-case.
+    pub name: &'static str,
+    /// Other documented names of the same request (`x-aliases`).
+    pub aliases: &'static [&'static str],
+    pub about: &'static str,
+    pub long_about: &'static str,
+    pub args: &'static [ArgSpec],
+    pub body: Option<&'static BodySpec>,
+    /// A list with a paging style: `--all`, `--prefetch`, `--max-items`.
+    pub list: bool,
+}
+
+/// The operation commands of `service`.
+pub fn commands(service: Service) -> &'static [CommandSpec] {
+    match service {
+        Service::Encoder => encoder::COMMANDS,
+        Service::Vms => vms::COMMANDS,
+        Service::Analytics => analytics::COMMANDS,
+    }
+}
+
+/// The operation command `name` (or one of its aliases) of `service`.
+pub fn find(service: Service, name: &str) -> Option<&'static CommandSpec> {
+    commands(service)
+        .iter()
+        .find(|c| c.name == name || c.aliases.contains(&name))
+}
+
+pub const SERVICES: [Service; 3] = [Service::Encoder, Service::Vms, Service::Analytics];
+
+/// The whole `vidplat` command.
+pub fn root() -> Command {
+    Command::new("vidplat")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("The video platform's three services from a shell: encoding, video management, viewing analytics")
+        .after_help(EXIT_CODES)
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .args(global_args())
+        .subcommand(service(
+            Service::Encoder,
+            "The encoding service: tasks, presets, profiles, imports",
+            crate::extras::encoder_commands(),
+        ))
+        .subcommand(service(
+            Service::Vms,
+            "The video management service: contents, pages, sites, policies",
+            crate::extras::vms_commands(),
+        ))
+        .subcommand(service(
+            Service::Analytics,
+            "Viewing analytics, basic (/v1) and cloud (/v2): 3 calls a minute, 1 at a time",
+            crate::extras::analytics_commands(),
+        ))
+        .subcommands(crate::extras::top_commands())
+}
+
+/// The exit codes, the same for every command.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0    ok
+  1    the API answered an error, or the call failed (connection, timeout, undecodable answer)
+  2    invalid input or configuration: nothing was sent
+  3    a quota refused the call (with --quota fail-fast), or the month's quota is spent
+  4    a waited task ended failed or canceled
+  5    a signed URL is expired or invalid (verify-url)
+  124  a wait timed out
+  130  interrupted";
+
+fn global_args() -> Vec<Arg> {
+    let global = |arg: Arg| arg.global(true).help_heading("Global options");
+    vec![
+        global(
+            Arg::new("profile")
+                .long("profile")
+                .env("VIDPLAT_PROFILE")
+                .value_name("NAME")
+                .help("The profile of the configuration directory to use [default: default, when it exists]"),
+        ),
+        global(
+            Arg::new("output")
+                .long("output")
+                .short('o')
+                .value_name("FORMAT")
+                .value_parser(["json", "ndjson", "table", "csv", "yaml"])
+                .help("How data is printed on stdout [default: table on a terminal, else json]"),
+        ),
+        global(
+            Arg::new("columns")
+                .long("columns")
+                .value_name("A,B.C")
+                .value_delimiter(',')
+                .help("The columns of table and csv output (dotted paths into each row)"),
+        ),
+        global(
+            Arg::new("debug")
+                .long("debug")
+                .action(ArgAction::SetTrue)
+                .help("Write the call's spans and events as JSON lines to stderr (secrets redacted)"),
+        ),
+        global(
+            Arg::new("quota")
+                .long("quota")
+                .value_name("MODE")
+                .value_parser(["wait", "fail-fast"])
+                .help("When the analytics quota has no turn: wait for it (shown on stderr), or exit 3 [default: wait]"),
+        ),
+        global(
+            Arg::new("timeout")
+                .long("timeout")
+                .value_name("DURATION")
+                .value_parser(humantime::parse_duration)
+                .help("Longest time for the whole command: a call with its retries and quota waits, or a wait (e.g. 90s, 10m) [default: the profile's, else 1h for waits]"),
+        ),
+        global(
+            Arg::new("api-key-file")
+                .long("api-key-file")
+                .value_name("FILE")
+                .help("Read the API key from this file (else VIDPLAT_API_KEY, else the profile's)"),
+        ),
+        global(url_arg("encoder-url", "VIDPLAT_ENCODER_URL", "The encoding service's base URL")),
+        global(url_arg("vms-url", "VIDPLAT_VMS_URL", "The video management service's base URL")),
+        global(url_arg("analytics-url", "VIDPLAT_ANALYTICS_URL", "The analytics service's base URL")),
+        global(
+            Arg::new("login-id")
+                .long("login-id")
+                .value_name("ID")
+                .help("The account's login ID (else VIDPLAT_LOGIN_ID, else the profile's)"),
+        ),
+    ]
+}
+
+fn url_arg(name: &'static str, variable: &'static str, help: &'static str) -> Arg {
+    Arg::new(name)
+        .long(name)
+        .value_name("URL")
+        .help(format!("{help} (else {variable}, else the profile's)"))
+}
+
+fn service(service: Service, about: &'static str, extras: Vec<Command>) -> Command {
+    Command::new(service.as_str())
+        .about(about)
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommands(commands(service).iter().map(operation))
+        .subcommands(extras)
+}
+
+/// One operation's command.
+pub fn operation(spec: &'static CommandSpec) -> Command {
+    let meta = spec.operation;
+    let mut long = format!("{}\n\n{} {}", spec.about, meta.method, meta.path);
+    if meta.route_assumed {
+        long.push_str(" (the route is the YAML's assumption: the documents do not show it)");
+    }
+    if let Some(permission) = meta.permission {
+        long.push_str(&format!(
+            "; needs the {permission} permission{}",
+            if meta.permission_assumed { " (assumed)" } else { "" }
+        ));
+    }
+    if !spec.long_about.is_empty() {
+        long.push_str("\n\n");
+        long.push_str(spec.long_about);
+    }
+    let mut command = Command::new(spec.name)
+        .about(spec.about)
+        .long_about(long)
+        .visible_aliases(spec.aliases.iter().copied())
+        .args(spec.args.iter().map(flag));
+    if let Some(body) = spec.body {
+        command = command
+            .arg(
+                Arg::new("body")
+                    .long("body")
+                    .value_name("@FILE|-")
+                    .help(if body.json {
+                        "The whole body: @file.json, @file.yaml, or - for JSON or YAML on stdin (flags and --set apply over it)"
+                    } else {
+                        "The body, sent as it is: @file, or - for stdin"
+                    })
+                    .help_heading("Body"),
+            )
+            .arg(
+                Arg::new("body-template")
+                    .long("body-template")
+                    .action(ArgAction::SetTrue)
+                    .help("Print a body with every member, its rule and what the documents do not show; send nothing")
+                    .help_heading("Body"),
+            );
+        if body.json {
+            command = command.arg(
+                Arg::new("set")
+                    .long("set")
+                    .value_name("PATH=VALUE")
+                    .action(ArgAction::Append)
+                    .help("Set a body member, e.g. streams[0].video.height=720 (PATH:=JSON for a JSON value)")
+                    .help_heading("Body"),
+            );
+        }
+    }
+    if spec.list {
+        command = command
+            .arg(
+                Arg::new("all")
+                    .long("all")
+                    .action(ArgAction::SetTrue)
+                    .help("Every page, streamed row by row")
+                    .help_heading("Paging"),
+            )
+            .arg(
+                Arg::new("prefetch")
+                    .long("prefetch")
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(u16).range(1..=64))
+                    .help(
+                        "Pages on the wire at once with --all, where the list says how many pages it has [default: 1]",
+                    )
+                    .help_heading("Paging"),
+            )
+            .arg(
+                Arg::new("max-items")
+                    .long("max-items")
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(u64).range(1..))
+                    .help("Stop after this many rows")
+                    .help_heading("Paging"),
+            );
+    }
+    if meta.id == "register_task" {
+        command = command
+            .arg(
+                Arg::new("wait")
+                    .long("wait")
+                    .action(ArgAction::SetTrue)
+                    .help("Wait for the registered tasks to end: each status on stderr, the final tasks on stdout (exit 4 when one fails)"),
+            )
+            .arg(poll_interval());
+    }
+    command
+        .arg(
+            Arg::new("dry-run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue)
+                .help("Print the request that would be sent (the key redacted) and send nothing")
+                .help_heading("Seeing the call"),
+        )
+        .arg(
+            Arg::new("print")
+                .long("print")
+                .value_name("FORM")
+                .value_parser(["curl"])
+                .help("Print the request as a curl command (the key as $VIDPLAT_API_KEY) and send nothing")
+                .help_heading("Seeing the call"),
+        )
+}
+
+/// `--poll-interval`, for the commands that wait.
+pub fn poll_interval() -> Arg {
+    Arg::new("poll-interval")
+        .long("poll-interval")
+        .value_name("DURATION")
+        .value_parser(humantime::parse_duration)
+        .help("First pause between polls; it grows to 30 s [default: 1s]")
+}
+
+fn flag(spec: &'static ArgSpec) -> Arg {
+    let mut arg = Arg::new(spec.flag)
+        .long(spec.flag)
+        .help(spec.help)
+        .required(spec.required)
+        .value_name(value_name(spec));
+    if spec.repeated {
+        arg = arg.action(ArgAction::Append);
+    }
+    if spec.key == "login_id" {
+        // The account's login ID: the same value the global flag and the profile give.
+        arg = arg.env("VIDPLAT_LOGIN_ID");
+    }
+    if spec.place == Place::Body {
+        arg = arg.help_heading("Body members");
+    }
+    if matches!(spec.kind, Kind::Integer | Kind::Number) {
+        // `--minutes -5` is a value, not a flag.
+        arg = arg.allow_negative_numbers(true);
+    }
+    arg.value_parser(parser(spec))
+}
+
+fn value_name(spec: &ArgSpec) -> &'static str {
+    match spec.kind {
+        Kind::Integer => "INTEGER",
+        Kind::Number => "NUMBER",
+        Kind::Boolean => "BOOL",
+        _ if spec.flag.ends_with("-id") || spec.flag == "id" => "ID",
+        _ => "TEXT",
+    }
+}
+
+/// Each flag's text becomes the JSON value of its kind; the typed builder
+/// then checks it against its type and documented bounds.
+fn parser(spec: &'static ArgSpec) -> ValueParser {
+    if !spec.values.is_empty() {
+        return ValueParser::new(PossibleValuesParser::new(spec.values).map(Value::String));
+    }
+    let kind = spec.kind;
+    ValueParser::new(move |text: &str| -> Result<Value, String> { scalar(kind, text) })
+}
+
+/// The JSON value of `text` as a value of `kind`.
+pub fn scalar(kind: Kind, text: &str) -> Result<Value, String> {
+    match kind {
+        Kind::Integer => text
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| text.parse::<u64>().map(Value::from))
+            .map_err(|_| format!("`{text}` is not an integer")),
+        Kind::Number => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| format!("`{text}` is not a number")),
+        Kind::Boolean => match text {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("`{text}` is not true or false")),
+        },
+        Kind::String => Ok(Value::String(text.to_owned())),
+        Kind::Array | Kind::Object => serde_json::from_str(text).map_err(|e| format!("not JSON: {e}")),
+    }
+}

@@ -1,0 +1,168 @@
+//! Why a command failed, and the exit code that says it (`command::EXIT_CODES`).
+
+use serde_json::{json, Value};
+use std::fmt;
+use vidplat::Error;
+
+/// The documented exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Ok = 0,
+    Api = 1,
+    Invalid = 2,
+    Quota = 3,
+    TaskEnded = 4,
+    BadSignature = 5,
+    TimedOut = 124,
+    Interrupted = 130,
+}
+
+/// A command's failure: what to print on stderr, and the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// An error of the SDK: its kind decides the exit code.
+    Sdk(Error),
+    /// Invalid input found by the command line itself: nothing was sent.
+    Invalid { field: String, rule: String },
+    /// A problem with the set-up (files, profiles, configuration).
+    Setup(String),
+    /// A signed URL that does not verify.
+    Signature(String),
+    /// A waited task ended failed or canceled (the task was printed on stdout).
+    TaskEnded { task_id: Option<i64>, status: String },
+    /// The output could not be written (a closed pipe ends quietly).
+    Output(std::io::Error),
+}
+
+impl Failure {
+    pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        Failure::Invalid {
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+
+    pub fn unknown_command(service: &str, command: &str) -> Self {
+        Failure::invalid(service, format!("has no command `{command}`"))
+    }
+
+    pub fn exit(&self) -> Exit {
+        match self {
+            Failure::Sdk(error) => match error {
+                Error::InvalidInput { .. } | Error::Config(_) | Error::Profile(_) => Exit::Invalid,
+                Error::RateLimited { .. } => Exit::Quota,
+                Error::TaskEnded(_) => Exit::TaskEnded,
+                Error::WaitTimedOut { .. } => Exit::TimedOut,
+                _ => Exit::Api,
+            },
+            Failure::Invalid { .. } | Failure::Setup(_) => Exit::Invalid,
+            Failure::Signature(_) => Exit::BadSignature,
+            Failure::TaskEnded { .. } => Exit::TaskEnded,
+            Failure::Output(_) => Exit::Api,
+        }
+    }
+
+    /// The failure as JSON, for `--output json`.
+    pub fn to_json(&self) -> Value {
+        let kind = match self {
+            Failure::Sdk(error) => sdk_kind(error),
+            Failure::Invalid { .. } => "invalid_input",
+            Failure::Setup(_) => "setup",
+            Failure::Signature(_) => "invalid_signature",
+            Failure::TaskEnded { .. } => "task_ended",
+            Failure::Output(_) => "output",
+        };
+        let mut error = json!({ "kind": kind, "message": self.to_string(), "exit_code": self.exit() as i32 });
+        match self {
+            Failure::Sdk(e) => {
+                if let Some(status) = e.status() {
+                    error["status"] = json!(status);
+                }
+                if let Some(code) = e.code() {
+                    error["code"] = json!(code);
+                }
+                if let Error::InvalidInput { field, rule } = e {
+                    error["field"] = json!(field);
+                    error["rule"] = json!(rule);
+                }
+                if let Error::RateLimited {
+                    retry_after: Some(after),
+                    ..
+                } = e
+                {
+                    error["retry_after_secs"] = json!(after.as_secs_f64());
+                }
+            }
+            Failure::Invalid { field, rule } => {
+                error["field"] = json!(field);
+                error["rule"] = json!(rule);
+            }
+            Failure::TaskEnded { task_id, status } => {
+                error["task_id"] = json!(task_id);
+                error["status"] = json!(status);
+            }
+            _ => {}
+        }
+        json!({ "error": error })
+    }
+}
+
+fn sdk_kind(error: &Error) -> &'static str {
+    match error {
+        Error::Api(_) => "api",
+        Error::InvalidInput { .. } => "invalid_input",
+        Error::RateLimited { .. } => "rate_limited",
+        Error::QueryTooSlow(_) => "query_too_slow",
+        Error::AlreadyDeleted(_) => "already_deleted",
+        Error::Timeout(_) => "timeout",
+        Error::Transport(_) => "transport",
+        Error::BodyTooLarge { .. } => "body_too_large",
+        Error::Decode(_) => "decode",
+        Error::Config(_) => "config",
+        Error::Profile(_) => "profile",
+        Error::TaskEnded(_) => "task_ended",
+        Error::Paging { .. } => "paging",
+        Error::WaitTimedOut { .. } => "wait_timed_out",
+        _ => "other",
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Sdk(error) => error.fmt(f),
+            Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
+            Failure::Setup(why) => f.write_str(why),
+            Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
+            Failure::TaskEnded { task_id, status } => match task_id {
+                Some(id) => write!(f, "task {id} ended {status}"),
+                None => write!(f, "a task ended {status}"),
+            },
+            Failure::Output(e) => write!(f, "writing the output: {e}"),
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::Sdk(error)
+    }
+}
+
+impl From<vidplat_core::CallFailure> for Failure {
+    fn from(failure: vidplat_core::CallFailure) -> Self {
+        Failure::Sdk(failure.into())
+    }
+}
+
+impl From<vidplat::profile::ProfileError> for Failure {
+    fn from(error: vidplat::profile::ProfileError) -> Self {
+        Failure::Sdk(error.into())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        Failure::Output(error)
+    }
+}

@@ -1,0 +1,241 @@
+//! `vidplat`, the command line of the video platform: every operation of the
+//! three services (generated from the same YAML and operation table as the
+//! clients), with vidplat's runtime behind it.
+//!
+//! The binary is a thin `main` over [`run`], which tests call in-process.
+
+#[doc(hidden)] // for the repository's tests: the generated command specs
+pub mod command;
+mod config;
+mod extras;
+mod failure;
+mod generated;
+mod output;
+mod run;
+
+pub use command::{root, EXIT_CODES};
+pub use failure::Exit;
+
+use crate::command::{find, SERVICES};
+use crate::failure::Failure;
+use crate::output::Format;
+use crate::run::{Args, Outcome, Runner, Show};
+use clap::ArgMatches;
+use futures::StreamExt as _;
+use std::cell::RefCell;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::time::Duration;
+use vidplat_core::Service;
+
+/// Where a command reads and writes: stdout for data, stderr for the rest.
+pub struct Io<'a> {
+    pub stdin: &'a mut dyn Read,
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    /// Whether stdout is a terminal (a table then, else JSON, unless `--output` says).
+    pub terminal: bool,
+}
+
+/// Runs one command line; the exit code.
+pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io: &mut Io<'_>) -> i32 {
+    let matches = match root().try_get_matches_from(argv) {
+        Ok(matches) => matches,
+        Err(e) => {
+            let text = if io.terminal {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let (out, code) = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => (&mut *io.stdout, 0),
+                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    (&mut *io.stderr, Exit::Invalid as i32)
+                }
+                _ => (&mut *io.stderr, Exit::Invalid as i32),
+            };
+            let _ = out.write_all(text.as_bytes());
+            return code;
+        }
+    };
+    let json_errors = matches.get_one::<String>("output").is_some_and(|o| o == "json");
+    let result = dispatch(&matches, io).await;
+    let _ = io.stdout.flush();
+    match result {
+        Ok(()) => Exit::Ok as i32,
+        // A closed pipe (`vidplat … | head`) is how a reader says it has enough.
+        Err(Failure::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok as i32,
+        Err(failure) => {
+            let _ = if json_errors {
+                writeln!(io.stderr, "{}", failure.to_json())
+            } else {
+                writeln!(io.stderr, "error: {failure}")
+            };
+            failure.exit() as i32
+        }
+    }
+}
+
+async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
+    let format = matches
+        .get_one::<String>("output")
+        .and_then(|o| Format::parse(o))
+        .unwrap_or(if io.terminal { Format::Table } else { Format::Json });
+    let columns: Option<Vec<String>> = matches.get_many::<String>("columns").map(|c| c.cloned().collect());
+    let (name, sub) = matches
+        .subcommand()
+        .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
+    match name {
+        "profile" => return extras::profile(sub, matches, io, format),
+        "completion" => {
+            extras::completion(sub, io);
+            return Ok(());
+        }
+        #[cfg(feature = "sim")]
+        "sim" => return extras::sim(sub, io).await,
+        _ => {}
+    }
+    let service = SERVICES
+        .into_iter()
+        .find(|s| s.as_str() == name)
+        .ok_or_else(|| Failure::invalid("vidplat", format!("has no command `{name}`")))?;
+    let (command, op_matches) = sub
+        .subcommand()
+        .ok_or_else(|| Failure::invalid(name, "needs a command"))?;
+    let timeout = matches.get_one::<Duration>("timeout").copied();
+    if let Some(spec) = find(service, command) {
+        if flag(op_matches, "body-template") {
+            io.stdout.write_all(spec.body.map_or("", |b| b.template).as_bytes())?;
+            return Ok(());
+        }
+        // Every value is read before a client exists: a bad one is exit 2 whatever the set-up.
+        let args = Args::from_matches(spec, op_matches, io.stdin)?;
+        let client = config::client_builder(matches)?.build()?;
+        let _debug = matches.get_flag("debug").then(debug_subscriber);
+        let show = if flag(op_matches, "dry-run") {
+            Some(Show::DryRun)
+        } else if op_matches.try_get_one::<String>("print").ok().flatten().is_some() {
+            Some(Show::Curl)
+        } else {
+            None
+        };
+        let wait = spec.operation.id == "register_task" && flag(op_matches, "wait") && show.is_none();
+        let runner = Runner {
+            format,
+            columns: columns.clone(),
+            show,
+            all: spec.list && flag(op_matches, "all"),
+            prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
+            max_items: one::<u64>(op_matches, "max-items").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            out: RefCell::new(&mut *io.stdout),
+        };
+        let quota_waits = (service == Service::Analytics && show.is_none())
+            .then(|| client.analytics_quota().map(|q| q.watch_waits()))
+            .flatten();
+        let call = async {
+            match service {
+                Service::Encoder => generated::encoder::call(client.encoder()?, command, &args, &runner).await,
+                Service::Vms => generated::vms::call(client.vms()?, command, &args, &runner).await,
+                Service::Analytics => generated::analytics::call(client.analytics()?, command, &args, &runner).await,
+            }
+        };
+        let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr).await?;
+        drop(runner);
+        let Outcome::Value(value) = outcome else { return Ok(()) };
+        if wait {
+            let ids: Vec<u64> = value["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t["id"].as_u64())
+                .collect();
+            writeln!(io.stderr, "registered {} task(s): {ids:?}", ids.len())?;
+            return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
+        }
+        return Ok(output::value(io.stdout, format, columns, &value)?);
+    }
+    let client = config::client_builder(matches)?.build()?;
+    let value = match (service, command) {
+        (Service::Encoder, "wait-task") => {
+            let ids: Vec<u64> = op_matches
+                .get_many::<u64>("task-id")
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect();
+            return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
+        }
+        (Service::Encoder, "wait-task-import") => extras::wait_import(&client, op_matches, timeout).await?,
+        (Service::Vms, "sign-page") => {
+            let url = extras::sign_page(Some(&client), op_matches).await?;
+            writeln!(io.stdout, "{url}")?;
+            return Ok(());
+        }
+        (Service::Vms, "verify-url") => extras::verify_url(Some(&client), op_matches).await?,
+        (Service::Analytics, "quota") => extras::quota(&client).await?,
+        _ => return Err(Failure::unknown_command(name, command)),
+    };
+    Ok(output::value(io.stdout, format, columns, &value)?)
+}
+
+/// A flag that only some commands define: unset where it is not defined.
+fn flag(matches: &ArgMatches, id: &str) -> bool {
+    one::<bool>(matches, id).unwrap_or(false)
+}
+
+/// An option that only some commands define: `None` where it is not defined.
+fn one<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Option<T> {
+    matches.try_get_one::<T>(id).ok().flatten().cloned()
+}
+
+/// Runs `call`, writing each analytics quota wait to stderr as it begins.
+async fn with_quota_waits<T>(
+    call: impl std::future::Future<Output = Result<T, Failure>>,
+    waits: Option<tokio::sync::watch::Receiver<Option<vidplat::QuotaWait>>>,
+    stderr: &mut dyn Write,
+) -> Result<T, Failure> {
+    let Some(waits) = waits else { return call.await };
+    let mut waits = tokio_stream_of(waits);
+    let mut call = std::pin::pin!(call);
+    loop {
+        tokio::select! {
+            result = &mut call => return result,
+            Some(wait) = waits.next() => {
+                if let Some(wait) = wait {
+                    let _ = writeln!(stderr, "{wait}");
+                }
+            }
+        }
+    }
+}
+
+/// The values a watch channel takes, as a stream (ends when the sender is gone).
+fn tokio_stream_of<T: Clone + Send + Sync + 'static>(
+    receiver: tokio::sync::watch::Receiver<T>,
+) -> futures::stream::BoxStream<'static, T> {
+    futures::stream::unfold(receiver, |mut receiver| async move {
+        receiver.changed().await.ok()?;
+        let value = receiver.borrow_and_update().clone();
+        Some((value, receiver))
+    })
+    .boxed()
+}
+
+/// `--debug`: the call's spans and events as JSON lines on stderr, for this command.
+fn debug_subscriber() -> tracing::subscriber::DefaultGuard {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    // vidplat's own spans and events (which redact secrets); other crates' warnings only.
+    let only_vidplat = Targets::new()
+        .with_target("vidplat", LevelFilter::TRACE)
+        .with_target("vidplat_core", LevelFilter::TRACE)
+        .with_default(LevelFilter::WARN);
+    let subscriber = tracing_subscriber::fmt()
+        .json()
+        .with_writer(std::io::stderr)
+        .with_max_level(LevelFilter::TRACE)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .finish()
+        .with(only_vidplat);
+    tracing::subscriber::set_default(subscriber)
+}

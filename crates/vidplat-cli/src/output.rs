@@ -1,0 +1,181 @@
+//! Data on stdout: one value, or rows as they arrive, in the chosen format.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use serde::Serialize;
+use serde_json::Value;
+use std::io::{self, Write};
+
+/// `--output`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Ndjson,
+    Table,
+    Csv,
+    Yaml,
+}
+
+impl Format {
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "json" => Format::Json,
+            "ndjson" => Format::Ndjson,
+            "table" => Format::Table,
+            "csv" => Format::Csv,
+            "yaml" => Format::Yaml,
+            _ => return None,
+        })
+    }
+}
+
+/// Writes rows one at a time: JSON as one array, NDJSON a line each, YAML a
+/// sequence, CSV a header then a record each. A table is drawn at the end
+/// (it needs every row to size its columns; prefer ndjson or csv for long lists).
+pub struct RowWriter {
+    format: Format,
+    columns: Option<Vec<String>>,
+    rows: usize,
+    table: Vec<Vec<String>>,
+}
+
+impl RowWriter {
+    pub fn new(format: Format, columns: Option<Vec<String>>) -> Self {
+        Self {
+            format,
+            columns,
+            rows: 0,
+            table: Vec::new(),
+        }
+    }
+
+    pub fn row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
+        let first = self.rows == 0;
+        self.rows += 1;
+        match self.format {
+            Format::Json => {
+                out.write_all(if first { b"[\n" } else { b",\n" })?;
+                serde_json::to_writer_pretty(&mut *out, row).map_err(io::Error::other)
+            }
+            Format::Ndjson => {
+                serde_json::to_writer(&mut *out, row).map_err(io::Error::other)?;
+                out.write_all(b"\n")
+            }
+            Format::Yaml => {
+                let text = serde_yaml::to_string(&[row]).map_err(io::Error::other)?;
+                out.write_all(text.as_bytes())
+            }
+            Format::Csv | Format::Table => {
+                let value = serde_json::to_value(row).map_err(io::Error::other)?;
+                let columns = self.columns.get_or_insert_with(|| default_columns(&value));
+                let cells: Vec<String> = columns.iter().map(|c| cell(lookup(&value, c))).collect();
+                if self.format == Format::Csv {
+                    let mut csv = csv::WriterBuilder::new().from_writer(Vec::new());
+                    if first {
+                        csv.write_record(columns.iter())?;
+                    }
+                    csv.write_record(&cells)?;
+                    let bytes = csv.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+                    out.write_all(&bytes)
+                } else {
+                    self.table.push(cells);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<()> {
+        match self.format {
+            Format::Json => out.write_all(if self.rows == 0 { b"[]\n" } else { b"\n]\n" }),
+            Format::Yaml if self.rows == 0 => out.write_all(b"[]\n"),
+            Format::Table => {
+                let mut table = Table::new();
+                table
+                    .load_preset(UTF8_FULL_CONDENSED)
+                    .set_content_arrangement(ContentArrangement::Dynamic);
+                if let Some(columns) = self.columns.take() {
+                    table.set_header(columns);
+                }
+                for row in self.table.drain(..) {
+                    table.add_row(row);
+                }
+                writeln!(out, "{table}")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Writes one value (not a list) in `format`.
+pub fn value(out: &mut dyn Write, format: Format, columns: Option<Vec<String>>, value: &Value) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+            out.write_all(b"\n")
+        }
+        Format::Ndjson => {
+            serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+            out.write_all(b"\n")
+        }
+        Format::Yaml => out.write_all(serde_yaml::to_string(value).map_err(io::Error::other)?.as_bytes()),
+        // A list the service answers whole (`{"data": [...]}`): its rows.
+        Format::Csv | Format::Table if value.get("data").is_some_and(Value::is_array) => {
+            let mut rows = RowWriter::new(format, columns);
+            for row in value["data"].as_array().into_iter().flatten() {
+                rows.row(out, row)?;
+            }
+            rows.finish(out)
+        }
+        Format::Csv => {
+            let mut rows = RowWriter::new(format, columns);
+            rows.row(out, value)?;
+            rows.finish(out)
+        }
+        Format::Table => {
+            let mut table = Table::new();
+            table
+                .load_preset(UTF8_FULL_CONDENSED)
+                .set_content_arrangement(ContentArrangement::Dynamic);
+            let columns = columns.unwrap_or_else(|| default_columns(value));
+            if !value.is_object() {
+                writeln!(out, "{}", cell(Some(value)))?;
+                return Ok(());
+            }
+            for column in columns {
+                let shown = cell(lookup(value, &column));
+                table.add_row(vec![column, shown]);
+            }
+            writeln!(out, "{table}")
+        }
+    }
+}
+
+/// An object's top-level members, `id` first: the columns when `--columns` names none.
+fn default_columns(value: &Value) -> Vec<String> {
+    let mut columns: Vec<String> = value
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(at) = columns.iter().position(|c| c == "id") {
+        let id = columns.remove(at);
+        columns.insert(0, id);
+    }
+    columns
+}
+
+/// The member at a dotted path (`video.height`, `streams.0.path`).
+fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.').try_fold(value, |at, part| match at {
+        Value::Object(map) => map.get(part),
+        Value::Array(items) => part.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => None,
+    })
+}
+
+fn cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}

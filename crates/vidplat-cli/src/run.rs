@@ -1,0 +1,444 @@
+//! What the generated `call` functions use: the parsed arguments of an
+//! operation command, and the runner that shows, sends and prints any
+//! operation's builder.
+
+use crate::command::{CommandSpec, Kind, Place};
+use crate::failure::Failure;
+use crate::output::{Format, RowWriter};
+use clap::ArgMatches;
+use futures::StreamExt as _;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::io::{Read, Write};
+use vidplat::pagination::Item;
+use vidplat::{Call as _, Paginate};
+use vidplat_core::{Operation, Paged as _};
+
+/// An operation command's arguments: parameters by wire name, and the body.
+#[derive(Debug, Default)]
+pub struct Args {
+    params: Map<String, Value>,
+    /// Each parameter's flag, to name it in errors.
+    flags: Vec<(&'static str, &'static str)>,
+    body: Option<Value>,
+    raw_body: Option<Vec<u8>>,
+}
+
+impl Args {
+    /// The arguments of `spec`'s command: flags, then `--body`, body member flags and `--set`.
+    pub fn from_matches(spec: &CommandSpec, matches: &ArgMatches, stdin: &mut dyn Read) -> Result<Self, Failure> {
+        let mut args = Args::default();
+        let mut members = Map::new();
+        for arg in spec.args {
+            let values: Vec<Value> = matches
+                .get_many::<Value>(arg.flag)
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default();
+            if values.is_empty() {
+                continue;
+            }
+            let value = if arg.repeated {
+                Value::Array(values)
+            } else {
+                values.into_iter().next().unwrap_or(Value::Null)
+            };
+            match arg.place {
+                Place::Body => {
+                    members.insert(arg.key.to_owned(), value);
+                }
+                Place::Path | Place::Query | Place::Header => {
+                    args.flags.push((arg.key, arg.flag));
+                    args.params.insert(arg.key.to_owned(), value);
+                }
+            }
+        }
+        let Some(body) = spec.body else { return Ok(args) };
+        let source = matches
+            .get_one::<String>("body")
+            .map(|s| read_source(s, stdin))
+            .transpose()?;
+        if !body.json {
+            args.raw_body = source;
+            return Ok(args);
+        }
+        let sets: Vec<&String> = matches
+            .get_many::<String>("set")
+            .map(|v| v.collect())
+            .unwrap_or_default();
+        if source.is_none() && members.is_empty() && sets.is_empty() {
+            return Ok(args);
+        }
+        let mut value = match source {
+            Some(bytes) => parse_document(&bytes)?,
+            None => Value::Object(Map::new()),
+        };
+        let Value::Object(object) = &mut value else {
+            return Err(Failure::invalid("body", "is not a JSON object"));
+        };
+        object.extend(members);
+        for set in sets {
+            apply_set(&mut value, set, body.members)?;
+        }
+        args.body = Some(value);
+        Ok(args)
+    }
+
+    /// The parameter `key` as its builder's type.
+    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, Failure> {
+        let Some(value) = self.params.get(key) else {
+            return Ok(None);
+        };
+        let flag = self.flags.iter().find(|(k, _)| *k == key).map_or(key, |(_, f)| f);
+        T::deserialize(value)
+            .map(Some)
+            .map_err(|e| Failure::invalid(format!("--{flag}"), e.to_string()))
+    }
+
+    /// The JSON body as its builder's type; a value of the wrong type is named by its whole path.
+    pub fn body<T: DeserializeOwned>(&self) -> Result<Option<T>, Failure> {
+        let Some(body) = &self.body else { return Ok(None) };
+        serde_path_to_error::deserialize(body).map(Some).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." {
+                "body".to_owned()
+            } else {
+                format!("body.{path}")
+            };
+            Failure::invalid(field, e.into_inner().to_string())
+        })
+    }
+
+    /// A body sent as it is.
+    pub fn raw_body(&self) -> Option<Vec<u8>> {
+        self.raw_body.clone()
+    }
+}
+
+/// The most bytes `--body` reads (the services' bodies are small; a CSV import is the largest).
+const MAX_BODY: u64 = 64 << 20;
+
+/// `@file` or `-` (stdin).
+fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let read = match source {
+        "-" => stdin.take(MAX_BODY + 1).read_to_end(&mut bytes),
+        _ => match source.strip_prefix('@') {
+            Some(path) => std::fs::File::open(path).and_then(|f| f.take(MAX_BODY + 1).read_to_end(&mut bytes)),
+            None => return Err(Failure::invalid("--body", "is @FILE or - (stdin)")),
+        },
+    };
+    read.map_err(|e| Failure::Setup(format!("--body {source}: {e}")))?;
+    if bytes.len() as u64 > MAX_BODY {
+        return Err(Failure::invalid("--body", format!("is larger than {MAX_BODY} bytes")));
+    }
+    Ok(bytes)
+}
+
+/// JSON, else YAML.
+fn parse_document(bytes: &[u8]) -> Result<Value, Failure> {
+    serde_json::from_slice(bytes).or_else(|json| {
+        serde_yaml::from_slice(bytes)
+            .map_err(|yaml| Failure::invalid("--body", format!("is neither JSON ({json}) nor YAML ({yaml})")))
+    })
+}
+
+/// One step of a `--set` path.
+#[derive(Debug, PartialEq)]
+enum Step {
+    Member(String),
+    Index(usize),
+}
+
+/// `a.b[0].c` → steps; `None` when malformed.
+fn parse_path(path: &str) -> Option<Vec<Step>> {
+    let mut steps = Vec::new();
+    for part in path.split('.') {
+        let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if name.is_empty() {
+            return None;
+        }
+        steps.push(Step::Member(name.to_owned()));
+        while let Some(after) = rest.strip_prefix('[') {
+            let (index, tail) = after.split_once(']')?;
+            steps.push(Step::Index(index.parse().ok()?));
+            rest = tail;
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+/// Applies `--set path=value` (or `path:=json`) to the body.
+fn apply_set(body: &mut Value, set: &str, members: &[(&str, Kind)]) -> Result<(), Failure> {
+    let (path, text, raw) = match set.split_once('=') {
+        Some((path, text)) => match path.strip_suffix(':') {
+            Some(path) => (path, text, true),
+            None => (path, text, false),
+        },
+        None => return Err(Failure::invalid("--set", format!("`{set}` is not PATH=VALUE"))),
+    };
+    let field = format!("body.{path}");
+    let steps = parse_path(path).ok_or_else(|| Failure::invalid(&field, "is not a member path like a.b[0].c"))?;
+    let pattern: String = steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| match step {
+            Step::Member(name) if i == 0 => name.clone(),
+            Step::Member(name) => format!(".{name}"),
+            Step::Index(_) => "[]".to_owned(),
+        })
+        .collect();
+    let kind = members
+        .iter()
+        .find(|(member, _)| *member == pattern)
+        .map(|(_, kind)| *kind)
+        .ok_or_else(|| Failure::invalid(&field, "is no member of the body (`--body-template` lists them)"))?;
+    let value = if raw {
+        serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
+    } else {
+        crate::command::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?
+    };
+    let mut at = body;
+    for step in &steps {
+        at = match step {
+            Step::Member(name) => {
+                if !at.is_object() {
+                    *at = Value::Object(Map::new());
+                }
+                let Value::Object(map) = at else {
+                    unreachable!("made an object above")
+                };
+                map.entry(name.clone()).or_insert(Value::Null)
+            }
+            Step::Index(index) => {
+                if !at.is_array() {
+                    *at = Value::Array(Vec::new());
+                }
+                let Value::Array(items) = at else {
+                    unreachable!("made an array above")
+                };
+                if *index > items.len() {
+                    return Err(Failure::invalid(
+                        &field,
+                        format!("index {index} skips elements (the list has {})", items.len()),
+                    ));
+                }
+                if *index == items.len() {
+                    items.push(Value::Null);
+                }
+                &mut items[*index]
+            }
+        };
+    }
+    *at = value;
+    Ok(())
+}
+
+/// What an operation command did.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The decoded answer, to print (or wait on).
+    Value(Value),
+    /// Rows already printed.
+    Printed,
+}
+
+/// Show the request instead of sending it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    DryRun,
+    Curl,
+}
+
+/// How the operation commands of one invocation run and print.
+pub struct Runner<'a> {
+    pub format: Format,
+    pub columns: Option<Vec<String>>,
+    pub show: Option<Show>,
+    pub all: bool,
+    pub prefetch: usize,
+    pub max_items: Option<usize>,
+    pub out: RefCell<&'a mut dyn Write>,
+}
+
+impl Runner<'_> {
+    /// Any operation: shown, or sent and its answer returned.
+    pub async fn one<O>(&self, call: O) -> Result<Outcome, Failure>
+    where
+        O: Operation,
+        O::Success: Serialize,
+    {
+        if let Some(show) = self.show {
+            return self.show_request(call, show);
+        }
+        let answer = call.call().await?;
+        let value = serde_json::to_value(answer).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
+        Ok(Outcome::Value(value))
+    }
+
+    /// A list: its rows printed as they arrive (every page with `--all`).
+    pub async fn list<O>(&self, call: O) -> Result<Outcome, Failure>
+    where
+        O: Paginate,
+        O::Success: Serialize,
+        Item<O>: Serialize + DeserializeOwned + Unpin + Send + 'static,
+    {
+        if let Some(show) = self.show {
+            return self.show_request(call, show);
+        }
+        let mut rows = RowWriter::new(self.format, self.columns.clone());
+        let limit = self.max_items.unwrap_or(usize::MAX);
+        // Borrowed per write, never across an await.
+        let out = || self.out.borrow_mut();
+        let result = if self.all {
+            let mut items = call.items().prefetch(self.prefetch).max_items(limit);
+            let mut result = Ok(());
+            while let Some(item) = items.next().await {
+                match item {
+                    Ok(item) => rows.row(&mut **out(), &item)?,
+                    Err(e) => {
+                        result = Err(Failure::from(e));
+                        break;
+                    }
+                }
+            }
+            result
+        } else {
+            match call.call().await {
+                Ok(page) => {
+                    for item in page.into_items().iter().take(limit) {
+                        rows.row(&mut **out(), item)?;
+                    }
+                    Ok(())
+                }
+                Err(e) => Err(Failure::from(e)),
+            }
+        };
+        // The rows printed before a failure stay well-formed (a JSON array is closed).
+        rows.finish(&mut **out())?;
+        result.map(|()| Outcome::Printed)
+    }
+
+    fn show_request<O: Operation>(&self, call: O, show: Show) -> Result<Outcome, Failure> {
+        let prepared = call.prepare()?;
+        let text = match show {
+            Show::DryRun => request_text(prepared.request()),
+            Show::Curl => curl(prepared.request()),
+        };
+        self.out.borrow_mut().write_all(text.as_bytes())?;
+        Ok(Outcome::Printed)
+    }
+}
+
+/// The request as text: the method and URL, the headers (sorted, the key
+/// redacted), then the body (JSON pretty-printed).
+pub fn request_text(request: &reqwest::Request) -> String {
+    let mut text = format!("{} {}\n", request.method(), request.url());
+    let mut headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .map(|(name, value)| {
+            let shown = if name == reqwest::header::AUTHORIZATION {
+                "Bearer <redacted>".to_owned()
+            } else {
+                value.to_str().unwrap_or("<binary>").to_owned()
+            };
+            (name.to_string(), shown)
+        })
+        .collect();
+    headers.sort();
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\n"));
+    }
+    if let Some(body) = request.body().and_then(|b| b.as_bytes()) {
+        let shown = match serde_json::from_slice::<Value>(body) {
+            Ok(json) => serde_json::to_string_pretty(&json).unwrap_or_default(),
+            Err(_) => String::from_utf8_lossy(body).into_owned(),
+        };
+        text.push('\n');
+        text.push_str(&shown);
+        text.push('\n');
+    }
+    text
+}
+
+/// The request as a curl command; the key is read from `$VIDPLAT_API_KEY` when it runs.
+pub fn curl(request: &reqwest::Request) -> String {
+    let mut parts = vec![
+        "curl".to_owned(),
+        "-X".to_owned(),
+        request.method().to_string(),
+        quote(request.url().as_str()),
+    ];
+    let mut headers: Vec<_> = request.headers().iter().collect();
+    headers.sort_by_key(|(name, _)| name.as_str());
+    for (name, value) in headers {
+        parts.push("-H".to_owned());
+        if name == reqwest::header::AUTHORIZATION {
+            parts.push("\"authorization: Bearer $VIDPLAT_API_KEY\"".to_owned());
+        } else {
+            parts.push(quote(&format!("{name}: {}", value.to_str().unwrap_or_default())));
+        }
+    }
+    if let Some(body) = request.body().and_then(|b| b.as_bytes()) {
+        match std::str::from_utf8(body) {
+            Ok(text) => {
+                parts.push("--data-binary".to_owned());
+                parts.push(quote(text));
+            }
+            Err(_) => parts.push(format!(
+                "--data-binary @FILE  # a body of {} bytes, not text",
+                body.len()
+            )),
+        }
+    }
+    parts.join(" ") + "\n"
+}
+
+/// `text` in single quotes for a POSIX shell.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_paths_create_what_they_name_and_refuse_what_the_body_lacks() {
+        let members = [
+            ("streams", Kind::Array),
+            ("streams[]", Kind::Object),
+            ("streams[].video", Kind::Object),
+            ("streams[].video.height", Kind::Integer),
+            ("name", Kind::String),
+        ];
+        let mut body = serde_json::json!({});
+        apply_set(&mut body, "streams[0].video.height=720", &members).unwrap();
+        apply_set(&mut body, "name=123", &members).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({"streams": [{"video": {"height": 720}}], "name": "123"})
+        );
+        let refused = apply_set(&mut body, "streams[2].video.height=1", &members).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "invalid input, not sent: `body.streams[2].video.height` index 2 skips elements (the list has 1)"
+        );
+        let unknown = apply_set(&mut body, "nmae=x", &members).unwrap_err();
+        assert!(unknown.to_string().contains("`body.nmae` is no member"), "{unknown}");
+        let typed = apply_set(&mut body, "streams[0].video.height=tall", &members).unwrap_err();
+        assert!(typed.to_string().contains("`tall` is not an integer"), "{typed}");
+        apply_set(&mut body, "streams:=[]", &members).unwrap();
+        assert_eq!(body["streams"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn curl_quotes_what_a_shell_would_split() {
+        assert_eq!(quote("it's"), r"'it'\''s'");
+    }
+}

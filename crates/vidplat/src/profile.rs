@@ -1,0 +1,411 @@
+//! Named profiles: one set-up shared by the `vidplat` command line and
+//! programs (`Client::from_profile("prod")`).
+//!
+//! A profile lives in two TOML files of the configuration directory
+//! (`$VIDPLAT_CONFIG_DIR`, else the platform's, e.g. `~/.config/vidplat` on
+//! Linux): `config.toml` holds the URLs, login ID, route overrides, quota
+//! store and timeouts; `credentials.toml`, created readable by its owner only
+//! (mode 0600 on Unix), holds the API key.
+//!
+//! ```toml
+//! # config.toml
+//! [profiles.prod]
+//! encoder_url = "https://encoder.example.com"
+//! total_timeout_secs = 120
+//! [profiles.prod.routes]
+//! get_task = "GET /v1/tasks/{task-id}"
+//!
+//! # credentials.toml
+//! [profiles.prod]
+//! api_key = "…"
+//! ```
+
+use crate::{ClientBuilder, Error};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use vidplat_core::Method;
+
+/// The variable naming the configuration directory (overrides the platform's).
+pub const CONFIG_DIR_VARIABLE: &str = "VIDPLAT_CONFIG_DIR";
+/// The variable naming the profile to use when none is given.
+pub const PROFILE_VARIABLE: &str = "VIDPLAT_PROFILE";
+/// The profile used when none is named.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// One named set-up. Every member is optional: what a profile leaves out,
+/// the environment or the defaults give.
+#[derive(Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// The encoding service's base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder_url: Option<String>,
+    /// The video management service's base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vms_url: Option<String>,
+    /// The analytics service's base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytics_url: Option<String>,
+    /// The account's login ID (the analytics quota's account with a shared store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_id: Option<String>,
+    /// The Redis URL of a shared analytics quota store (needs the `redis` feature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_store: Option<String>,
+    /// Seconds to connect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_secs: Option<u64>,
+    /// Seconds for one attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt_timeout_secs: Option<u64>,
+    /// Seconds for a whole call, retries and quota waits included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_timeout_secs: Option<u64>,
+    /// Route overrides: operation ID → `METHOD /path/{param}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub routes: BTreeMap<String, String>,
+    /// The API key (kept in `credentials.toml`, never in `config.toml`).
+    #[serde(skip)]
+    pub api_key: Option<SecretString>,
+}
+
+impl fmt::Debug for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn url(u: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
+            u.as_deref().map(vidplat_core::without_credentials)
+        }
+        f.debug_struct("Profile")
+            .field("encoder_url", &url(&self.encoder_url))
+            .field("vms_url", &url(&self.vms_url))
+            .field("analytics_url", &url(&self.analytics_url))
+            .field("login_id", &self.login_id)
+            .field("quota_store", &url(&self.quota_store))
+            .field("connect_timeout_secs", &self.connect_timeout_secs)
+            .field("attempt_timeout_secs", &self.attempt_timeout_secs)
+            .field("total_timeout_secs", &self.total_timeout_secs)
+            .field("routes", &self.routes)
+            .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
+            .finish()
+    }
+}
+
+/// Why a profile could not be read, written or applied.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// No configuration directory: no `$VIDPLAT_CONFIG_DIR` and the platform has none.
+    NoConfigDir,
+    /// No profile of that name.
+    NotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A file is not a profile file (the parser's message names the line).
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A profile's value cannot be used (a route that is not `METHOD /path`, a
+    /// quota store without the `redis` feature).
+    Unusable {
+        /// The profile.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileError::NoConfigDir => write!(
+                f,
+                "no configuration directory: set {CONFIG_DIR_VARIABLE} (this platform names none)"
+            ),
+            ProfileError::NotFound { name } => write!(f, "no profile named `{name}`"),
+            ProfileError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ProfileError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
+            ProfileError::Unusable { name, reason } => write!(f, "profile `{name}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProfileError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    profiles: BTreeMap<String, Profile>,
+}
+
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CredentialsFile {
+    #[serde(default)]
+    profiles: BTreeMap<String, Credentials>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Credentials {
+    api_key: String,
+}
+
+/// The profiles of one configuration directory, read whole, changed and saved.
+#[derive(Debug)]
+pub struct Profiles {
+    dir: PathBuf,
+    profiles: BTreeMap<String, Profile>,
+}
+
+impl Profiles {
+    /// The configuration directory: `$VIDPLAT_CONFIG_DIR`, else the platform's `…/vidplat`.
+    pub fn location() -> Result<PathBuf, ProfileError> {
+        match std::env::var_os(CONFIG_DIR_VARIABLE).filter(|v| !v.is_empty()) {
+            Some(dir) => Ok(PathBuf::from(dir)),
+            None => dirs::config_dir()
+                .map(|dir| dir.join("vidplat"))
+                .ok_or(ProfileError::NoConfigDir),
+        }
+    }
+
+    /// The profiles of the configuration directory (none when its files do not exist).
+    pub fn load() -> Result<Self, ProfileError> {
+        Self::load_from(&Self::location()?)
+    }
+
+    /// The profiles of `dir` (none when its files do not exist).
+    pub fn load_from(dir: &Path) -> Result<Self, ProfileError> {
+        let config: ConfigFile = read_toml(&dir.join("config.toml"))?;
+        let credentials: CredentialsFile = read_toml(&dir.join("credentials.toml"))?;
+        let mut profiles = config.profiles;
+        for (name, credentials) in credentials.profiles {
+            profiles.entry(name).or_default().api_key = Some(SecretString::from(credentials.api_key));
+        }
+        Ok(Self {
+            dir: dir.to_owned(),
+            profiles,
+        })
+    }
+
+    /// The directory the profiles are read from and saved to.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The profile `name`.
+    pub fn get(&self, name: &str) -> Result<&Profile, ProfileError> {
+        self.profiles
+            .get(name)
+            .ok_or_else(|| ProfileError::NotFound { name: name.to_owned() })
+    }
+
+    /// Every profile, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Profile)> {
+        self.profiles.iter().map(|(name, profile)| (name.as_str(), profile))
+    }
+
+    /// Adds or replaces the profile `name` (saved by [`Profiles::save`]).
+    pub fn insert(&mut self, name: impl Into<String>, profile: Profile) {
+        self.profiles.insert(name.into(), profile);
+    }
+
+    /// Removes the profile `name`; whether there was one.
+    pub fn remove(&mut self, name: &str) -> bool {
+        self.profiles.remove(name).is_some()
+    }
+
+    /// Writes both files: `credentials.toml` readable by its owner only.
+    pub fn save(&self) -> Result<(), ProfileError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| ProfileError::Io { path, source }
+        };
+        std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        let config = ConfigFile {
+            profiles: self.profiles.clone(),
+        };
+        let credentials = CredentialsFile {
+            profiles: self
+                .profiles
+                .iter()
+                .filter_map(|(name, profile)| {
+                    let key = profile.api_key.as_ref()?.expose_secret().to_owned();
+                    Some((name.clone(), Credentials { api_key: key }))
+                })
+                .collect(),
+        };
+        let config_path = self.dir.join("config.toml");
+        write_file(&config_path, &to_toml(&config, &config_path)?, false).map_err(io(&config_path))?;
+        let credentials_path = self.dir.join("credentials.toml");
+        write_file(&credentials_path, &to_toml(&credentials, &credentials_path)?, true)
+            .map_err(io(&credentials_path))?;
+        Ok(())
+    }
+}
+
+fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProfileError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
+        Err(source) => {
+            return Err(ProfileError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    toml::from_str(&text).map_err(|e| ProfileError::Invalid {
+        path: path.to_owned(),
+        // The parser's message quotes the offending line: never for the credentials file.
+        reason: if path.ends_with("credentials.toml") {
+            "not a credentials file (`[profiles.<name>]` tables holding `api_key`)".to_owned()
+        } else {
+            e.to_string()
+        },
+    })
+}
+
+fn to_toml<T: Serialize>(value: &T, path: &Path) -> Result<String, ProfileError> {
+    toml::to_string(value).map_err(|e| ProfileError::Invalid {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// Writes `text` to `path`; a private file is created (and kept) readable by its owner only.
+fn write_file(path: &Path, text: &str, private: bool) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        options.mode(0o600);
+        // A file that already exists keeps its mode on open: set it first.
+        if path.exists() {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    let mut file = options.open(path)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
+}
+
+impl ClientBuilder {
+    /// Applies what `profile` (named `name`, for errors) sets; what it leaves out is left as it is.
+    pub fn profile(mut self, name: &str, profile: &Profile) -> Result<Self, ProfileError> {
+        if let Some(url) = &profile.encoder_url {
+            self = self.encoder_url(url);
+        }
+        if let Some(url) = &profile.vms_url {
+            self = self.vms_url(url);
+        }
+        if let Some(url) = &profile.analytics_url {
+            self = self.analytics_url(url);
+        }
+        if let Some(login) = &profile.login_id {
+            self = self.login_id(login);
+        }
+        if let Some(key) = &profile.api_key {
+            self = self.api_key(key.expose_secret());
+        }
+        if let Some(secs) = profile.connect_timeout_secs {
+            self = self.connect_timeout(Duration::from_secs(secs));
+        }
+        if let Some(secs) = profile.attempt_timeout_secs {
+            self = self.attempt_timeout(Duration::from_secs(secs));
+        }
+        if let Some(secs) = profile.total_timeout_secs {
+            self = self.total_timeout(Duration::from_secs(secs));
+        }
+        for (operation, route) in &profile.routes {
+            let unusable = || ProfileError::Unusable {
+                name: name.to_owned(),
+                reason: format!("route of `{operation}` is not `METHOD /path`: {route:?}"),
+            };
+            let (method, template) = route.trim().split_once(' ').ok_or_else(unusable)?;
+            let method = match method.to_ascii_uppercase().as_str() {
+                "GET" => Method::Get,
+                "POST" => Method::Post,
+                "PUT" => Method::Put,
+                "PATCH" => Method::Patch,
+                "DELETE" => Method::Delete,
+                _ => return Err(unusable()),
+            };
+            self = self.route(operation, method, template.trim());
+        }
+        if let Some(url) = &profile.quota_store {
+            self = with_quota_store(self, name, profile, url)?;
+        }
+        Ok(self)
+    }
+
+    /// A builder from the profile `name` (the configuration directory's), then
+    /// the `VIDPLAT_*` variables over it: the command line's order.
+    pub fn from_profile(name: &str) -> Result<Self, Error> {
+        let profiles = Profiles::load()?;
+        let builder = ClientBuilder::default().profile(name, profiles.get(name)?)?;
+        Ok(builder.with_env())
+    }
+}
+
+#[cfg(feature = "redis")]
+fn with_quota_store(
+    builder: ClientBuilder,
+    name: &str,
+    profile: &Profile,
+    url: &str,
+) -> Result<ClientBuilder, ProfileError> {
+    let account = profile.login_id.as_deref().unwrap_or(name);
+    let store = vidplat_core::RedisQuota::new(url, account).map_err(|e| ProfileError::Unusable {
+        name: name.to_owned(),
+        reason: format!("quota store: {e}"),
+    })?;
+    Ok(builder.quota_store(store))
+}
+
+#[cfg(not(feature = "redis"))]
+fn with_quota_store(_: ClientBuilder, name: &str, _: &Profile, _: &str) -> Result<ClientBuilder, ProfileError> {
+    Err(ProfileError::Unusable {
+        name: name.to_owned(),
+        reason: "a quota store needs vidplat's `redis` feature".to_owned(),
+    })
+}
+
+impl crate::Client {
+    /// The client of the profile `name`, with the `VIDPLAT_*` variables over it
+    /// (see the [module](crate::profile)).
+    pub fn from_profile(name: &str) -> Result<Self, Error> {
+        ClientBuilder::from_profile(name)?.build()
+    }
+}
+
+impl From<ProfileError> for Error {
+    fn from(error: ProfileError) -> Self {
+        Error::Profile(error)
+    }
+}

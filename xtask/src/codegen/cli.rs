@@ -1,0 +1,485 @@
+//! `crates/vidplat-cli/src/generated/<service>.rs`: the command line's
+//! commands for one service, written from the same model as the client's
+//! builders. Each operation becomes a `CommandSpec` (its name, help, flags
+//! and body members, read by the CLI to build its clap commands) and an arm
+//! of `call`, which sets the typed builder from the parsed arguments and
+//! hands it to the runner. Nothing here is written per operation by hand.
+
+use crate::bounds::resolve;
+use crate::codegen::driver::in_crate;
+use crate::codegen::model::{Body, Location, Operation};
+use crate::codegen::spec::parameters;
+use crate::services::Service;
+use anyhow::{Context, Result};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Flags every operation command has; a body member of the same name gets `--body-<name>`.
+const GLOBAL_FLAGS: [&str; 22] = [
+    "all",
+    "api-key-file",
+    "body",
+    "body-template",
+    "columns",
+    "debug",
+    "dry-run",
+    "help",
+    "max-items",
+    "output",
+    "prefetch",
+    "print",
+    "profile",
+    "quota",
+    "set",
+    "timeout",
+    "wait",
+    "encoder-url",
+    "vms-url",
+    "analytics-url",
+    "login-id",
+    "version",
+];
+
+/// How deep the body template and member list follow nested objects.
+const MAX_DEPTH: usize = 8;
+
+pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
+    let krate = format_ident!("{}", service.crate_dir.replace('-', "_"));
+    let mut specs = Vec::new();
+    let mut arms = Vec::new();
+    for op in operations {
+        let yaml = &spec["paths"][&op.path][op.method.to_lowercase()];
+        let name = kebab(&op.id);
+        let summary = yaml["summary"].as_str().unwrap_or(&op.id).to_owned();
+        let description = yaml["description"].as_str().unwrap_or_default().trim().to_owned();
+        let aliases: Vec<String> = yaml["x-aliases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["operationId"].as_str().map(kebab))
+            .collect();
+        let yaml_params = parameters(spec, &op.path, yaml);
+        let mut flags = BTreeSet::new();
+        let mut args = Vec::new();
+        let mut setters = Vec::new();
+        for param in &op.params {
+            let yaml_param = yaml_params
+                .iter()
+                .find(|p| p["name"].as_str() == Some(param.name.as_str()))
+                .with_context(|| format!("{}: parameter {}", op.id, param.name))?;
+            let flag = param.field.to_string().trim_end_matches('_').replace('_', "-");
+            flags.insert(flag.clone());
+            let schema = merged(spec, &yaml_param["schema"]);
+            let place = match param.location {
+                Location::Path => quote!(Path),
+                Location::Query { .. } => quote!(Query),
+                Location::Header => quote!(Header),
+            };
+            let help = help_text(
+                yaml_param["description"]
+                    .as_str()
+                    .or(schema.get("description").and_then(Value::as_str)),
+                spec,
+                &schema,
+            );
+            args.push(arg_spec(
+                spec,
+                &flag,
+                &param.name,
+                place,
+                &schema,
+                !param.optional,
+                &help,
+            ));
+            let (key, field) = (&param.name, &param.field);
+            let ty = in_crate(&param.ty, &krate);
+            setters.push(quote! {
+                let call = match args.get::<#ty>(#key)? { Some(value) => call.#field(value), None => call };
+            });
+        }
+        let body = match &op.body {
+            Some(Body::Json { ty, .. }) => {
+                let ty = in_crate(ty, &krate);
+                setters.push(quote! {
+                    let call = match args.body::<#ty>()? { Some(value) => call.body(value), None => call };
+                });
+                let schema = &yaml["requestBody"]["content"]["application/json"]["schema"];
+                let object = merged(spec, schema);
+                for (member, property) in object
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    let property = merged(spec, property);
+                    if !is_scalar(&property) {
+                        continue;
+                    }
+                    let plain = kebab(member);
+                    let flag = if flags.contains(&plain) || GLOBAL_FLAGS.contains(&plain.as_str()) {
+                        format!("body-{plain}")
+                    } else {
+                        plain
+                    };
+                    flags.insert(flag.clone());
+                    let help = help_text(property.get("description").and_then(Value::as_str), spec, &property);
+                    // Never required as a flag: the body may come whole from `--body`.
+                    args.push(arg_spec(spec, &flag, member, quote!(Body), &property, false, &help));
+                }
+                let mut members = Vec::new();
+                collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
+                let members = members.iter().map(|(path, kind)| {
+                    let kind = format_ident!("{kind}");
+                    quote!((#path, Kind::#kind))
+                });
+                let title = schema["$ref"]
+                    .as_str()
+                    .and_then(|r| r.rsplit('/').next())
+                    .unwrap_or("body");
+                let template = format!(
+                    "# {name}: the request body ({title}). Every member, with its type, its rule and what the\n\
+                     # documents do not show; delete what you do not send, then `--body @file.yaml`.\n{}",
+                    template(spec, schema)
+                );
+                quote!(Some(&BodySpec { json: true, members: &[#(#members),*], template: #template }))
+            }
+            Some(Body::Raw { content_type }) => {
+                setters.push(quote! {
+                    let call = match args.raw_body() { Some(value) => call.body(value), None => call };
+                });
+                let template = format!("# {name}: the request body is sent as it is ({content_type}).\n");
+                quote!(Some(&BodySpec { json: false, members: &[], template: #template }))
+            }
+            None => quote!(None),
+        };
+        let list = !op.paging.is_null();
+        let index = op.index;
+        specs.push(quote! {
+            CommandSpec {
+                operation: &#krate::operations::ALL[#index],
+                name: #name,
+                aliases: &[#(#aliases),*],
+                about: #summary,
+                long_about: #description,
+                args: &[#(#args),*],
+                body: #body,
+                list: #list,
+            }
+        });
+        let method = format_ident!("{}", op.id);
+        let run = if list {
+            quote!(runner.list(call).await)
+        } else {
+            quote!(runner.one(call).await)
+        };
+        arms.push(quote! {
+            #name => {
+                let call = client.#method();
+                #(#setters)*
+                #run
+            }
+        });
+    }
+    let service_name = service.name;
+    let module = format_ident!("{}", service.name);
+    let body_spec = operations.iter().any(|op| op.body.is_some()).then(|| quote!(BodySpec,));
+    let file = quote! {
+        use crate::command::{ArgSpec, #body_spec CommandSpec, Kind, Place};
+        use crate::run::{Args, Outcome, Runner};
+        use crate::failure::Failure;
+        use vidplat::#module as #krate;
+
+        /// Every operation of the service, in the YAML's order.
+        pub static COMMANDS: &[CommandSpec] = &[#(#specs),*];
+
+        /// Sets the builder of the operation named `command` from `args` and hands it to `runner`.
+        pub async fn call(client: &#krate::Client, command: &str, args: &Args, runner: &Runner<'_>) -> Result<Outcome, Failure> {
+            match command {
+                #(#arms)*
+                other => Err(Failure::unknown_command(#service_name, other)),
+            }
+        }
+    };
+    let file: syn::File = syn::parse2(file)?;
+    Ok(format!(
+        "// @generated by `cargo xtask codegen` from openapi/{}.yaml and the client generated from it.\n\
+         // Do not edit: change the YAML or xtask/src/codegen/cli.rs and run `cargo xtask codegen`.\n\n{}",
+        service.name,
+        prettyplease::unparse(&file)
+    ))
+}
+
+/// `list_tasks` → `list-tasks`.
+fn kebab(id: &str) -> String {
+    id.trim_end_matches('_').replace('_', "-")
+}
+
+/// A schema with its `$ref` and single-part `allOf` folded in (the YAML wraps
+/// a `$ref` in `allOf` to describe it): the part's keys, then the schema's own.
+fn merged(spec: &Value, schema: &Value) -> Map<String, Value> {
+    let schema = resolve(spec, schema);
+    let mut out = Map::new();
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        out.extend(merged(spec, part));
+    }
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        if key != "allOf" {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    out
+}
+
+fn kind_of(schema: &Map<String, Value>) -> &'static str {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => "Integer",
+        Some("number") => "Number",
+        Some("boolean") => "Boolean",
+        Some("array") => "Array",
+        Some("object") => "Object",
+        Some(_) => "String",
+        None if schema.contains_key("properties") => "Object",
+        None if schema.contains_key("items") => "Array",
+        None => "String",
+    }
+}
+
+fn is_scalar(schema: &Map<String, Value>) -> bool {
+    matches!(kind_of(schema), "Integer" | "Number" | "Boolean" | "String")
+}
+
+/// One flag's `ArgSpec`: its kind, whether it repeats (a list), its enum values and help.
+fn arg_spec(
+    spec: &Value,
+    flag: &str,
+    key: &str,
+    place: TokenStream,
+    schema: &Map<String, Value>,
+    required: bool,
+    help: &str,
+) -> TokenStream {
+    let (element, repeated) = match schema.get("type").and_then(Value::as_str) {
+        Some("array") => (merged(spec, schema.get("items").unwrap_or(&Value::Null)), true),
+        _ => (schema.clone(), false),
+    };
+    let kind = format_ident!("{}", kind_of(&element));
+    let values: Vec<&str> = element
+        .get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    quote! {
+        ArgSpec {
+            flag: #flag,
+            key: #key,
+            place: Place::#place,
+            kind: Kind::#kind,
+            repeated: #repeated,
+            required: #required,
+            help: #help,
+            values: &[#(#values),*],
+        }
+    }
+}
+
+/// A flag's help: the description's first paragraph, then its rules and default.
+fn help_text(description: Option<&str>, spec: &Value, schema: &Map<String, Value>) -> String {
+    let first = description
+        .unwrap_or_default()
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = first.trim_end_matches('.').to_owned();
+    let rules = rules(spec, schema);
+    if !rules.is_empty() {
+        out.push_str(&format!(" [{}]", rules.join(", ")));
+    }
+    out
+}
+
+/// The rules of a value as the YAML states them: bounds, format and the server's default.
+fn rules(spec: &Value, schema: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    let own = crate::bounds::of_value(spec, &Value::Object(schema.clone()));
+    out.extend(own.iter().map(ToString::to_string));
+    if let Some(format) = schema.get("format").and_then(Value::as_str) {
+        out.push(format!("format {format}"));
+    }
+    if let Some(default) = schema.get("default") {
+        out.push(format!("server default {}", scalar_text(default)));
+    }
+    out
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Every member of the body, as `a.b[].c` with its kind: what `--set` may set.
+fn collect_members(
+    spec: &Value,
+    schema: &Value,
+    at: &str,
+    out: &mut Vec<(String, &'static str)>,
+    depth: usize,
+    seen: &mut BTreeSet<String>,
+) {
+    let reference = schema["$ref"].as_str().map(str::to_owned);
+    if depth > MAX_DEPTH || reference.as_ref().is_some_and(|r| seen.contains(r)) {
+        return;
+    }
+    if let Some(r) = &reference {
+        seen.insert(r.clone());
+    }
+    let merged_schema = merged(spec, schema);
+    let kind = kind_of(&merged_schema);
+    if !at.is_empty() {
+        out.push((at.to_owned(), kind));
+    }
+    match kind {
+        "Object" => {
+            for (name, property) in merged_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let path = if at.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{at}.{name}")
+                };
+                collect_members(spec, property, &path, out, depth + 1, seen);
+            }
+        }
+        "Array" => {
+            if let Some(items) = merged_schema.get("items") {
+                collect_members(spec, items, &format!("{at}[]"), out, depth + 1, seen);
+            }
+        }
+        _ => {}
+    }
+    if let Some(r) = &reference {
+        seen.remove(r);
+    }
+}
+
+/// The body template: YAML, every member with a placeholder, its description,
+/// rules and `x-gap` note as comments above it.
+fn template(spec: &Value, schema: &Value) -> String {
+    let mut out = String::new();
+    template_members(spec, schema, 0, &mut out, &mut BTreeSet::new());
+    out
+}
+
+fn template_members(spec: &Value, schema: &Value, indent: usize, out: &mut String, seen: &mut BTreeSet<String>) {
+    let reference = schema["$ref"].as_str().map(str::to_owned);
+    if indent / 2 > MAX_DEPTH || reference.as_ref().is_some_and(|r| seen.contains(r)) {
+        return;
+    }
+    if let Some(r) = &reference {
+        seen.insert(r.clone());
+    }
+    let object = merged(spec, schema);
+    let required: BTreeSet<&str> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let pad = " ".repeat(indent);
+    for (name, property) in object
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let member = merged(spec, property);
+        let kind = kind_of(&member);
+        let mut facts = vec![kind.to_lowercase()];
+        if required.contains(name.as_str()) {
+            facts.push("required".to_owned());
+        }
+        if let Some(values) = member.get("enum").and_then(Value::as_array) {
+            facts.push(format!(
+                "one of {}",
+                values.iter().map(scalar_text).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        facts.extend(rules(spec, &member));
+        let description = member
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push_str(&format!("{pad}# {name} ({})", facts.join("; ")));
+        if !description.is_empty() {
+            out.push_str(&format!(": {description}"));
+        }
+        out.push('\n');
+        if let Some(gap) = member.get("x-gap").and_then(Value::as_str) {
+            out.push_str(&format!(
+                "{pad}#   not shown in the documents: {}\n",
+                gap.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        match kind {
+            "Object" => {
+                out.push_str(&format!("{pad}{name}:\n"));
+                let before = out.len();
+                template_members(spec, property, indent + 2, out, seen);
+                if out.len() == before {
+                    out.truncate(before - 1);
+                    out.push_str(" {}\n");
+                }
+            }
+            "Array" => {
+                let items = member.get("items").cloned().unwrap_or(Value::Null);
+                let element = merged(spec, &items);
+                if kind_of(&element) == "Object" {
+                    let mut members = String::new();
+                    template_members(spec, &items, indent + 4, &mut members, seen);
+                    if members.is_empty() {
+                        out.push_str(&format!("{pad}{name}: [{{}}]\n"));
+                    } else {
+                        out.push_str(&format!("{pad}{name}:\n{pad}  -\n{members}"));
+                    }
+                } else {
+                    out.push_str(&format!("{pad}{name}: [{}]\n", placeholder(&element)));
+                }
+            }
+            _ => out.push_str(&format!("{pad}{name}: {}\n", placeholder(&member))),
+        }
+    }
+    if let Some(r) = &reference {
+        seen.remove(r);
+    }
+}
+
+/// A value of the member's kind: its default, its first enum value, or an empty one.
+fn placeholder(schema: &Map<String, Value>) -> String {
+    if let Some(default) = schema.get("default") {
+        return serde_json::to_string(default).unwrap_or_default();
+    }
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|v| v.first()) {
+        return serde_json::to_string(first).unwrap_or_default();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") | Some("number") => "0".to_owned(),
+        Some("boolean") => "false".to_owned(),
+        _ => "\"\"".to_owned(),
+    }
+}
