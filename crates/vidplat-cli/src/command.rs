@@ -34,7 +34,7 @@ pub enum Kind {
 /// One flag of an operation command.
 #[derive(Debug)]
 pub struct ArgSpec {
-    /// The long flag, without `--`.
+    /// The long flag, without `--` (a body member's gets `body-` before it where another flag has its name).
     pub flag: &'static str,
     /// The parameter's wire name, or the body member's name.
     pub key: &'static str,
@@ -47,6 +47,16 @@ pub struct ArgSpec {
     pub help: &'static str,
     /// The values the YAML enumerates (none: any value of the kind).
     pub values: &'static [&'static str],
+}
+
+impl ArgSpec {
+    /// The argument's id in clap's matches: a body member's never meets a flag of the same name.
+    pub fn id(&self) -> String {
+        match self.place {
+            Place::Body => format!("body.{}", self.key),
+            Place::Path | Place::Query | Place::Header => self.flag.to_owned(),
+        }
+    }
 }
 
 /// An operation's request body.
@@ -192,6 +202,8 @@ fn global_args() -> Vec<Arg> {
             Arg::new("login-id")
                 .long("login-id")
                 .value_name("ID")
+                // As the analytics operations' `login_id` parameter of the same id is parsed: one type for both.
+                .value_parser(parser_of(Kind::String))
                 .help("The account's login ID (else VIDPLAT_LOGIN_ID, else the profile's)"),
         ),
     ]
@@ -230,33 +242,29 @@ pub fn operation(spec: &'static CommandSpec) -> Command {
         long.push_str("\n\n");
         long.push_str(spec.long_about);
     }
-    let mut command = Command::new(spec.name)
-        .about(spec.about)
-        .long_about(long)
-        .visible_aliases(spec.aliases.iter().copied())
-        .args(spec.args.iter().map(flag));
+    // The flags every operation of its kind has, beside those of its own values.
+    let mut fixed = Vec::new();
     if let Some(body) = spec.body {
-        command = command
-            .arg(
-                Arg::new("body")
-                    .long("body")
-                    .value_name("@FILE|-")
-                    .help(if body.json {
-                        "The whole body: @file.json, @file.yaml, or - for JSON or YAML on stdin (flags and --set apply over it)"
-                    } else {
-                        "The body, sent as it is: @file, or - for stdin"
-                    })
-                    .help_heading("Body"),
-            )
-            .arg(
-                Arg::new("body-template")
-                    .long("body-template")
-                    .action(ArgAction::SetTrue)
-                    .help("Print a body with every member, its rule and what the documents do not show; send nothing")
-                    .help_heading("Body"),
-            );
+        fixed.push(
+            Arg::new("body")
+                .long("body")
+                .value_name("@FILE|-")
+                .help(if body.json {
+                    "The whole body: @file.json, @file.yaml, or - for JSON or YAML on stdin (flags and --set apply over it)"
+                } else {
+                    "The body, sent as it is: @file, or - for stdin"
+                })
+                .help_heading("Body"),
+        );
+        fixed.push(
+            Arg::new("body-template")
+                .long("body-template")
+                .action(ArgAction::SetTrue)
+                .help("Print a body with every member, its rule and what the documents do not show; send nothing")
+                .help_heading("Body"),
+        );
         if body.json {
-            command = command.arg(
+            fixed.push(
                 Arg::new("set")
                     .long("set")
                     .value_name("PATH=VALUE")
@@ -267,59 +275,76 @@ pub fn operation(spec: &'static CommandSpec) -> Command {
         }
     }
     if spec.list {
-        command = command
-            .arg(
-                Arg::new("all")
-                    .long("all")
-                    .action(ArgAction::SetTrue)
-                    .help("Every page, streamed row by row")
-                    .help_heading("Paging"),
-            )
-            .arg(
-                Arg::new("prefetch")
-                    .long("prefetch")
-                    .value_name("N")
-                    .value_parser(clap::value_parser!(u16).range(1..=64))
-                    .help(
-                        "Pages on the wire at once with --all, where the list says how many pages it has [default: 1]",
-                    )
-                    .help_heading("Paging"),
-            )
-            .arg(
-                Arg::new("max-items")
-                    .long("max-items")
-                    .value_name("N")
-                    .value_parser(clap::value_parser!(u64).range(1..))
-                    .help("Stop after this many rows")
-                    .help_heading("Paging"),
-            );
+        fixed.push(
+            Arg::new("all")
+                .long("all")
+                .action(ArgAction::SetTrue)
+                .help("Every page, streamed row by row")
+                .help_heading("Paging"),
+        );
+        fixed.push(
+            Arg::new("prefetch")
+                .long("prefetch")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u16).range(1..=64))
+                .help("Pages on the wire at once with --all, where the list says how many pages it has [default: 1]")
+                .help_heading("Paging"),
+        );
+        fixed.push(
+            Arg::new("max-items")
+                .long("max-items")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .help("Stop after this many rows")
+                .help_heading("Paging"),
+        );
     }
     if meta.id == "register_task" {
-        command = command
-            .arg(
-                Arg::new("wait")
-                    .long("wait")
-                    .action(ArgAction::SetTrue)
-                    .help("Wait for the registered tasks to end: each status on stderr, the final tasks on stdout (exit 4 when one fails)"),
-            )
-            .arg(poll_interval());
-    }
-    command
-        .arg(
-            Arg::new("dry-run")
-                .long("dry-run")
+        fixed.push(
+            Arg::new("wait")
+                .long("wait")
                 .action(ArgAction::SetTrue)
-                .help("Print the request that would be sent (the key redacted) and send nothing")
-                .help_heading("Seeing the call"),
-        )
-        .arg(
-            Arg::new("print")
-                .long("print")
-                .value_name("FORM")
-                .value_parser(["curl"])
-                .help("Print the request as a curl command (the key as $VIDPLAT_API_KEY) and send nothing")
-                .help_heading("Seeing the call"),
-        )
+                .help("Wait for the registered tasks to end: each status on stderr, the final tasks on stdout (exit 4 when one fails)"),
+        );
+        fixed.push(poll_interval());
+    }
+    fixed.push(
+        Arg::new("dry-run")
+            .long("dry-run")
+            .action(ArgAction::SetTrue)
+            .help("Print the request that would be sent (the key redacted) and send nothing")
+            .help_heading("Seeing the call"),
+    );
+    fixed.push(
+        Arg::new("print")
+            .long("print")
+            .value_name("FORM")
+            .value_parser(["curl"])
+            .help("Print the request as a curl command (the key as $VIDPLAT_API_KEY) and send nothing")
+            .help_heading("Seeing the call"),
+    );
+    // A body member named like another flag of the command is `--body-<name>`.
+    let globals = global_args();
+    let taken: Vec<&str> = globals
+        .iter()
+        .chain(&fixed)
+        .filter_map(Arg::get_long)
+        .chain(spec.args.iter().filter(|a| a.place != Place::Body).map(|a| a.flag))
+        .collect();
+    let values: Vec<Arg> = spec
+        .args
+        .iter()
+        .map(|arg| match arg.place {
+            Place::Body if taken.contains(&arg.flag) => flag(arg, format!("body-{}", arg.flag)),
+            _ => flag(arg, arg.flag.to_owned()),
+        })
+        .collect();
+    Command::new(spec.name)
+        .about(spec.about)
+        .long_about(long)
+        .visible_aliases(spec.aliases.iter().copied())
+        .args(values)
+        .args(fixed)
 }
 
 /// `--poll-interval`, for the commands that wait.
@@ -331,9 +356,9 @@ pub fn poll_interval() -> Arg {
         .help("First pause between polls; it grows to 30 s [default: 1s]")
 }
 
-fn flag(spec: &'static ArgSpec) -> Arg {
-    let mut arg = Arg::new(spec.flag)
-        .long(spec.flag)
+fn flag(spec: &'static ArgSpec, long: String) -> Arg {
+    let mut arg = Arg::new(spec.id())
+        .long(long)
         .help(spec.help)
         .required(spec.required)
         .value_name(value_name(spec));
@@ -370,7 +395,11 @@ fn parser(spec: &'static ArgSpec) -> ValueParser {
     if !spec.values.is_empty() {
         return ValueParser::new(PossibleValuesParser::new(spec.values).map(Value::String));
     }
-    let kind = spec.kind;
+    parser_of(spec.kind)
+}
+
+/// Text to the JSON value of `kind`.
+fn parser_of(kind: Kind) -> ValueParser {
     ValueParser::new(move |text: &str| -> Result<Value, String> { scalar(kind, text) })
 }
 

@@ -53,14 +53,9 @@ pub fn client_builder(matches: &ArgMatches) -> Result<ClientBuilder, Failure> {
     }))
 }
 
-/// `--login-id`: the global flag, or an analytics operation's parameter of the same name (typed as its JSON value).
-fn login_id(matches: &ArgMatches) -> Option<String> {
-    match matches.try_get_one::<String>("login-id") {
-        Ok(login) => login.cloned(),
-        Err(_) => matches
-            .try_get_one::<serde_json::Value>("login-id")
-            .ok()
-            .flatten()
-            .and_then(|v| v.as_str().map(str::to_owned)),
-    }
+/// `--login-id`: the global flag, or an analytics operation's parameter of the same id (both JSON text).
+pub fn login_id(matches: &ArgMatches) -> Option<String> {
+    matches
+        .get_one::<serde_json::Value>("login-id")
+        .and_then(|v| v.as_str().map(str::to_owned))
 }

@@ -330,16 +330,10 @@ fn page_id(url: &str) -> Option<String> {
     let url = reqwest::Url::parse(url).ok()?;
     let mut segments = url.path_segments()?;
     (segments.next()? == "pages").then_some(())?;
-    let id = segments.next()?;
-    let decoded = percent_decode(id);
-    (!decoded.is_empty()).then_some(decoded)
-}
-
-fn percent_decode(text: &str) -> String {
-    reqwest::Url::parse(&format!("http://x/?v={text}"))
-        .ok()
-        .and_then(|u| u.query_pairs().next().map(|(_, v)| v.into_owned()))
-        .unwrap_or_default()
+    let id = percent_encoding::percent_decode_str(segments.next()?)
+        .decode_utf8()
+        .ok()?;
+    (!id.is_empty()).then(|| id.into_owned())
 }
 
 /// `analytics quota`.
@@ -378,7 +372,7 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
                 encoder_url: flag("encoder-url"),
                 vms_url: flag("vms-url"),
                 analytics_url: flag("analytics-url"),
-                login_id: flag("login-id"),
+                login_id: crate::config::login_id(global),
                 quota_store: sub.get_one::<String>("quota-store").cloned(),
                 total_timeout_secs: sub.get_one::<Duration>("total-timeout").map(Duration::as_secs),
                 ..Profile::default()
@@ -536,4 +530,21 @@ fn sim_in_background(port: u16, fast: bool, io: &mut Io<'_>) -> Result<(), Failu
     writeln!(io.stdout, "export VIDPLAT_SIM_PID={}", child.id())?;
     writeln!(io.stdout, "# stop it with: kill $VIDPLAT_SIM_PID")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_id;
+
+    #[test]
+    fn the_page_id_is_the_decoded_segment_after_pages() {
+        assert_eq!(
+            page_id("https://v.example.com/pages/pg%2D1?expires=1").as_deref(),
+            Some("pg-1")
+        );
+        assert_eq!(page_id("https://v.example.com/other/pg-1"), None);
+        assert_eq!(page_id("https://v.example.com/pages/"), None);
+        assert_eq!(page_id("https://v.example.com/pages/%FF"), None, "not UTF-8");
+        assert_eq!(page_id("not a url"), None);
+    }
 }

@@ -33,7 +33,7 @@ impl Args {
         let mut members = Map::new();
         for arg in spec.args {
             let values: Vec<Value> = matches
-                .get_many::<Value>(arg.flag)
+                .get_many::<Value>(&arg.id())
                 .map(|v| v.cloned().collect())
                 .unwrap_or_default();
             if values.is_empty() {

@@ -380,7 +380,11 @@ fn with_quota_store(
     profile: &Profile,
     url: &str,
 ) -> Result<ClientBuilder, ProfileError> {
-    let account = profile.login_id.as_deref().unwrap_or(name);
+    // The quota is the account's: its login ID names it in the store (a profile's name would not).
+    let account = profile.login_id.as_deref().ok_or_else(|| ProfileError::Unusable {
+        name: name.to_owned(),
+        reason: "a quota store needs the profile's login_id (the account whose quota it counts)".to_owned(),
+    })?;
     let store = vidplat_core::RedisQuota::new(url, account).map_err(|e| ProfileError::Unusable {
         name: name.to_owned(),
         reason: format!("quota store: {e}"),
@@ -407,5 +411,61 @@ impl crate::Client {
 impl From<ProfileError> for Error {
     fn from(error: ProfileError) -> Self {
         Error::Profile(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(feature = "redis")]
+    #[test]
+    fn a_quota_store_needs_the_account_it_counts_for() {
+        let profile = Profile {
+            quota_store: Some("redis://127.0.0.1:6379".to_owned()),
+            ..Profile::default()
+        };
+        let refused = ClientBuilder::default()
+            .profile("prod", &profile)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "profile `prod`: a quota store needs the profile's login_id (the account whose quota it counts)"
+        );
+        let with_account = Profile {
+            login_id: Some("me@acct".to_owned()),
+            ..profile
+        };
+        assert!(ClientBuilder::default().profile("prod", &with_account).is_ok());
+    }
+
+    #[test]
+    fn a_route_is_method_then_path() {
+        let mut profile = Profile::default();
+        profile
+            .routes
+            .insert("get_task".to_owned(), "FETCH /v1/tasks/{task-id}".to_owned());
+        let refused = ClientBuilder::default()
+            .profile("prod", &profile)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("route of `get_task` is not `METHOD /path`"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn debug_shows_no_key_and_no_credentials_in_urls() {
+        let profile = Profile {
+            quota_store: Some("redis://user:hunter2@cache:6379".to_owned()),
+            api_key: Some(SecretString::from("key-123")),
+            ..Profile::default()
+        };
+        let shown = format!("{profile:?}");
+        assert!(!shown.contains("hunter2") && !shown.contains("key-123"), "{shown}");
     }
 }

@@ -16,32 +16,6 @@ use quote::{format_ident, quote};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
-/// Flags every operation command has; a body member of the same name gets `--body-<name>`.
-const GLOBAL_FLAGS: [&str; 22] = [
-    "all",
-    "api-key-file",
-    "body",
-    "body-template",
-    "columns",
-    "debug",
-    "dry-run",
-    "help",
-    "max-items",
-    "output",
-    "prefetch",
-    "print",
-    "profile",
-    "quota",
-    "set",
-    "timeout",
-    "wait",
-    "encoder-url",
-    "vms-url",
-    "analytics-url",
-    "login-id",
-    "version",
-];
-
 /// How deep the body template and member list follow nested objects.
 const MAX_DEPTH: usize = 8;
 
@@ -61,7 +35,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             .filter_map(|a| a["operationId"].as_str().map(kebab))
             .collect();
         let yaml_params = parameters(spec, &op.path, yaml);
-        let mut flags = BTreeSet::new();
         let mut args = Vec::new();
         let mut setters = Vec::new();
         for param in &op.params {
@@ -70,7 +43,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 .find(|p| p["name"].as_str() == Some(param.name.as_str()))
                 .with_context(|| format!("{}: parameter {}", op.id, param.name))?;
             let flag = param.field.to_string().trim_end_matches('_').replace('_', "-");
-            flags.insert(flag.clone());
             let schema = merged(spec, &yaml_param["schema"]);
             let place = match param.location {
                 Location::Path => quote!(Path),
@@ -117,13 +89,8 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                     if !is_scalar(&property) {
                         continue;
                     }
-                    let plain = kebab(member);
-                    let flag = if flags.contains(&plain) || GLOBAL_FLAGS.contains(&plain.as_str()) {
-                        format!("body-{plain}")
-                    } else {
-                        plain
-                    };
-                    flags.insert(flag.clone());
+                    // A name another flag of the command has becomes `--body-<name>` (command.rs).
+                    let flag = kebab(member);
                     let help = help_text(property.get("description").and_then(Value::as_str), spec, &property);
                     // Never required as a flag: the body may come whole from `--body`.
                     args.push(arg_spec(spec, &flag, member, quote!(Body), &property, false, &help));
