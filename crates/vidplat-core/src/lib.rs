@@ -38,7 +38,7 @@ pub use open_enum::ServiceErrorCode;
 pub use operation::{Operation, Paginated};
 pub use paged::{PagePosition, Paged, PagingStyle};
 pub use patch::Patch;
-pub use period::{Period, PeriodError};
+pub use period::{Period, PeriodError, ReportPeriod};
 pub use prepared::{Prepared, Rows};
 pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
 pub use quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};

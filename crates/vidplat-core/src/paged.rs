@@ -77,6 +77,25 @@ pub enum PagePosition {
     Offset(u64),
 }
 
+impl PagePosition {
+    /// The position of the page after this one, which held `rows` rows: the
+    /// next page number, the next window of ranks as wide as this one, or the
+    /// offset past the rows received. `None` past the largest position.
+    pub fn after(self, rows: usize) -> Option<PagePosition> {
+        match self {
+            PagePosition::Number(n) => n.checked_add(1).map(PagePosition::Number),
+            PagePosition::Ranks { start, end } => {
+                let width = end.get().checked_sub(start.get())?.checked_add(1)?;
+                Some(PagePosition::Ranks {
+                    start: end.checked_add(1)?,
+                    end: end.checked_add(width)?,
+                })
+            }
+            PagePosition::Offset(offset) => offset.checked_add(u64::try_from(rows).ok()?).map(PagePosition::Offset),
+        }
+    }
+}
+
 /// A builder's query value as a count, if the caller set one (generated code).
 #[doc(hidden)]
 pub fn paging_field<T: Copy + TryInto<u64>>(field: &Result<Option<T>, Refusal>) -> Option<u64> {

@@ -8,6 +8,17 @@ use crate::time::{japan_offset, Timestamp};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use std::fmt;
 
+/// A report builder that takes a period of days: the generated analytics
+/// builders with a `.period(p)`. The exporter (`vidplat-export`) is generic
+/// over it.
+pub trait ReportPeriod: Sized {
+    /// The same request over `period` (the builder's own `.period(p)`).
+    fn with_period(self, period: Period) -> Self;
+
+    /// The runtime the builder's client sends through (its quota among others).
+    fn runtime(&self) -> &crate::runtime::Runtime;
+}
+
 /// Whole days in Japan time, from `first` to `last` inclusive.
 ///
 /// ```

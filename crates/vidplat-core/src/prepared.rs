@@ -140,7 +140,11 @@ where
             Reading::WhileArriving => Ok(Rows::Arriving(RowReceiver::start(self.exchange().await?))),
             Reading::Whole | Reading::Empty => {
                 let page = self.send().await?.into_inner();
-                Ok(Rows::Decoded(page.into_items().into_iter()))
+                let truncated = page.truncated();
+                Ok(Rows::Decoded {
+                    rows: page.into_items().into_iter(),
+                    truncated,
+                })
             }
         }
     }
@@ -152,7 +156,12 @@ pub enum Rows<R> {
     /// Decoded while the answer arrives.
     Arriving(RowReceiver<R>),
     /// From a page decoded whole.
-    Decoded(std::vec::IntoIter<R>),
+    Decoded {
+        /// The rows not yet read.
+        rows: std::vec::IntoIter<R>,
+        /// The page's `truncated`, where it has one.
+        truncated: Option<bool>,
+    },
 }
 
 impl<R: DeserializeOwned + Send + 'static> Rows<R> {
@@ -160,7 +169,17 @@ impl<R: DeserializeOwned + Send + 'static> Rows<R> {
     pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<R, CallFailure>>> {
         match self {
             Rows::Arriving(rows) => rows.poll_next(cx),
-            Rows::Decoded(rows) => Poll::Ready(rows.next().map(Ok)),
+            Rows::Decoded { rows, .. } => Poll::Ready(rows.next().map(Ok)),
+        }
+    }
+
+    /// The answer's `truncated` (further rows exist), once every row has been
+    /// read; `None` before that, or when the answer has none. A paginator needs
+    /// it to know whether to ask for the next page.
+    pub fn truncated(&self) -> Option<bool> {
+        match self {
+            Rows::Arriving(rows) => rows.truncated(),
+            Rows::Decoded { rows, truncated } => truncated.filter(|_| rows.len() == 0),
         }
     }
 }

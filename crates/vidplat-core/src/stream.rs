@@ -26,6 +26,7 @@ use bytes::{Buf, Bytes};
 use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::io::{BufReader, Read};
 use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
@@ -153,6 +154,8 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
 pub struct RowReceiver<R> {
     rows: mpsc::Receiver<Result<Vec<R>, CallFailure>>,
     batch: std::vec::IntoIter<R>,
+    /// The envelope's `truncated`, set by the decoder before it closes the channel.
+    truncated: Arc<OnceLock<bool>>,
 }
 
 impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
@@ -161,6 +164,8 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
     /// is read; dropping the receiver stops the reading.
     pub(crate) fn start(exchange: Exchange) -> Self {
         let (tx, rows) = mpsc::channel(BATCHES_IN_FLIGHT);
+        let truncated = Arc::new(OnceLock::new());
+        let seen_truncated = truncated.clone();
         tokio::spawn(async move {
             let Exchange {
                 response,
@@ -175,6 +180,7 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                 let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {
                     rows: &sender,
+                    truncated: &seen_truncated,
                     row: PhantomData,
                 };
                 match seed.deserialize(serde_path_to_error::Deserializer::new(&mut deserializer, &mut track)) {
@@ -194,7 +200,14 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
         Self {
             rows,
             batch: Vec::new().into_iter(),
+            truncated,
         }
+    }
+
+    /// The answer's `truncated` (further rows exist), once every row has been
+    /// read; `None` before that, or when the answer has no boolean `truncated`.
+    pub fn truncated(&self) -> Option<bool> {
+        self.truncated.get().copied()
     }
 
     /// The next row, a failure (then nothing more), or `None` at the end.
@@ -224,6 +237,7 @@ const STOPPED: &str = "the row stream was dropped";
 /// soon as it is decoded; the other members are skipped.
 struct Envelope<'a, R> {
     rows: &'a mpsc::Sender<Result<Vec<R>, CallFailure>>,
+    truncated: &'a OnceLock<bool>,
     row: PhantomData<R>,
 }
 
@@ -248,6 +262,11 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Envelope<'_, R> {
             if key == "data" && !seen {
                 seen = true;
                 map.next_value_seed(Rows { rows: self.rows })?;
+            } else if key == "truncated" {
+                // Read tolerantly: anything but a boolean says nothing.
+                if let serde_json::Value::Bool(truncated) = map.next_value::<serde_json::Value>()? {
+                    let _ = self.truncated.set(truncated);
+                }
             } else {
                 map.next_value::<serde::de::IgnoredAny>()?;
             }

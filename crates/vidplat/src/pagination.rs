@@ -449,25 +449,10 @@ fn sequential<'a, O: Paginated + 'a>(
     stream::try_unfold((operation, Some(first)), move |(operation, next)| async move {
         let Some(at) = next else { return Ok(None) };
         let page = fetch(operation.clone(), at, None).await?;
-        let next = if more(&page) { following(at, page.len()) } else { None };
+        let next = if more(&page) { at.after(page.len()) } else { None };
         Ok(Some((page, (operation, next))))
     })
     .boxed()
-}
-
-/// The position after `at`, whose page held `rows` rows.
-fn following(at: PagePosition, rows: usize) -> Option<PagePosition> {
-    match at {
-        PagePosition::Number(n) => n.checked_add(1).map(PagePosition::Number),
-        PagePosition::Ranks { start, end } => {
-            let width = end.get().checked_sub(start.get())?.checked_add(1)?;
-            Some(PagePosition::Ranks {
-                start: end.checked_add(1)?,
-                end: end.checked_add(width)?,
-            })
-        }
-        PagePosition::Offset(offset) => offset.checked_add(u64::try_from(rows).ok()?).map(PagePosition::Offset),
-    }
 }
 
 #[cfg(test)]
@@ -533,11 +518,11 @@ mod tests {
     #[test]
     fn positions_follow_each_style() {
         assert_eq!(
-            following(PagePosition::Number(n(3)), 10),
+            PagePosition::after(PagePosition::Number(n(3)), 10),
             Some(PagePosition::Number(n(4)))
         );
         assert_eq!(
-            following(
+            PagePosition::after(
                 PagePosition::Ranks {
                     start: n(1),
                     end: n(100)
@@ -551,12 +536,12 @@ mod tests {
         );
         // The next offset counts the rows received, not the limit asked for.
         assert_eq!(
-            following(PagePosition::Offset(1000), 998),
+            PagePosition::after(PagePosition::Offset(1000), 998),
             Some(PagePosition::Offset(1998))
         );
-        assert_eq!(following(PagePosition::Number(NonZeroU64::MAX), 1), None);
+        assert_eq!(PagePosition::after(PagePosition::Number(NonZeroU64::MAX), 1), None);
         assert_eq!(
-            following(
+            PagePosition::after(
                 PagePosition::Ranks {
                     start: n(1),
                     end: NonZeroU64::MAX

@@ -80,7 +80,7 @@ impl<R> std::fmt::Debug for RowStream<'_, R> {
         let state = match &self.state {
             State::Starting(_) => "sending",
             State::Reading(vidplat_core::Rows::Arriving(_)) => "reading rows as they arrive",
-            State::Reading(vidplat_core::Rows::Decoded(_)) => "reading a decoded page",
+            State::Reading(vidplat_core::Rows::Decoded { .. }) => "reading a decoded page",
             State::Done => "done",
         };
         f.debug_struct("RowStream").field("state", &state).finish()
