@@ -219,9 +219,15 @@ const FORBIDDEN_C_BUILDS: [&str; 6] = [
 ];
 
 /// What a user's build compiles, read from `cargo tree` (nothing is built):
-/// the SDK with every feature, and the simulator as a dev-dependency brings it.
+/// the SDK and the exporter with every feature, the simulator as a
+/// dev-dependency brings it, and the command line as `cargo install` builds it.
 fn no_large_c_builds() -> Result<()> {
-    for args in [&["-p", "vidplat", "--all-features"][..], &["-p", "vidplat-sim"]] {
+    for args in [
+        &["-p", "vidplat", "--all-features"][..],
+        &["-p", "vidplat-sim"],
+        &["-p", "vidplat-export", "--all-features"],
+        &["-p", "vidplat-cli"],
+    ] {
         let output = crate::services::cargo()
             .args(["tree", "-e", "normal,build", "--prefix", "none", "--format", "{p}"])
             .args(args)

@@ -20354,6 +20354,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByContentCategory<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicQuery<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20361,6 +20369,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicQuery<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicByTimePeriod<'a> {
@@ -20372,6 +20388,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByTimePeriod<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicAudienceRating<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20379,6 +20403,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicAudienceRating<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicReaction<'a> {
@@ -20390,6 +20422,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicReaction<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicByEnvironment<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20397,6 +20437,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByEnvironment<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicViewingHistory<'a> {
@@ -20408,6 +20456,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicViewingHistory<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicByOs<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20415,6 +20471,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByOs<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicByRegion<'a> {
@@ -20426,6 +20490,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByRegion<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicBySite<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20433,6 +20505,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicBySite<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicViewingSituation<'a> {
@@ -20444,6 +20524,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicViewingSituation<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicByContentTitle<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20451,6 +20539,14 @@ pub mod builder {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
             self.start_interval(start).end_interval(end)
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitle<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> BasicByContentTitleAndUser<'a> {
@@ -20462,6 +20558,14 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitleAndUser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> BasicByUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
@@ -20471,11 +20575,27 @@ pub mod builder {
             self.start_interval(start).end_interval(end)
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for BasicByUser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudActiveUsers<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudActiveUsers<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudByBrowser<'a> {
@@ -20485,11 +20605,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByBrowser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudByContentCategory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByContentCategory<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudQuery<'a> {
@@ -20499,11 +20635,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudQuery<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudByTimePeriod<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByTimePeriod<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudEngagement<'a> {
@@ -20513,11 +20665,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudEngagement<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudViewingHistory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudViewingHistory<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudByContentName<'a> {
@@ -20527,11 +20695,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByContentName<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudByContentNameAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByContentNameAndUser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudByOs<'a> {
@@ -20541,11 +20725,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByOs<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudReaction<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudReaction<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudByRegion<'a> {
@@ -20555,11 +20755,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByRegion<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudBySite<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudBySite<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudViewingSituation<'a> {
@@ -20569,11 +20785,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudViewingSituation<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudByContentTitle<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitle<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
     impl<'a> CloudByContentTitleAndUser<'a> {
@@ -20583,6 +20815,14 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitleAndUser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudUserCountsLegacy<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
@@ -20590,11 +20830,27 @@ pub mod builder {
             self.start(period.start()).end(period.end())
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudUserCountsLegacy<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
     impl<'a> CloudByUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
+        }
+    }
+    impl<'a> ::vidplat_core::ReportPeriod for CloudByUser<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
         }
     }
 }

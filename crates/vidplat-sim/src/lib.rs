@@ -165,6 +165,8 @@ pub(crate) struct Shared {
     pub config: Arc<SimConfig>,
     pub keys: Arc<auth::Keys>,
     pub analytics_stats: Arc<AnalyticsStats>,
+    /// Seconds the analytics service's clock runs ahead of the wall clock.
+    pub analytics_clock_ahead: Arc<std::sync::atomic::AtomicI64>,
 }
 
 /// A running simulator. Dropping it stops the server.
@@ -186,6 +188,7 @@ pub struct Simulator {
     faults: Arc<faults::Faults>,
     time_zone: chrono::FixedOffset,
     analytics_stats: Arc<AnalyticsStats>,
+    analytics_clock_ahead: Arc<std::sync::atomic::AtomicI64>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -232,10 +235,12 @@ impl Simulator {
         let address = listener.local_addr()?;
         let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
         let analytics_stats = Arc::new(AnalyticsStats::default());
+        let analytics_clock_ahead = Arc::new(std::sync::atomic::AtomicI64::new(0));
         let shared = Shared {
             config: Arc::new(config),
             keys: keys.clone(),
             analytics_stats: analytics_stats.clone(),
+            analytics_clock_ahead: analytics_clock_ahead.clone(),
         };
         let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared, faults.clone()));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -253,8 +258,19 @@ impl Simulator {
             faults,
             time_zone,
             analytics_stats,
+            analytics_clock_ahead,
             shutdown: Some(shutdown),
         })
+    }
+
+    /// Moves the analytics service's clock forward by `by` (and keeps it
+    /// there): its "today", its per-minute windows and its month, so that a
+    /// test sees the month's quota turn without waiting for it. The other
+    /// services keep the wall clock.
+    pub fn advance_analytics_clock(&self, by: Duration) {
+        let seconds = i64::try_from(by.as_secs()).unwrap_or(i64::MAX);
+        self.analytics_clock_ahead
+            .fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// What the analytics service saw across all connections: the largest

@@ -29381,6 +29381,14 @@ pub mod builder {
                 .end(::vidplat_core::Date::from(period.last()))
         }
     }
+    impl<'a> ::vidplat_core::ReportPeriod for GetContentStatistics<'a> {
+        fn with_period(self, period: ::vidplat_core::Period) -> Self {
+            self.period(period)
+        }
+        fn runtime(&self) -> &::vidplat_core::Runtime {
+            self.client.runtime()
+        }
+    }
 }
 /// Every operation of this service as the YAML describes it: the runtime's
 /// source for routes (and their overrides), authentication, quotas, bounds,

@@ -24,6 +24,7 @@ mod conversions;
 mod driver;
 mod enums;
 mod expect;
+mod export;
 mod from_read;
 mod index;
 mod keep;
@@ -90,6 +91,10 @@ pub fn run(check: bool) -> Result<()> {
             ),
         ];
         stale.extend(write_or_check(outputs, check)?);
+        if let Some(exports) = generated.exports {
+            let path = repo_root().join("crates/vidplat-export/src/generated.rs");
+            stale.extend(write_or_check([(path, exports)], check)?);
+        }
     }
     let index = [(
         repo_root().join("crates/vidplat/src/operations.md"),
@@ -122,6 +127,8 @@ pub struct Generated {
     pub driver: String,
     /// `crates/vidplat-cli/src/generated/<service>.rs`.
     pub commands: String,
+    /// `crates/vidplat-export/src/generated.rs` (analytics only).
+    pub exports: Option<String>,
     /// The service's rows of the operation index.
     pub rows: Vec<index::Row>,
     /// Each pass and the sites it changed.
@@ -178,6 +185,10 @@ pub fn generate(service: &Service) -> Result<Generated> {
     file.items.extend(aliases::alias_methods(&spec)?);
     file.items.extend(from_read::modify_methods(&spec, &operations)?);
 
+    let exports = match service.name {
+        "analytics" => Some(export::render(&spec, &operations, &file)?),
+        _ => None,
+    };
     let driver = driver::render(service, &spec, &operations)?;
     let commands = cli::render(service, &spec, &operations)?;
     let rows = index::rows(service.name, &operations, &spec);
@@ -192,6 +203,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
         client: header + &prettyplease::unparse(&file),
         driver,
         commands,
+        exports,
         rows,
         passes,
     })

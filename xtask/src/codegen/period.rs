@@ -2,7 +2,8 @@
 //! days: the basic edition's `start_interval`/`end_interval` (days relative to
 //! today in Japan), the cloud edition's `start`/`end` timestamps (Japan time)
 //! or a `start`/`end` pair of dates, set from one `vidplat_core::Period`. An operation whose pair cannot take whole
-//! days (the 15-minute real-time window) says `x-period: none`.
+//! days (the 15-minute real-time window) says `x-period: none`. The same
+//! builders implement `vidplat_core::ReportPeriod`, which the exporter is generic over.
 
 use crate::codegen::model::{Location, Operation};
 use crate::codegen::syntax::is_named;
@@ -74,6 +75,16 @@ pub fn period_methods(operations: &[Operation]) -> Result<Vec<syn::Item>> {
         items.push(syn::parse2(quote! {
             impl<'a> #name<'a> {
                 #body
+            }
+        })?);
+        items.push(syn::parse2(quote! {
+            impl<'a> ::vidplat_core::ReportPeriod for #name<'a> {
+                fn with_period(self, period: ::vidplat_core::Period) -> Self {
+                    self.period(period)
+                }
+                fn runtime(&self) -> &::vidplat_core::Runtime {
+                    self.client.runtime()
+                }
             }
         })?);
     }

@@ -196,7 +196,7 @@ impl Api {
         };
         let context = Context {
             seed: shared.config.seed,
-            now: clock::now(),
+            now: clock::now() + shared.analytics_clock_ahead.load(std::sync::atomic::Ordering::Relaxed),
             login_id: &shared.keys.login_id,
         };
         let answer = match query.and_then(|QueryParams(query)| operation(&context, query)) {

@@ -1,0 +1,27 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+#[cfg(feature = "arrow")]
+mod arrow;
+mod export;
+// Written by `cargo xtask codegen`, formatted by prettyplease.
+#[rustfmt::skip]
+mod generated;
+#[cfg(feature = "parquet")]
+mod parquet;
+pub mod plan;
+mod report;
+pub mod schema;
+mod sink;
+mod state;
+
+pub use export::{
+    Export, ExportError, ExportReport, FailedChunk, Pause, Progress, Summary, DEFAULT_CHUNK_DAYS,
+    DEFAULT_MAX_PAGES_PER_CHUNK,
+};
+pub use generated::{run_named, RunNamed, REPORTS};
+pub use plan::{Chunk, Plan};
+pub use report::{Report, ReportInfo, Row, Split};
+pub use schema::{Column, ColumnKind, Value, LINEAGE as LINEAGE_COLUMNS};
+pub use sink::{FilePartition, Files, Format, Partition, PartitionSink, RowSink, SinkError, DEFAULT_ROWS_PER_GROUP};
+pub use state::{ExportState, StateError};

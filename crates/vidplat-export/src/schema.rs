@@ -1,0 +1,278 @@
+//! The columns of a report's rows, declared once (generated from the YAML),
+//! and the values a row gives them.
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone as _};
+use std::fmt;
+
+/// What a column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ColumnKind {
+    /// Text.
+    Text,
+    /// One of the values an open enum documents, or any other the service
+    /// sends (kept as it came): dictionary-encoded text in Arrow and Parquet.
+    OpenEnum,
+    /// A 64-bit integer.
+    Integer,
+    /// A 64-bit float.
+    Float,
+    /// A boolean.
+    Boolean,
+    /// A moment, in Japan time (+09:00).
+    Timestamp,
+    /// A day in Japan.
+    Date,
+    /// A nested member (an array or an object), as its JSON text.
+    Json,
+}
+
+impl ColumnKind {
+    /// The kind's name in the schema snapshot and the plan.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColumnKind::Text => "text",
+            ColumnKind::OpenEnum => "open enum",
+            ColumnKind::Integer => "integer",
+            ColumnKind::Float => "float",
+            ColumnKind::Boolean => "boolean",
+            ColumnKind::Timestamp => "timestamp (+09:00)",
+            ColumnKind::Date => "date",
+            ColumnKind::Json => "json",
+        }
+    }
+}
+
+/// One column: its name, kind, whether it may be empty, and the YAML's description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// The row member's name (or the lineage column's).
+    pub name: &'static str,
+    /// What it holds.
+    pub kind: ColumnKind,
+    /// Whether a row may leave it empty (null).
+    pub nullable: bool,
+    /// The YAML's description of the member.
+    pub description: &'static str,
+}
+
+/// The columns the exporter adds after a report's own: where each row came from.
+pub const LINEAGE: [Column; 4] = [
+    Column {
+        name: "export_report",
+        kind: ColumnKind::Text,
+        nullable: false,
+        description: "The report (operation id) the row was read from.",
+    },
+    Column {
+        name: "export_chunk_first",
+        kind: ColumnKind::Date,
+        nullable: false,
+        description: "The first day of the period the row was asked for in (Japan time).",
+    },
+    Column {
+        name: "export_chunk_last",
+        kind: ColumnKind::Date,
+        nullable: false,
+        description: "The last day of the period the row was asked for in (Japan time).",
+    },
+    Column {
+        name: "export_fetched_at",
+        kind: ColumnKind::Timestamp,
+        nullable: false,
+        description: "When the row's period was fetched (Japan time).",
+    },
+];
+
+/// One value of a row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// No value.
+    Null,
+    /// Text, or an open enum's value.
+    Text(&'a str),
+    /// An integer.
+    Integer(i64),
+    /// A float.
+    Float(f64),
+    /// A boolean.
+    Boolean(bool),
+    /// A moment in Japan time.
+    Timestamp(DateTime<FixedOffset>),
+    /// A day.
+    Date(NaiveDate),
+    /// A nested member's JSON text.
+    Json(String),
+}
+
+impl Value<'_> {
+    /// The value as CSV or NDJSON text writes it (`None` for null): RFC 3339
+    /// timestamps with their +09:00 offset, ISO dates.
+    pub fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        Some(match self {
+            Value::Null => return None,
+            Value::Text(text) => Cow::Borrowed(*text),
+            Value::Integer(n) => Cow::Owned(n.to_string()),
+            Value::Float(x) => Cow::Owned(x.to_string()),
+            Value::Boolean(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+            Value::Timestamp(at) => Cow::Owned(at.to_rfc3339()),
+            Value::Date(day) => Cow::Owned(day.to_string()),
+            Value::Json(json) => Cow::Borrowed(json.as_str()),
+        })
+    }
+}
+
+/// A row member's value: implemented for the member types of the generated rows.
+pub trait Cell {
+    /// The member as a value.
+    fn cell(&self) -> Value<'_>;
+}
+
+impl Cell for String {
+    fn cell(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Cell for i64 {
+    fn cell(&self) -> Value<'_> {
+        Value::Integer(*self)
+    }
+}
+
+impl Cell for f64 {
+    fn cell(&self) -> Value<'_> {
+        Value::Float(*self)
+    }
+}
+
+impl Cell for bool {
+    fn cell(&self) -> Value<'_> {
+        Value::Boolean(*self)
+    }
+}
+
+impl<T: Cell> Cell for Option<T> {
+    fn cell(&self) -> Value<'_> {
+        self.as_ref().map_or(Value::Null, Cell::cell)
+    }
+}
+
+impl<T: serde::Serialize> Cell for Vec<T> {
+    fn cell(&self) -> Value<'_> {
+        json(self)
+    }
+}
+
+/// A nested member as its JSON text (generated rows' nested members).
+pub fn json<T: serde::Serialize + ?Sized>(member: &T) -> Value<'static> {
+    // Serialising a decoded value cannot fail (no map has non-string keys).
+    serde_json::to_string(member).map_or(Value::Null, Value::Json)
+}
+
+/// A time member's text that is not a Japan-time moment or day the exporter reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeValueError {
+    /// The member.
+    pub column: &'static str,
+    /// The value, shortened.
+    pub value: String,
+}
+
+impl fmt::Display for TimeValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is {:?}, not `yyyy-mm-dd hh:mm:ss` in Japan time or its leading part \
+             (the documents do not show the format; see GAPS.md)",
+            self.column, self.value
+        )
+    }
+}
+
+impl std::error::Error for TimeValueError {}
+
+/// Japan time: the zone the analytics documents state for their dates.
+pub fn japan() -> FixedOffset {
+    const JAPAN: FixedOffset = match FixedOffset::east_opt(vidplat_core::JAPAN_OFFSET_SECONDS) {
+        Some(zone) => zone,
+        None => panic!("+09:00 is a valid offset"),
+    };
+    JAPAN
+}
+
+/// A timestamp member (`x-japan-time: timestamp`).
+pub fn timestamp<'a>(column: &'static str, text: Option<&'a str>) -> Result<Value<'a>, TimeValueError> {
+    let Some(text) = text else { return Ok(Value::Null) };
+    parse_moment(text)
+        .map(Value::Timestamp)
+        .ok_or_else(|| time_error(column, text))
+}
+
+/// A date member (`x-japan-time: date`).
+pub fn date<'a>(column: &'static str, text: Option<&'a str>) -> Result<Value<'a>, TimeValueError> {
+    let Some(text) = text else { return Ok(Value::Null) };
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+        .map(Value::Date)
+        .map_err(|_| time_error(column, text))
+}
+
+fn time_error(column: &'static str, text: &str) -> TimeValueError {
+    TimeValueError {
+        column,
+        value: text.chars().take(64).collect(),
+    }
+}
+
+/// `yyyy-mm-dd hh:mm:ss`, or its leading part down to the day, in Japan time.
+fn parse_moment(text: &str) -> Option<DateTime<FixedOffset>> {
+    let text = text.trim();
+    let padded = match text.len() {
+        19 => text.to_owned(),
+        16 => format!("{text}:00"),
+        13 => format!("{text}:00:00"),
+        10 => format!("{text} 00:00:00"),
+        _ => return None,
+    };
+    let local = NaiveDateTime::parse_from_str(&padded, "%Y-%m-%d %H:%M:%S").ok()?;
+    japan().from_local_datetime(&local).single()
+}
+
+/// The day a value falls on in Japan (a timestamp's or a date's).
+pub fn day_of(value: &Value<'_>) -> Option<NaiveDate> {
+    match value {
+        Value::Timestamp(at) => Some(at.with_timezone(&japan()).date_naive()),
+        Value::Date(day) => Some(*day),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_members_read_as_japan_time_down_to_the_day() {
+        for (text, rfc3339) in [
+            ("2026-10-01 13:45:07", "2026-10-01T13:45:07+09:00"),
+            ("2026-10-01 13:45", "2026-10-01T13:45:00+09:00"),
+            ("2026-10-01 13", "2026-10-01T13:00:00+09:00"),
+            ("2026-10-01", "2026-10-01T00:00:00+09:00"),
+        ] {
+            let value = timestamp("date_time", Some(text)).expect(text);
+            assert_eq!(value.to_text().as_deref(), Some(rfc3339), "{text}");
+        }
+        let error = timestamp("date_time", Some("01/10/2026 13:00")).unwrap_err();
+        assert_eq!(error.column, "date_time");
+        assert!(error.to_string().contains("\"01/10/2026 13:00\""), "{error}");
+        assert_eq!(timestamp("date_time", None), Ok(Value::Null));
+        assert_eq!(
+            date("date", Some("2026-10-01")),
+            Ok(Value::Date(NaiveDate::from_ymd_opt(2026, 10, 1).unwrap()))
+        );
+        // 23:30 in Japan is still that day, whatever the machine's zone.
+        let late = timestamp("date_time", Some("2026-10-01 23:30:00")).unwrap();
+        assert_eq!(day_of(&late), NaiveDate::from_ymd_opt(2026, 10, 1));
+    }
+}

@@ -1,0 +1,299 @@
+//! Where rows go: any [`RowSink`], or [`Files`] (one file a partition, in
+//! CSV, NDJSON, Arrow IPC or Parquet).
+
+use crate::schema::{Column, Value};
+use chrono::NaiveDate;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use vidplat_core::Period;
+
+/// What a sink can fail with.
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The rows of one partition: one day of a report split by day, or the
+/// whole period of one that is not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Partition {
+    /// One day (Japan time).
+    Day(NaiveDate),
+    /// A whole period, asked for in one call.
+    Period(Period),
+}
+
+impl Partition {
+    /// The partition's directory name: `date=2026-10-01`, or
+    /// `period=2026-10-01_2026-10-31`.
+    pub fn dir_name(&self) -> String {
+        match self {
+            Partition::Day(day) => format!("date={day}"),
+            Partition::Period(period) => format!("period={}_{}", period.first(), period.last()),
+        }
+    }
+}
+
+/// A destination for a report's rows, one partition at a time. A run opens
+/// the partitions of a chunk, writes each row to its own, and commits them
+/// when the chunk has been read to its end; a partition dropped without
+/// [`PartitionSink::commit`] must leave no trace (the chunk failed and will
+/// be read again).
+pub trait RowSink {
+    /// The rows of one open partition.
+    type Partition: PartitionSink;
+
+    /// Opens `partition` of `report` for the rows that follow; `columns` are
+    /// the report's own followed by the lineage columns.
+    fn open(
+        &mut self,
+        report: &'static str,
+        partition: Partition,
+        columns: &[Column],
+    ) -> Result<Self::Partition, SinkError>;
+}
+
+/// An open partition.
+pub trait PartitionSink {
+    /// One row, its values in the order of the columns given to [`RowSink::open`].
+    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError>;
+
+    /// Makes the partition's rows visible, replacing whatever an earlier run
+    /// committed for the same partition (so a rerun never duplicates a row).
+    fn commit(self) -> Result<(), SinkError>;
+}
+
+/// A file format of [`Files`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// Comma-separated values with a header row (the `csv` crate's quoting).
+    Csv,
+    /// One JSON object a line.
+    Ndjson,
+    /// Arrow IPC files (feature `arrow`).
+    #[cfg(feature = "arrow")]
+    Arrow,
+    /// Parquet files, snappy-compressed (feature `parquet`).
+    #[cfg(feature = "parquet")]
+    Parquet,
+}
+
+impl Format {
+    /// The files' extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Ndjson => "ndjson",
+            #[cfg(feature = "arrow")]
+            Format::Arrow => "arrow",
+            #[cfg(feature = "parquet")]
+            Format::Parquet => "parquet",
+        }
+    }
+}
+
+/// Rows per Arrow record batch and per Parquet row group: what a partition
+/// holds in memory at most, besides the file's own buffers.
+pub const DEFAULT_ROWS_PER_GROUP: usize = 8192;
+
+/// A directory of files, one per partition:
+/// `dir/date=2026-10-01/part-000.parquet` (or `period=…_…`). Each is written
+/// to a hidden temporary name beside it and renamed when complete, so a
+/// crash never leaves a half file where a finished one is expected.
+#[derive(Clone, Debug)]
+pub struct Files {
+    dir: PathBuf,
+    format: Format,
+    rows_per_group: usize,
+}
+
+impl Files {
+    /// Files of `format` under `dir` (created as needed).
+    pub fn new(dir: impl Into<PathBuf>, format: Format) -> Self {
+        Self {
+            dir: dir.into(),
+            format,
+            rows_per_group: DEFAULT_ROWS_PER_GROUP,
+        }
+    }
+
+    /// Rows per Arrow batch or Parquet row group (at least 1).
+    pub fn rows_per_group(mut self, rows: usize) -> Self {
+        self.rows_per_group = rows.max(1);
+        self
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file a partition ends up in.
+    pub fn path_of(&self, partition: Partition) -> PathBuf {
+        self.dir
+            .join(partition.dir_name())
+            .join(format!("part-000.{}", self.format.extension()))
+    }
+}
+
+impl RowSink for Files {
+    type Partition = FilePartition;
+
+    fn open(
+        &mut self,
+        _report: &'static str,
+        partition: Partition,
+        columns: &[Column],
+    ) -> Result<FilePartition, SinkError> {
+        let path = self.path_of(partition);
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| self.dir.clone());
+        std::fs::create_dir_all(&dir)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temporary = dir.join(format!(".{name}.tmp"));
+        // What a killed run left behind is discarded: its partition is written again now.
+        let file = File::create(&temporary)?;
+        let writer: Box<dyn Encoder> = match self.format {
+            Format::Csv => Box::new(CsvEncoder::new(file, columns)?),
+            Format::Ndjson => Box::new(NdjsonEncoder::new(file, columns)),
+            #[cfg(feature = "arrow")]
+            Format::Arrow => Box::new(crate::arrow::IpcEncoder::new(file, columns, self.rows_per_group)?),
+            #[cfg(feature = "parquet")]
+            Format::Parquet => Box::new(crate::parquet::ParquetEncoder::new(file, columns, self.rows_per_group)?),
+        };
+        Ok(FilePartition {
+            writer: Some(writer),
+            temporary,
+            path,
+        })
+    }
+}
+
+/// One partition's file being written (see [`Files`]).
+pub struct FilePartition {
+    writer: Option<Box<dyn Encoder>>,
+    temporary: PathBuf,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for FilePartition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilePartition").field("path", &self.path).finish()
+    }
+}
+
+impl PartitionSink for FilePartition {
+    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
+        match self.writer.as_mut() {
+            Some(writer) => writer.write(row),
+            None => Err("the partition is already committed".into()),
+        }
+    }
+
+    fn commit(mut self) -> Result<(), SinkError> {
+        let writer = self.writer.take().ok_or("the partition is already committed")?;
+        let file = writer.finish()?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.temporary, &self.path)?;
+        // The rename itself survives a crash only once the directory is synced.
+        if let Some(dir) = self.path.parent() {
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for FilePartition {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// A file format's writer.
+pub(crate) trait Encoder: Send {
+    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError>;
+    /// Writes what is buffered and the format's footer; the file, to be synced.
+    fn finish(self: Box<Self>) -> Result<File, SinkError>;
+}
+
+struct CsvEncoder {
+    writer: csv::Writer<BufWriter<File>>,
+}
+
+impl CsvEncoder {
+    fn new(file: File, columns: &[Column]) -> Result<Self, SinkError> {
+        let mut writer = csv::Writer::from_writer(BufWriter::with_capacity(64 * 1024, file));
+        writer.write_record(columns.iter().map(|c| c.name))?;
+        Ok(Self { writer })
+    }
+}
+
+impl Encoder for CsvEncoder {
+    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
+        for value in row {
+            match value.to_text() {
+                Some(text) => self.writer.write_field(text.as_bytes())?,
+                None => self.writer.write_field(b"")?,
+            }
+        }
+        self.writer.write_record(None::<&[u8]>)?;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<File, SinkError> {
+        let buffered = self.writer.into_inner().map_err(|e| e.into_error())?;
+        Ok(buffered.into_inner().map_err(|e| e.into_error())?)
+    }
+}
+
+struct NdjsonEncoder {
+    writer: BufWriter<File>,
+    names: Vec<String>,
+}
+
+impl NdjsonEncoder {
+    fn new(file: File, columns: &[Column]) -> Self {
+        Self {
+            writer: BufWriter::with_capacity(64 * 1024, file),
+            // Each name as its JSON string, written once per row as is.
+            names: columns
+                .iter()
+                .map(|c| serde_json::Value::from(c.name).to_string())
+                .collect(),
+        }
+    }
+}
+
+impl Encoder for NdjsonEncoder {
+    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
+        let out = &mut self.writer;
+        out.write_all(b"{")?;
+        for (i, (name, value)) in self.names.iter().zip(row).enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            out.write_all(name.as_bytes())?;
+            out.write_all(b":")?;
+            match value {
+                Value::Null => out.write_all(b"null")?,
+                Value::Integer(n) => write!(out, "{n}")?,
+                Value::Float(x) if x.is_finite() => write!(out, "{x}")?,
+                Value::Float(_) => out.write_all(b"null")?,
+                Value::Boolean(b) => out.write_all(if *b { b"true" } else { b"false" })?,
+                // Nested members stay JSON, not JSON in a string.
+                Value::Json(json) => out.write_all(json.as_bytes())?,
+                other => serde_json::to_writer(&mut *out, other.to_text().as_deref().unwrap_or_default())?,
+            }
+        }
+        out.write_all(b"}\n")?;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<File, SinkError> {
+        Ok(self.writer.into_inner().map_err(|e| e.into_error())?)
+    }
+}
