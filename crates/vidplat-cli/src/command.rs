@@ -183,6 +183,14 @@ fn global_args() -> Vec<Arg> {
                 .help("When the analytics quota has no turn: wait for it (shown on stderr), or exit 3 [default: wait]"),
         ),
         global(
+            Arg::new("analytics-window")
+                .long("analytics-window")
+                .env("VIDPLAT_ANALYTICS_WINDOW")
+                .value_name("DURATION")
+                .value_parser(humantime::parse_duration)
+                .help("The analytics per-minute quota window the client keeps (documented: 60s); shorter only against a simulator started with a shorter one"),
+        ),
+        global(
             Arg::new("timeout")
                 .long("timeout")
                 .value_name("DURATION")

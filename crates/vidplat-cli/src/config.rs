@@ -47,9 +47,14 @@ pub fn client_builder(matches: &ArgMatches) -> Result<ClientBuilder, Failure> {
         Some("fail-fast") => QuotaMode::FailFast,
         _ => QuotaMode::Wait,
     };
+    let defaults = QuotaConfig::default();
     Ok(builder.analytics_quota(QuotaConfig {
         mode,
-        ..QuotaConfig::default()
+        window: matches
+            .get_one::<Duration>("analytics-window")
+            .copied()
+            .unwrap_or(defaults.window),
+        ..defaults
     }))
 }
 

@@ -90,10 +90,13 @@ pub fn vms_commands() -> Vec<Command> {
 }
 
 pub fn analytics_commands() -> Vec<Command> {
-    vec![Command::new("quota").about(
-        "The analytics quota: the per-minute window, calls at a time, the month's count \
-         (the account's, from Redis, when the profile has a quota store)",
-    )]
+    vec![
+        Command::new("quota").about(
+            "The analytics quota: the per-minute window, calls at a time, the month's count \
+             (the account's, from Redis, when the profile has a quota store)",
+        ),
+        crate::export::command(),
+    ]
 }
 
 pub fn top_commands() -> Vec<Command> {

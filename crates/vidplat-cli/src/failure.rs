@@ -32,6 +32,10 @@ pub enum Failure {
     TaskEnded { task_id: Option<i64>, status: String },
     /// The output could not be written (a closed pipe ends quietly).
     Output(std::io::Error),
+    /// An export stopped by the quota or the month's reserve, its state saved.
+    Paused(String),
+    /// An export that failed, or finished with chunks it could not read.
+    Export(String),
 }
 
 impl Failure {
@@ -58,7 +62,8 @@ impl Failure {
             Failure::Invalid { .. } | Failure::Setup(_) => Exit::Invalid,
             Failure::Signature(_) => Exit::BadSignature,
             Failure::TaskEnded { .. } => Exit::TaskEnded,
-            Failure::Output(_) => Exit::Api,
+            Failure::Output(_) | Failure::Export(_) => Exit::Api,
+            Failure::Paused(_) => Exit::Quota,
         }
     }
 
@@ -71,6 +76,8 @@ impl Failure {
             Failure::Signature(_) => "invalid_signature",
             Failure::TaskEnded { .. } => "task_ended",
             Failure::Output(_) => "output",
+            Failure::Paused(_) => "export_paused",
+            Failure::Export(_) => "export",
         };
         let mut error = json!({ "kind": kind, "message": self.to_string(), "exit_code": self.exit() as i32 });
         match self {
@@ -132,7 +139,7 @@ impl fmt::Display for Failure {
         match self {
             Failure::Sdk(error) => error.fmt(f),
             Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
-            Failure::Setup(why) => f.write_str(why),
+            Failure::Setup(why) | Failure::Paused(why) | Failure::Export(why) => f.write_str(why),
             Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
             Failure::TaskEnded { task_id, status } => match task_id {
                 Some(id) => write!(f, "task {id} ended {status}"),

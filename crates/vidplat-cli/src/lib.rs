@@ -7,6 +7,7 @@
 #[doc(hidden)] // for the repository's tests: the generated command specs
 pub mod command;
 mod config;
+mod export;
 mod extras;
 mod failure;
 mod generated;
@@ -173,6 +174,11 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         }
         (Service::Vms, "verify-url") => extras::verify_url(Some(&client), op_matches).await?,
         (Service::Analytics, "quota") => extras::quota(&client).await?,
+        (Service::Analytics, "export") => {
+            let waits = client.analytics_quota().map(|q| q.watch_waits());
+            let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
+            return export::run(&client, op_matches, stdout, stderr, waits, format).await;
+        }
         _ => return Err(Failure::unknown_command(name, command)),
     };
     Ok(output::value(io.stdout, format, columns, &value)?)

@@ -3,7 +3,9 @@
 //! Redis (`--store redis://...`) or in its own memory (`--store memory`), and
 //! prints one line per call: `call ok|429|error <start ms> <end ms>` (Unix
 //! epoch), then `round_trips <n>`. With `--hold` it takes the analytics slot,
-//! prints `holding`, and keeps it until killed.
+//! prints `holding`, and keeps it until killed. With `--export REPORT --out DIR
+//! --from DATE --to DATE` it exports the report one day a chunk instead, and
+//! prints `exported <rows> <calls> <paused>`.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vidplat::{Error, QuotaConfig, QuotaStore, RedisQuota, RetryPolicy};
@@ -26,6 +28,10 @@ struct Args {
     lease: Duration,
     start_at: u128,
     hold: bool,
+    export: Option<String>,
+    out: String,
+    from: String,
+    to: String,
 }
 
 fn args() -> Result<Args, String> {
@@ -40,6 +46,10 @@ fn args() -> Result<Args, String> {
         lease: Duration::from_secs(30),
         start_at: 0,
         hold: false,
+        export: None,
+        out: String::new(),
+        from: String::new(),
+        to: String::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(name) = it.next() {
@@ -59,6 +69,10 @@ fn args() -> Result<Args, String> {
             "--margin-ms" => out.margin = Duration::from_millis(number()?),
             "--lease-ms" => out.lease = Duration::from_millis(number()?),
             "--start-at" => out.start_at = u128::from(number()?),
+            "--export" => out.export = Some(value.clone()),
+            "--out" => out.out = value.clone(),
+            "--from" => out.from = value.clone(),
+            "--to" => out.to = value.clone(),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -105,6 +119,9 @@ async fn main() -> Result<(), String> {
         tokio::time::sleep(Duration::from_millis(wait)).await;
     }
     let analytics = client.analytics().map_err(|e| e.to_string())?;
+    if let Some(report) = &args.export {
+        return export(analytics, report, &args).await;
+    }
     for _ in 0..args.calls {
         let started = epoch_ms();
         let outcome = analytics.cloud_by_os().send().await.map_err(Error::from);
@@ -123,5 +140,35 @@ async fn main() -> Result<(), String> {
         _ => 0,
     };
     println!("round_trips {round_trips}");
+    Ok(())
+}
+
+/// `--export`: one report, a day a chunk, into CSV files.
+async fn export(analytics: &vidplat::analytics::Client, report: &str, args: &Args) -> Result<(), String> {
+    let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|e| e.to_string());
+    let period = vidplat::Period::days(day(&args.from)?, day(&args.to)?).map_err(|e| e.to_string())?;
+    struct Run<'a> {
+        period: vidplat::Period,
+        out: &'a str,
+    }
+    impl vidplat_export::RunNamed for Run<'_> {
+        type Output = Result<vidplat_export::Summary, vidplat_export::ExportError>;
+        async fn run<R: vidplat_export::Report>(self, report: R) -> Self::Output {
+            use vidplat_export::ExportReport as _;
+            let files = vidplat_export::Files::new(self.out, vidplat_export::Format::Csv);
+            report.export(self.period).chunk_days(1).run(files).await
+        }
+    }
+    let run = Run { period, out: &args.out };
+    let summary = vidplat_export::run_named(analytics, report, run)
+        .await
+        .ok_or(format!("no report {report}"))?
+        .map_err(|e| e.to_string())?;
+    println!(
+        "exported {} {} {}",
+        summary.rows,
+        summary.calls,
+        summary.paused.is_some()
+    );
     Ok(())
 }

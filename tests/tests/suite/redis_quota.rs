@@ -617,3 +617,70 @@ async fn round_trips_and_added_latency_per_call() {
     );
     assert!(per_call <= 2.1, "{per_call} round trips per call");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+async fn two_processes_export_different_reports_through_one_account() {
+    let Some(redis) = RedisServer::start() else { return };
+    let sim = windowed_sim().await;
+    let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
+    let (from, to) = ((last - chrono::Days::new(3)).to_string(), last.to_string());
+    let dirs = [tempfile_dir("history"), tempfile_dir("periods")];
+    let workers: Vec<_> = [("cloud_viewing_history", &dirs[0]), ("cloud_by_time_period", &dirs[1])]
+        .into_iter()
+        .map(|(report, dir)| {
+            let mut args = worker_args(&sim, &redis.url(), "exports", 0, 0, Duration::from_secs(5));
+            args.extend(
+                [
+                    "--export",
+                    report,
+                    "--out",
+                    &dir.to_string_lossy(),
+                    "--from",
+                    &from,
+                    "--to",
+                    &to,
+                ]
+                .map(String::from),
+            );
+            args
+        })
+        .collect();
+    let lines = tokio::task::spawn_blocking(move || {
+        let running: Vec<Worker> = workers.iter().map(|args| Worker::spawn(args)).collect();
+        running
+            .into_iter()
+            .map(|worker| {
+                let lines = worker.lines.clone();
+                worker.finish(Duration::from_secs(60));
+                let found = lines.lock().unwrap().clone();
+                found
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    for (lines, dir) in lines.iter().zip(&dirs) {
+        let exported = lines
+            .iter()
+            .find(|l| l.starts_with("exported "))
+            .unwrap_or_else(|| panic!("{lines:?}"));
+        let parts: Vec<&str> = exported.split(' ').collect();
+        assert_eq!(
+            (parts[2], parts[3]),
+            ("4", "false"),
+            "four one-day chunks, not paused: {exported}"
+        );
+        let days = std::fs::read_dir(dir).unwrap().count();
+        assert_eq!(days, 4, "{}", dir.display());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
+    assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+}
+
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("vidplat-export-{name}-{}-{}", std::process::id(), epoch_ms()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,0 +1,343 @@
+//! `vidplat analytics export REPORT`: a report's rows into files, through
+//! `vidplat-export` (chunked by day, under the quota, resumable).
+
+use crate::failure::Failure;
+use crate::output::{self, Format as Output};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::watch;
+use vidplat::{Client, Period};
+use vidplat_export::{Export, ExportError, ExportReport as _, Files, Format, Plan, Report, RunNamed, Summary};
+
+/// The state file's name in the output directory when `--state` is not given.
+const STATE_FILE: &str = ".vidplat-export-state.json";
+
+pub fn command() -> Command {
+    let reports: Vec<String> = vidplat_export::REPORTS
+        .iter()
+        .map(|r| r.name.replace('_', "-"))
+        .collect();
+    let formats = ["csv", "ndjson"]
+        .into_iter()
+        .chain(cfg!(feature = "arrow").then_some("arrow"))
+        .chain(cfg!(feature = "parquet").then_some("parquet"));
+    Command::new("export")
+        .about("Every row of a report over a period into files, one per day (or per period), under the quota; rerun to resume")
+        .long_about(
+            "Every row of a report over a period into files: out/date=YYYY-MM-DD/part-000.EXT for the reports \
+             whose rows each belong to a day (asked for --chunk-days at a time; a chunk answered 408 is halved, \
+             down to one day), out/period=FIRST_LAST/part-000.EXT for the others (their rows total the period, \
+             so it is asked for in one call). Files are renamed into place when complete and the state file \
+             records them, so a rerun after a crash or a pause fetches only what is missing (and the lookback \
+             window). The summary goes to stdout, progress and quota waits to stderr. Exit 0 done, 3 paused by \
+             the quota or the reserve (state saved; the message says when to resume), 2 invalid input, 1 other \
+             errors (a one-day chunk that still gets 408 among them).",
+        )
+        .arg(
+            Arg::new("report")
+                .value_name("REPORT")
+                .required(true)
+                .value_parser(clap::builder::PossibleValuesParser::new(reports))
+                .help("The report (an analytics operation)"),
+        )
+        .arg(date_arg("from", "The first day, Japan time (YYYY-MM-DD)"))
+        .arg(date_arg("to", "The last day, Japan time (YYYY-MM-DD)"))
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(formats.collect::<Vec<_>>())
+                .default_value("csv")
+                .help("The files' format"),
+        )
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("DIR")
+                .required(true)
+                .help("The output directory (one report's export per directory)"),
+        )
+        .arg(
+            Arg::new("state")
+                .long("state")
+                .value_name("FILE")
+                .help("The state file [default: DIR/.vidplat-export-state.json]"),
+        )
+        .arg(
+            Arg::new("lookback")
+                .long("lookback")
+                .value_name("DAYS")
+                .value_parser(whole_days)
+                .help("Fetch the last days of the period again on every run, finished or not (e.g. 3d) [default: 0d]"),
+        )
+        .arg(
+            Arg::new("reserve-month")
+                .long("reserve-month")
+                .value_name("CALLS")
+                .value_parser(clap::value_parser!(u64))
+                .help("Pause before the month's remaining analytics calls fall to this many [default: 0]"),
+        )
+        .arg(
+            Arg::new("chunk-days")
+                .long("chunk-days")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32).range(1..=366))
+                .help("Days asked for in one query [default: 7]"),
+        )
+        .arg(
+            Arg::new("page-rows")
+                .long("page-rows")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .help("Rows per page [default: 50000 in the cloud edition, the builder's 100 in the basic]"),
+        )
+        .arg(
+            Arg::new("fetched-at")
+                .long("fetched-at")
+                .value_name("RFC3339")
+                .value_parser(|s: &str| chrono::DateTime::parse_from_rfc3339(s).map_err(|e| e.to_string()))
+                .help("The time written in the export_fetched_at column [default: when each chunk is fetched]; for reproducible files"),
+        )
+        .arg(
+            Arg::new("dry-run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue)
+                .help("Print the plan (chunks, calls, the shortest duration, the month's count after) and call nothing"),
+        )
+}
+
+fn date_arg(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name)
+        .long(name)
+        .value_name("DATE")
+        .required(true)
+        .value_parser(|s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|e| e.to_string()))
+        .help(help)
+}
+
+/// `3d`, `0d`, `72h`: a whole number of days.
+fn whole_days(text: &str) -> Result<u32, String> {
+    let duration = humantime::parse_duration(text).map_err(|e| e.to_string())?;
+    let day = Duration::from_secs(86_400);
+    if duration.as_secs() % day.as_secs() != 0 || duration.subsec_nanos() != 0 {
+        return Err("must be whole days (e.g. 3d)".to_owned());
+    }
+    u32::try_from(duration.as_secs() / day.as_secs()).map_err(|_| "too many days".to_owned())
+}
+
+/// What the command was asked to do, read before any call.
+struct Options {
+    period: Period,
+    format: Format,
+    out: PathBuf,
+    state: PathBuf,
+    lookback: u32,
+    reserve: u64,
+    chunk_days: Option<u32>,
+    page_rows: Option<u64>,
+    fetched_at: Option<chrono::DateTime<chrono::FixedOffset>>,
+    dry_run: bool,
+}
+
+impl Options {
+    fn read(matches: &ArgMatches) -> Result<Self, Failure> {
+        let day = |id: &str| matches.get_one::<chrono::NaiveDate>(id).copied();
+        let (Some(from), Some(to)) = (day("from"), day("to")) else {
+            return Err(Failure::invalid("--from/--to", "are required"));
+        };
+        let period = Period::days(from, to).map_err(|e| Failure::invalid("--to", e.to_string()))?;
+        let format = match matches.get_one::<String>("format").map(String::as_str) {
+            Some("ndjson") => Format::Ndjson,
+            #[cfg(feature = "arrow")]
+            Some("arrow") => Format::Arrow,
+            #[cfg(feature = "parquet")]
+            Some("parquet") => Format::Parquet,
+            _ => Format::Csv,
+        };
+        let out = PathBuf::from(matches.get_one::<String>("out").cloned().unwrap_or_default());
+        let state = matches
+            .get_one::<String>("state")
+            .map_or_else(|| out.join(STATE_FILE), PathBuf::from);
+        Ok(Self {
+            period,
+            format,
+            out,
+            state,
+            lookback: matches.get_one::<u32>("lookback").copied().unwrap_or(0),
+            reserve: matches.get_one::<u64>("reserve-month").copied().unwrap_or(0),
+            chunk_days: matches.get_one::<u32>("chunk-days").copied(),
+            page_rows: matches.get_one::<u64>("page-rows").copied(),
+            fetched_at: matches.get_one("fetched-at").copied(),
+            dry_run: matches.get_flag("dry-run"),
+        })
+    }
+
+    fn apply<R: Report>(&self, report: R) -> Export<R> {
+        let mut export = report
+            .export(self.period)
+            .lookback_days(self.lookback)
+            .reserve_month(self.reserve)
+            .state_file(&self.state);
+        if let Some(days) = self.chunk_days {
+            export = export.chunk_days(days);
+        }
+        if let Some(rows) = self.page_rows {
+            export = export.page_rows(rows);
+        }
+        if let Some(at) = self.fetched_at {
+            export = export.fetched_at(at);
+        }
+        export
+    }
+}
+
+/// How a run ended.
+enum Ran {
+    Planned(Plan),
+    Finished(Summary),
+}
+
+struct Run<'a> {
+    options: &'a Options,
+    stderr: &'a mut dyn Write,
+    quota_waits: Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
+}
+
+impl RunNamed for Run<'_> {
+    type Output = Result<Ran, ExportError>;
+
+    async fn run<R: Report>(self, report: R) -> Self::Output {
+        let export = self.options.apply(report);
+        if self.options.dry_run {
+            return export.plan().await.map(Ran::Planned);
+        }
+        let mut progress = export.progress();
+        let mut waits = self.quota_waits;
+        let files = Files::new(&self.options.out, self.options.format);
+        let mut run = std::pin::pin!(export.run(files));
+        let stderr = self.stderr;
+        let mut shown = None;
+        // Progress is best effort: a closed stderr does not stop the export.
+        loop {
+            tokio::select! {
+                summary = &mut run => return summary.map(Ran::Finished),
+                Ok(()) = progress.changed() => {
+                    let now = progress.borrow_and_update().clone();
+                    // One line a chunk, when it starts and when it ends.
+                    let line = (now.chunk, now.chunks_done);
+                    if let (Some(chunk), true) = (now.chunk, shown != Some(line)) {
+                        shown = Some(line);
+                        let _ = writeln!(
+                            stderr,
+                            "export: chunk {chunk}; {} of {} chunks done, {} rows, {} calls",
+                            now.chunks_done, now.chunks_total, now.rows, now.calls
+                        );
+                    }
+                }
+                Some(wait) = next_wait(&mut waits) => {
+                    if let Some(wait) = wait {
+                        let _ = writeln!(stderr, "{wait}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The next quota wait the limiter shows; pending forever once there is none to watch.
+async fn next_wait(
+    waits: &mut Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
+) -> Option<Option<vidplat::QuotaWait>> {
+    match waits {
+        Some(receiver) => match receiver.changed().await {
+            Ok(()) => Some(receiver.borrow_and_update().clone()),
+            Err(_) => {
+                *waits = None;
+                std::future::pending().await
+            }
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// Runs the command: the summary (or the plan) on stdout.
+pub async fn run(
+    client: &Client,
+    matches: &ArgMatches,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    quota_waits: Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
+    format: Output,
+) -> Result<(), Failure> {
+    let options = Options::read(matches)?;
+    let name = matches
+        .get_one::<String>("report")
+        .map(|r| r.replace('-', "_"))
+        .unwrap_or_default();
+    let run = Run {
+        options: &options,
+        stderr: &mut *stderr,
+        quota_waits,
+    };
+    let ran = vidplat_export::run_named(client.analytics()?, &name, run)
+        .await
+        .ok_or_else(|| Failure::invalid("REPORT", format!("`{name}` is not a report the exporter knows")))?
+        .map_err(|error| match error {
+            ExportError::Invalid(reason) => Failure::invalid("export", reason),
+            ExportError::Call { source, .. } => Failure::Sdk(source),
+            other => Failure::Export(other.to_string()),
+        })?;
+    match ran {
+        Ran::Planned(plan) => Ok(output::value(stdout, format, None, &plan_json(&plan))?),
+        Ran::Finished(summary) => {
+            output::value(stdout, format, None, &summary_json(&summary))?;
+            if let Some(pause) = &summary.paused {
+                return Err(Failure::Paused(format!(
+                    "export paused: {pause}; the state is saved in {}, run the same command again to resume",
+                    options.state.display()
+                )));
+            }
+            if !summary.failed.is_empty() {
+                let days: Vec<String> = summary.failed.iter().map(|f| f.chunk.to_string()).collect();
+                return Err(Failure::Export(format!(
+                    "{} chunk(s) still answered 408 at their smallest ({}): {}",
+                    summary.failed.len(),
+                    days.join(", "),
+                    summary.failed[0].reason
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn plan_json(plan: &Plan) -> Value {
+    json!({
+        "report": plan.report,
+        "period": {"first": plan.period.first().to_string(), "last": plan.period.last().to_string()},
+        "chunks": plan.chunks.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+        "done_before": plan.done,
+        "calls_at_least": plan.calls_at_least,
+        "calls_at_most": plan.calls_at_most,
+        "minimum_duration_seconds": plan.minimum_duration.as_secs(),
+        "month_used": plan.month_used,
+        "month_used_after": plan.month_used_after(),
+        "month_allowance": plan.month_allowance,
+    })
+}
+
+fn summary_json(summary: &Summary) -> Value {
+    json!({
+        "calls": summary.calls,
+        "rows": summary.rows,
+        "partitions": summary.partitions,
+        "chunks_done": summary.chunks_done,
+        "chunks_split": summary.chunks_split,
+        "skipped": summary.skipped,
+        "failed": summary.failed.iter().map(|f| json!({"chunk": f.chunk.to_string(), "reason": f.reason})).collect::<Vec<_>>(),
+        "paused": summary.paused.as_ref().map(|p| p.to_string()),
+    })
+}
