@@ -175,7 +175,7 @@ impl Runtime {
         let stream_above = (operation.reading == Reading::WhileArriving).then_some(STREAM_ABOVE);
         loop {
             attempts = attempts.saturating_add(1);
-            tracing::Span::current().record("attempts", attempts);
+            tracing::Span::current().record("vidplat.attempts", attempts);
             // A copy for another attempt (a streaming body cannot be copied: one attempt).
             let spare = if attempts < inner.retry.max_attempts {
                 request.try_clone()
