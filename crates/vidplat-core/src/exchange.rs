@@ -14,7 +14,7 @@
 use crate::body::{read_capped, ReadAnswer, ReadError};
 use crate::failure::{CallFailure, FailureKind};
 use crate::judge::{Judge, Judged};
-use crate::observe::{ErrorType, Site};
+use crate::observe::{ErrorType, Site, Took};
 use crate::redact::Redactor;
 use crate::remainder::{Remainder, STREAM_ABOVE};
 use crate::retry::{may_send_again, Delivery};
@@ -89,19 +89,19 @@ impl Runtime {
         request: reqwest::Request,
     ) -> Result<Exchange, CallFailure> {
         let service = self.inner.table.service;
-        let (_, template) = self.route(operation);
-        let url = request.url();
         // OpenTelemetry's HTTP-client attributes; `url.template` is the route, never the filled path.
+        // (The values are computed only when a subscriber wants the span.)
         let span = tracing::info_span!(
             "vidplat.call",
             vidplat.service = service.as_str(),
             vidplat.operation = operation.id,
             http.request.method = method.as_str(),
-            url.template = template,
-            server.address = url
+            url.template = self.route(operation).1,
+            server.address = request
+                .url()
                 .host_str()
                 .map(|host| host.trim_start_matches('[').trim_end_matches(']')),
-            server.port = url.port_or_known_default(),
+            server.port = request.url().port_or_known_default(),
             http.response.status_code = tracing::field::Empty,
             "error.type" = tracing::field::Empty,
             vidplat.attempts = tracing::field::Empty,
@@ -227,6 +227,8 @@ impl Runtime {
                 .run(self.attempt(request, stream_above))
                 .instrument(attempt_span.clone())
                 .await;
+            // Read before the concurrency slot is given back (a Redis round trip).
+            let took = Took::since(now);
             let body_size = match &outcome {
                 Some(Ok(answer)) if !answer.more => Some(u64::try_from(answer.body.len()).unwrap_or(u64::MAX)),
                 _ => None,
@@ -236,7 +238,7 @@ impl Runtime {
                 crate::observe::body_read(site, size);
             }
             let ended = |status: Option<u16>, failure: Option<&FailureKind>| {
-                end_attempt(&attempt_span, site, now, status, failure);
+                end_attempt(&attempt_span, site, took, status, failure);
             };
             // The concurrency slot is held exactly while the attempt is in flight, body included:
             // a body left on the wire keeps it until the decoding has read it.
@@ -383,14 +385,14 @@ impl Runtime {
 }
 
 /// Records how an attempt ended on its span and in the measurements.
-fn end_attempt(span: &tracing::Span, site: Site, started: Instant, status: Option<u16>, failure: Option<&FailureKind>) {
+fn end_attempt(span: &tracing::Span, site: Site, took: Took, status: Option<u16>, failure: Option<&FailureKind>) {
     if let Some(status) = status {
         span.record("http.response.status_code", status);
     }
     if let (Some(failure), false) = (failure, span.is_disabled()) {
         span.record("error.type", failure.error_type().as_ref());
     }
-    crate::observe::attempt_ended(site, started, failure.map(|kind| kind as &dyn ErrorType));
+    crate::observe::attempt_ended(site, took, failure.map(|kind| kind as &dyn ErrorType));
 }
 
 /// The W3C Trace Context header.

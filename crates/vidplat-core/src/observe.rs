@@ -29,6 +29,25 @@ pub(crate) struct Site {
     pub(crate) method: Method,
 }
 
+/// How long something took, read off the clock only with the `metrics`
+/// feature (without it, nothing is held and no clock is read).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Took(#[cfg(feature = "metrics")] std::time::Duration);
+
+impl Took {
+    /// The time since `started`.
+    #[inline(always)]
+    pub(crate) fn since(started: Instant) -> Self {
+        #[cfg(feature = "metrics")]
+        return Took(started.elapsed());
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = started;
+            Took()
+        }
+    }
+}
+
 /// Why an analytics call waits for its turn (the `vidplat.quota.reason` label).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WaitReason {
@@ -136,8 +155,8 @@ mod on {
         );
     }
 
-    pub(crate) fn attempt_ended(site: Site, started: Instant, failure: Option<&dyn ErrorType>) {
-        metrics::histogram!(ATTEMPT_DURATION, labels(site, failure)).record(seconds(started));
+    pub(crate) fn attempt_ended(site: Site, took: Took, failure: Option<&dyn ErrorType>) {
+        metrics::histogram!(ATTEMPT_DURATION, labels(site, failure)).record(took.0.as_secs_f64());
     }
 
     pub(crate) fn call_ended(site: Site, started: Instant, attempts: u32, failure: Option<&dyn ErrorType>) {
@@ -194,7 +213,7 @@ mod off {
     #[inline(always)]
     pub(crate) fn describe() {}
     #[inline(always)]
-    pub(crate) fn attempt_ended(_: Site, _: Instant, _: Option<&dyn ErrorType>) {}
+    pub(crate) fn attempt_ended(_: Site, _: Took, _: Option<&dyn ErrorType>) {}
     #[inline(always)]
     pub(crate) fn call_ended(_: Site, _: Instant, _: u32, _: Option<&dyn ErrorType>) {}
     #[inline(always)]
