@@ -504,8 +504,8 @@ async fn an_api_error_exits_1_and_names_the_code() {
     );
     let call: Value = serde_json::from_str(events.last().expect("the call's span, closed")).expect("a JSON line");
     assert_eq!(call["span"]["name"], "vidplat.call");
-    assert_eq!(call["span"]["operation"], "get_task");
-    assert_eq!(call["span"]["status"], 404);
+    assert_eq!(call["span"]["vidplat.operation"], "get_task");
+    assert_eq!(call["span"]["http.response.status_code"], 404);
     assert!(!debug.stderr.contains(&cli.sim.api_key), "the key is never written");
 }
 

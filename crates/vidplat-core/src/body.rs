@@ -1,6 +1,9 @@
-//! Reading an answer whole, with a cap on its size enforced while it streams.
+//! Reading an answer whole, with a cap on its size enforced while it
+//! streams, and a limit on how long the body may stop arriving.
 
+use crate::timeout::idle_bounded;
 use bytes::Bytes;
+use std::time::Duration;
 
 /// An answer whose body has been read whole: the response keeps its head
 /// (status, headers, extensions) and the body is held apart, so nothing is
@@ -21,17 +24,23 @@ pub(crate) enum ReadError {
     TooLarge,
     /// The connection broke while the body was read.
     Transport(reqwest::Error),
+    /// The body stopped arriving: no byte for the idle timeout after its first one.
+    Idle,
 }
 
 /// Reads `response`'s body whole, refusing a body larger than `cap` bytes as
 /// soon as it announces it (`Content-Length`) or grows past it: never more
 /// than `cap` bytes (plus one network chunk) are held. With `stream_above`, a
 /// success body that grows past that many bytes is left on the wire after
-/// them (`more`), to be decoded while it arrives.
+/// them (`more`), to be decoded while it arrives. Once the first byte has
+/// come, a read that waits `idle` for the next one ends with
+/// [`ReadError::Idle`]; the wait for the first byte is the attempt
+/// timeout's alone (the server may be computing the answer).
 pub(crate) async fn read_capped(
     mut response: reqwest::Response,
     cap: u64,
     stream_above: Option<u64>,
+    idle: Duration,
 ) -> Result<ReadAnswer, ReadError> {
     let stream_above = stream_above.filter(|_| response.status().is_success());
     let announced = response
@@ -46,7 +55,15 @@ pub(crate) async fn read_capped(
     let mut first: Option<Bytes> = None;
     let mut joined: Vec<u8> = Vec::new();
     let mut total: u64 = 0;
-    while let Some(chunk) = response.chunk().await.map_err(ReadError::Transport)? {
+    loop {
+        let next = if total == 0 {
+            response.chunk().await
+        } else {
+            idle_bounded(idle, response.chunk()).await.ok_or(ReadError::Idle)?
+        };
+        let Some(chunk) = next.map_err(ReadError::Transport)? else {
+            break;
+        };
         total = total.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
         if total > cap {
             return Err(ReadError::TooLarge);
@@ -95,6 +112,8 @@ pub(crate) async fn read_capped(
 mod tests {
     use super::*;
 
+    const IDLE: Duration = Duration::from_secs(20);
+
     fn streamed(chunks: usize, size: usize, length: Option<u64>) -> reqwest::Response {
         let stream =
             futures::stream::iter((0..chunks).map(move |_| Ok::<_, std::io::Error>(Bytes::from(vec![b'x'; size]))));
@@ -107,31 +126,31 @@ mod tests {
 
     #[tokio::test]
     async fn the_cap_holds_while_streaming_and_on_announced_length() {
-        let read = read_capped(streamed(4, 10, None), 40, None).await.unwrap();
+        let read = read_capped(streamed(4, 10, None), 40, None, IDLE).await.unwrap();
         assert_eq!(read.body.len(), 40);
         assert_eq!(read.response.status(), 200);
         assert!(matches!(
-            read_capped(streamed(5, 10, None), 40, None).await,
+            read_capped(streamed(5, 10, None), 40, None, IDLE).await,
             Err(ReadError::TooLarge)
         ));
         // An announced length past the cap is refused before a byte is read.
         assert!(matches!(
-            read_capped(streamed(1, 1, Some(41)), 40, Some(1)).await,
+            read_capped(streamed(1, 1, Some(41)), 40, Some(1), IDLE).await,
             Err(ReadError::TooLarge)
         ));
         // A huge stream is cut at the cap, not read to its end.
         assert!(matches!(
-            read_capped(streamed(usize::MAX, 1024, None), 1 << 20, None).await,
+            read_capped(streamed(usize::MAX, 1024, None), 1 << 20, None, IDLE).await,
             Err(ReadError::TooLarge)
         ));
-        let one = read_capped(streamed(1, 7, Some(7)), 40, None).await.unwrap();
+        let one = read_capped(streamed(1, 7, Some(7)), 40, None, IDLE).await.unwrap();
         assert_eq!(one.body.len(), 7);
         assert!(!one.more);
     }
 
     #[tokio::test]
     async fn a_large_success_body_is_left_on_the_wire_past_the_threshold() {
-        let mut start = read_capped(streamed(10, 10, None), 1000, Some(25)).await.unwrap();
+        let mut start = read_capped(streamed(10, 10, None), 1000, Some(25), IDLE).await.unwrap();
         assert!(start.more);
         assert_eq!(start.body.len(), 30);
         let mut rest = 0;
@@ -140,7 +159,7 @@ mod tests {
         }
         assert_eq!(rest, 70);
         // Under the threshold, or an error status: read whole.
-        let small = read_capped(streamed(2, 10, None), 1000, Some(25)).await.unwrap();
+        let small = read_capped(streamed(2, 10, None), 1000, Some(25), IDLE).await.unwrap();
         assert!(!small.more && small.body.len() == 20);
         let stream = futures::stream::iter((0..10).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![b'x'; 10]))));
         let error = reqwest::Response::from(
@@ -149,12 +168,61 @@ mod tests {
                 .body(reqwest::Body::wrap_stream(stream))
                 .unwrap(),
         );
-        let whole = read_capped(error, 1000, Some(25)).await.unwrap();
+        let whole = read_capped(error, 1000, Some(25), IDLE).await.unwrap();
         assert!(!whole.more && whole.body.len() == 100);
         // The cap still holds before the threshold is reached.
         assert!(matches!(
-            read_capped(streamed(10, 10, None), 20, Some(25)).await,
+            read_capped(streamed(10, 10, None), 20, Some(25), IDLE).await,
             Err(ReadError::TooLarge)
         ));
+    }
+
+    /// A body whose chunks come after the given pauses, then ends (or, with
+    /// `stall`, never ends).
+    fn paced(pauses: &'static [u64], stall: bool) -> reqwest::Response {
+        let chunks = futures::stream::unfold(0usize, move |i| async move {
+            match pauses.get(i) {
+                Some(&pause) => {
+                    tokio::time::sleep(Duration::from_secs(pause)).await;
+                    Some((Ok::<_, std::io::Error>(Bytes::from_static(b"x")), i + 1))
+                }
+                None if stall => std::future::pending().await,
+                None => None,
+            }
+        });
+        reqwest::Response::from(
+            http::Response::builder()
+                .status(200)
+                .body(reqwest::Body::wrap_stream(chunks))
+                .unwrap(),
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_stops_arriving_ends_after_the_idle_timeout() {
+        let started = tokio::time::Instant::now();
+        let error = read_capped(paced(&[0, 1, 1], true), 1000, None, IDLE).await;
+        assert!(matches!(error, Err(ReadError::Idle)), "{error:?}");
+        assert_eq!(
+            started.elapsed(),
+            Duration::from_secs(22),
+            "two pauses of 1 s, then 20 s of silence"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_first_byte_and_pauses_under_the_limit_never_trip_it() {
+        let started = tokio::time::Instant::now();
+        // 100 s before the first byte (the server computes), then pauses of 19 s.
+        let read = read_capped(paced(&[100, 19, 19], false), 1000, None, IDLE)
+            .await
+            .unwrap();
+        assert_eq!(read.body.as_ref(), b"xxx");
+        assert_eq!(started.elapsed(), Duration::from_secs(138));
+        // An empty body that takes its time is not a stalled one either.
+        let read = read_capped(paced(&[], false), 1000, None, Duration::from_secs(1))
+            .await
+            .unwrap();
+        assert!(read.body.is_empty());
     }
 }

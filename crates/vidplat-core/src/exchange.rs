@@ -4,10 +4,17 @@
 //! outcome is typed: an [`Exchange`] (the success answer, its body read, or
 //! for a large list its start with the rest still on the wire), or a
 //! [`CallFailure`].
+//!
+//! What an operator sees of it: a `vidplat.call` tracing span in
+//! OpenTelemetry's HTTP-client terms, a `vidplat.quota` span for each
+//! analytics turn and a `vidplat.attempt` span for each attempt inside it,
+//! and (with the `metrics` feature) the measurements of `crate::observe`.
+//! None of them holds a header, a filled path, a query or a body.
 
 use crate::body::{read_capped, ReadAnswer, ReadError};
 use crate::failure::{CallFailure, FailureKind};
 use crate::judge::{Judge, Judged};
+use crate::observe::{ErrorType, Site, Took};
 use crate::redact::Redactor;
 use crate::remainder::{Remainder, STREAM_ABOVE};
 use crate::retry::{may_send_again, Delivery};
@@ -32,7 +39,9 @@ pub(crate) struct Call {
 }
 
 impl Call {
+    /// A failure of the call after its exchange (reading the rest of a body, decoding).
     pub(crate) fn failure(&self, delivery: Delivery, kind: FailureKind) -> CallFailure {
+        crate::observe::call_failed(self.site(), &kind);
         CallFailure {
             service: self.service,
             operation: self.operation.id,
@@ -40,6 +49,14 @@ impl Call {
             delivery,
             attempts: self.attempts,
             kind,
+        }
+    }
+
+    pub(crate) fn site(&self) -> Site {
+        Site {
+            service: self.service,
+            operation: self.operation.id,
+            method: self.method,
         }
     }
 }
@@ -71,30 +88,50 @@ impl Runtime {
         method: Method,
         request: reqwest::Request,
     ) -> Result<Exchange, CallFailure> {
+        let service = self.inner.table.service;
+        // OpenTelemetry's HTTP-client attributes; `url.template` is the route, never the filled path.
+        // (The values are computed only when a subscriber wants the span.)
         let span = tracing::info_span!(
             "vidplat.call",
-            service = %self.inner.table.service,
-            operation = operation.id,
-            method = %method,
-            path = request.url().path(),
-            attempts = tracing::field::Empty,
-            status = tracing::field::Empty,
-            latency_ms = tracing::field::Empty,
-            quota_wait_ms = tracing::field::Empty,
+            vidplat.service = service.as_str(),
+            vidplat.operation = operation.id,
+            http.request.method = method.as_str(),
+            url.template = self.route(operation).1,
+            server.address = request
+                .url()
+                .host_str()
+                .map(|host| host.trim_start_matches('[').trim_end_matches(']')),
+            server.port = request.url().port_or_known_default(),
+            http.response.status_code = tracing::field::Empty,
+            "error.type" = tracing::field::Empty,
+            vidplat.attempts = tracing::field::Empty,
+            vidplat.quota.wait_ms = tracing::field::Empty,
         );
         let started = Instant::now();
         let outcome = self
             .attempts(operation, method, request, started)
             .instrument(span.clone())
             .await;
-        span.record("latency_ms", millis(started.elapsed()));
-        match &outcome {
-            Ok(exchange) => span.record("status", exchange.response.status().as_u16()),
-            Err(failure) => match &failure.kind {
-                FailureKind::Answer(api) | FailureKind::AlreadyDeleted(api) => span.record("status", api.status),
-                other => span.record("status", other.label()),
-            },
+        let site = Site {
+            service,
+            operation: operation.id,
+            method,
         };
+        match &outcome {
+            Ok(exchange) => {
+                span.record("http.response.status_code", exchange.response.status().as_u16());
+                crate::observe::call_ended(site, started, exchange.call.attempts, None);
+            }
+            Err(failure) => {
+                if let FailureKind::Answer(api) | FailureKind::AlreadyDeleted(api) = &failure.kind {
+                    span.record("http.response.status_code", api.status);
+                }
+                if !span.is_disabled() {
+                    span.record("error.type", failure.kind.error_type().as_ref());
+                }
+                crate::observe::call_ended(site, started, failure.attempts, Some(&failure.kind));
+            }
+        }
         outcome
     }
 
@@ -107,6 +144,13 @@ impl Runtime {
     ) -> Result<Exchange, CallFailure> {
         let inner = &*self.inner;
         let service = inner.table.service;
+        let site = Site {
+            service,
+            operation: operation.id,
+            method,
+        };
+        // One trace for the call, one parent id per attempt (`traceparent`, when asked for).
+        let trace_id = inner.traceparent.then(|| fastrand::u128(1..));
         let failure = |delivery, attempts, kind| CallFailure {
             service,
             operation: operation.id,
@@ -131,7 +175,7 @@ impl Runtime {
         let stream_above = (operation.reading == Reading::WhileArriving).then_some(STREAM_ABOVE);
         loop {
             attempts = attempts.saturating_add(1);
-            tracing::Span::current().record("attempts", attempts);
+            tracing::Span::current().record("vidplat.attempts", attempts);
             // A copy for another attempt (a streaming body cannot be copied: one attempt).
             let spare = if attempts < inner.retry.max_attempts {
                 request.try_clone()
@@ -143,10 +187,13 @@ impl Runtime {
             // pay for them, and every call's future stays small to move.
             let permit = match &inner.quota {
                 None => None,
-                Some(limiter) => match Box::pin(limiter.acquire(operation, deadline.instant())).await {
+                Some(limiter) => match Box::pin(limiter.acquire(operation, deadline.instant()))
+                    .instrument(tracing::info_span!("vidplat.quota"))
+                    .await
+                {
                     Ok(permit) => {
                         quota_wait = quota_wait.saturating_add(permit.waited);
-                        tracing::Span::current().record("quota_wait_ms", millis(quota_wait));
+                        tracing::Span::current().record("vidplat.quota.wait_ms", millis(quota_wait));
                         Some(permit)
                     }
                     Err(refusal) => {
@@ -161,7 +208,38 @@ impl Runtime {
                 );
             }
             let attempt_deadline = Deadline::after(now, inner.timeouts.attempt).min(deadline);
-            let outcome = attempt_deadline.run(self.attempt(request, stream_above)).await;
+            let attempt_span = tracing::info_span!(
+                "vidplat.attempt",
+                http.request.resend_count = attempts - 1,
+                http.response.status_code = tracing::field::Empty,
+                http.response.body.size = tracing::field::Empty,
+                "error.type" = tracing::field::Empty,
+                vidplat.traceparent = tracing::field::Empty,
+            );
+            if let Some(trace_id) = trace_id {
+                let traceparent = format!("00-{trace_id:032x}-{:016x}-01", fastrand::u64(1..));
+                attempt_span.record("vidplat.traceparent", traceparent.as_str());
+                if let Ok(value) = reqwest::header::HeaderValue::try_from(traceparent) {
+                    request.headers_mut().insert(TRACEPARENT, value);
+                }
+            }
+            let outcome = attempt_deadline
+                .run(self.attempt(request, stream_above))
+                .instrument(attempt_span.clone())
+                .await;
+            // Read before the concurrency slot is given back (a Redis round trip).
+            let took = Took::since(now);
+            let body_size = match &outcome {
+                Some(Ok(answer)) if !answer.more => Some(u64::try_from(answer.body.len()).unwrap_or(u64::MAX)),
+                _ => None,
+            };
+            if let Some(size) = body_size {
+                attempt_span.record("http.response.body.size", size);
+                crate::observe::body_read(site, size);
+            }
+            let ended = |status: Option<u16>, failure: Option<&FailureKind>| {
+                end_attempt(&attempt_span, site, took, status, failure);
+            };
             // The concurrency slot is held exactly while the attempt is in flight, body included:
             // a body left on the wire keeps it until the decoding has read it.
             let mut permit = permit;
@@ -196,23 +274,30 @@ impl Runtime {
                 }
                 Some(Err(AttemptError::Read(ReadError::TooLarge))) => {
                     let limit = inner.max_response_body;
-                    return Err(failure(
-                        Delivery::Answered,
-                        attempts,
-                        FailureKind::BodyTooLarge { limit },
-                    ));
+                    let kind = FailureKind::BodyTooLarge { limit };
+                    ended(None, Some(&kind));
+                    return Err(failure(Delivery::Answered, attempts, kind));
                 }
+                // The body began, then stopped arriving: like a break, its effect is unknown.
+                Some(Err(AttemptError::Read(ReadError::Idle))) => (
+                    FailureKind::Timeout(TimeoutKind::IdleBody),
+                    Delivery::MayHaveArrived,
+                    None,
+                ),
                 // The head arrived, the body broke: the request arrived, its effect is unknown.
                 Some(Err(AttemptError::Read(ReadError::Transport(error)))) => {
                     (FailureKind::Transport(error), Delivery::MayHaveArrived, None)
                 }
                 Some(Ok(answer)) => match judge.judge(answer) {
                     Judged::Success(ReadAnswer { response, body, more }) => {
+                        ended(Some(response.status().as_u16()), None);
                         let rest = more.then(|| Remainder {
                             cap: inner.max_response_body,
                             read: u64::try_from(body.len()).unwrap_or(u64::MAX),
                             attempt: attempt_deadline,
                             total: deadline,
+                            idle: inner.timeouts.idle_body,
+                            site,
                             permit: permit.take(),
                         });
                         return Ok(Exchange {
@@ -229,7 +314,9 @@ impl Runtime {
                         });
                     }
                     Judged::Error(api) if method == Method::Delete && api.status == 404 && earlier_may_have_acted => {
-                        return Err(failure(Delivery::Answered, attempts, FailureKind::AlreadyDeleted(api)));
+                        let kind = FailureKind::AlreadyDeleted(api);
+                        ended(Some(404), Some(&kind));
+                        return Err(failure(Delivery::Answered, attempts, kind));
                     }
                     Judged::Error(api) => {
                         let status = api.status;
@@ -237,6 +324,7 @@ impl Runtime {
                     }
                 },
             };
+            ended(status, Some(&kind));
             earlier_may_have_acted |= match delivery {
                 Delivery::MayHaveArrived => true,
                 // A gateway's failure may come after the service did the work.
@@ -266,7 +354,7 @@ impl Runtime {
             tracing::debug!(
                 attempt = attempts,
                 wait_ms = millis(wait),
-                cause = status.map_or_else(|| this.kind.label().to_owned(), |s| s.to_string()),
+                cause = this.kind.error_type().as_ref(),
                 "retrying {}",
                 operation.id
             );
@@ -285,11 +373,30 @@ impl Runtime {
             .send(&inner.http, request)
             .await
             .map_err(AttemptError::Send)?;
-        read_capped(response, inner.max_response_body, stream_above)
-            .await
-            .map_err(AttemptError::Read)
+        read_capped(
+            response,
+            inner.max_response_body,
+            stream_above,
+            inner.timeouts.idle_body,
+        )
+        .await
+        .map_err(AttemptError::Read)
     }
 }
+
+/// Records how an attempt ended on its span and in the measurements.
+fn end_attempt(span: &tracing::Span, site: Site, took: Took, status: Option<u16>, failure: Option<&FailureKind>) {
+    if let Some(status) = status {
+        span.record("http.response.status_code", status);
+    }
+    if let (Some(failure), false) = (failure, span.is_disabled()) {
+        span.record("error.type", failure.error_type().as_ref());
+    }
+    crate::observe::attempt_ended(site, took, failure.map(|kind| kind as &dyn ErrorType));
+}
+
+/// The W3C Trace Context header.
+const TRACEPARENT: reqwest::header::HeaderName = reqwest::header::HeaderName::from_static("traceparent");
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)

@@ -7,6 +7,7 @@ use crate::redact::{bounded, escape_controls};
 use crate::retry::Delivery;
 use crate::table::{Method, Service};
 use crate::timeout::TimeoutKind;
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
@@ -194,20 +195,34 @@ impl fmt::Display for CallFailure {
     }
 }
 
-impl FailureKind {
-    /// A short name for logs.
-    pub(crate) fn label(&self) -> &'static str {
-        match self {
+/// The status as text for an error the server answered (`"404"`), else a
+/// fixed name (`"timeout.idle_body"`, `"quota.per_minute"`, `"transport"`,
+/// …). Never a value from a request or a body: spans and metric labels carry it.
+impl crate::observe::ErrorType for FailureKind {
+    fn error_type(&self) -> Cow<'static, str> {
+        use crate::quota::limits::Quota;
+        Cow::Borrowed(match self {
+            FailureKind::Answer(api) => return Cow::Owned(api.status.to_string()),
+            FailureKind::AlreadyDeleted(_) => "already_deleted",
             FailureKind::InvalidInput { .. } => "invalid_input",
             FailureKind::Refused(_) => "refused",
-            FailureKind::Quota(_) => "quota",
-            FailureKind::Timeout(_) => "timeout",
+            FailureKind::Quota(refusal) => match refusal.quota {
+                Quota::PerMinute => "quota.per_minute",
+                Quota::Concurrency => "quota.concurrency",
+                Quota::Month => "quota.month",
+                Quota::Unspecified => "quota.unspecified",
+                Quota::StoreUnavailable => "quota.store_unavailable",
+            },
+            FailureKind::Timeout(kind) => match kind {
+                TimeoutKind::Connect => "timeout.connect",
+                TimeoutKind::Attempt => "timeout.attempt",
+                TimeoutKind::Total => "timeout.total",
+                TimeoutKind::IdleBody => "timeout.idle_body",
+            },
             FailureKind::Transport(_) => "transport",
             FailureKind::BodyTooLarge { .. } => "body_too_large",
-            FailureKind::Answer(_) => "answer",
-            FailureKind::AlreadyDeleted(_) => "already_deleted",
             FailureKind::Decode(_) => "decode",
-        }
+        })
     }
 }
 

@@ -1,11 +1,14 @@
 //! The rest of a large success body, still on the wire when the exchange
 //! ends, and the rules reading it must keep: the size cap, the attempt's
-//! deadline, and the analytics concurrency slot, given back once it is read.
+//! deadline, the idle-body timeout, and the analytics concurrency slot,
+//! given back once it is read.
 
 use crate::failure::FailureKind;
+use crate::observe::Site;
 use crate::quota::limiter::QuotaPermit;
-use crate::timeout::{Deadline, TimeoutKind};
+use crate::timeout::{idle_bounded, Deadline, TimeoutKind};
 use bytes::Bytes;
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -23,6 +26,10 @@ pub(crate) struct Remainder {
     pub(crate) attempt: Deadline,
     /// The call's deadline.
     pub(crate) total: Deadline,
+    /// The longest silence allowed between two chunks (the body has begun).
+    pub(crate) idle: Duration,
+    /// What the body's size is measured under.
+    pub(crate) site: Site,
     /// The analytics concurrency slot, released once the body is read.
     pub(crate) permit: Option<QuotaPermit>,
 }
@@ -37,13 +44,15 @@ impl Remainder {
         chunks: mpsc::Sender<Bytes>,
     ) -> Result<(), FailureKind> {
         let cap = self.cap;
+        let idle = self.idle;
         let mut read = self.read;
         let reading = async {
             loop {
-                let chunk = match response.chunk().await {
-                    Ok(Some(chunk)) => chunk,
-                    Ok(None) => return Ok(()),
-                    Err(error) => return Err(FailureKind::Transport(error)),
+                let chunk = match idle_bounded(idle, response.chunk()).await {
+                    Some(Ok(Some(chunk))) => chunk,
+                    Some(Ok(None)) => return Ok(()),
+                    Some(Err(error)) => return Err(FailureKind::Transport(error)),
+                    None => return Err(FailureKind::Timeout(TimeoutKind::IdleBody)),
                 };
                 read = read.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
                 if read > cap {
@@ -63,6 +72,9 @@ impl Remainder {
         });
         if let Some(permit) = self.permit.take() {
             permit.release().await;
+        }
+        if outcome.is_ok() {
+            crate::observe::body_read(self.site, read);
         }
         outcome
     }

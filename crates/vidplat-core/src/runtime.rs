@@ -35,6 +35,8 @@ pub(crate) struct Inner {
     pub(crate) timeouts: Timeouts,
     pub(crate) max_response_body: u64,
     pub(crate) quota: Option<QuotaLimiter>,
+    /// Whether each attempt carries a W3C `traceparent` header.
+    pub(crate) traceparent: bool,
 }
 
 impl fmt::Debug for Runtime {
@@ -49,6 +51,7 @@ impl fmt::Debug for Runtime {
             .field("timeouts", &inner.timeouts)
             .field("max_response_body", &inner.max_response_body)
             .field("quota", &inner.quota)
+            .field("traceparent", &inner.traceparent)
             .finish_non_exhaustive()
     }
 }

@@ -1,6 +1,7 @@
-//! How long a call may take: connecting, each attempt, and the whole call.
+//! How long a call may take: connecting, each attempt, the whole call, and
+//! the longest silence of a body being read.
 //!
-//! The three are one configuration, apart from the retry policy. The total
+//! The four are one configuration, apart from the retry policy. The total
 //! timeout is the call's deadline: the wait for the analytics quota, every
 //! attempt (sending and reading the body), and every backoff sleep end by it.
 //! Every instant is computed with checked arithmetic: a timeout too large to
@@ -21,7 +22,22 @@ pub struct Timeouts {
     pub attempt: Duration,
     /// Time allowed for the whole call, quota waits, retries and backoff included.
     pub total: Duration,
+    /// Longest silence allowed while a body arrives: once its first byte has
+    /// come, no further byte for this long ends the attempt
+    /// ([`TimeoutKind::IdleBody`]). Never applied while waiting for the head
+    /// or the first byte of the body (the server may be computing the answer),
+    /// nor to an empty body. `Duration::MAX` turns it off.
+    pub idle_body: Duration,
 }
+
+/// The default [`Timeouts::idle_body`]: 20 s.
+///
+/// A healthy server streaming a body pauses for milliseconds; what stalls a
+/// live connection for seconds is TCP retransmission, whose timeout doubles
+/// from about 1 s (1 + 2 + 4 + 8 = 15 s for the same segment lost four times
+/// in a row). 20 s rides that out and still ends a body that has stopped 9
+/// times sooner than the 180 s analytics attempt timeout would.
+pub const DEFAULT_IDLE_BODY_TIMEOUT: Duration = Duration::from_secs(20);
 
 impl Default for Timeouts {
     fn default() -> Self {
@@ -29,6 +45,7 @@ impl Default for Timeouts {
             connect: Duration::from_secs(10),
             attempt: Duration::from_secs(30),
             total: Duration::from_secs(300),
+            idle_body: DEFAULT_IDLE_BODY_TIMEOUT,
         }
     }
 }
@@ -43,6 +60,8 @@ pub enum TimeoutKind {
     Attempt,
     /// The call reached its total timeout.
     Total,
+    /// A body stopped arriving: no byte for [`Timeouts::idle_body`] after its first one.
+    IdleBody,
 }
 
 impl std::fmt::Display for TimeoutKind {
@@ -51,6 +70,7 @@ impl std::fmt::Display for TimeoutKind {
             TimeoutKind::Connect => "connect timeout",
             TimeoutKind::Attempt => "attempt timeout",
             TimeoutKind::Total => "total timeout",
+            TimeoutKind::IdleBody => "idle body timeout (the body stopped arriving)",
         })
     }
 }
@@ -125,6 +145,50 @@ impl<F: Future> Future for Bounded<F> {
     }
 }
 
+/// Runs `future` (one read of a body) until it ends or has waited `idle`
+/// without ending; `None` in the second case. The timer starts only once the
+/// read has to wait: a read that is ready at once costs no timer.
+pub(crate) fn idle_bounded<F: Future>(idle: Duration, future: F) -> IdleBounded<F> {
+    IdleBounded {
+        future,
+        idle,
+        timer: None,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// [`idle_bounded`]'s future.
+    pub(crate) struct IdleBounded<F> {
+        #[pin]
+        future: F,
+        idle: Duration,
+        #[pin]
+        timer: Option<tokio::time::Sleep>,
+    }
+}
+
+impl<F: Future> Future for IdleBounded<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        if this.timer.is_none() {
+            // A silence too long for the clock is no limit.
+            let Some(at) = Instant::now().checked_add(*this.idle) else {
+                return Poll::Pending;
+            };
+            this.timer.set(Some(tokio::time::sleep_until(at)));
+        }
+        match this.timer.as_pin_mut() {
+            Some(timer) => timer.poll(cx).map(|()| None),
+            None => Poll::Pending,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +207,21 @@ mod tests {
         assert!(!soon.cut_short(now, Duration::from_secs(2)));
         assert_eq!(soon.run(std::future::pending::<()>()).await, None);
         assert!(Instant::now() >= now + Duration::from_secs(3));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_idle_timer_counts_only_while_the_read_waits() {
+        let started = Instant::now();
+        assert_eq!(idle_bounded(Duration::from_secs(2), async { 7 }).await, Some(7));
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        let slow = tokio::time::sleep(Duration::from_secs(1));
+        assert_eq!(idle_bounded(Duration::from_secs(2), slow).await, Some(()));
+        assert_eq!(started.elapsed(), Duration::from_secs(1));
+        let stalled = std::future::pending::<()>();
+        assert_eq!(idle_bounded(Duration::from_secs(2), stalled).await, None);
+        assert_eq!(started.elapsed(), Duration::from_secs(3));
+        // `Duration::MAX`: no limit, and no overflow (the read ends first here).
+        let late = tokio::time::sleep(Duration::from_secs(3600));
+        assert_eq!(idle_bounded(Duration::MAX, late).await, Some(()));
     }
 }

@@ -394,6 +394,7 @@ async fn no_retry_after_and_no_timeout_is_too_large() {
                 connect: Duration::MAX,
                 attempt: Duration::MAX,
                 total: Duration::MAX,
+                idle_body: Duration::MAX,
             })
             .build()
             .unwrap();

@@ -111,6 +111,8 @@ pub struct ClientBuilder {
     attempt_timeout: Duration,
     analytics_attempt_timeout: Duration,
     total_timeout: Duration,
+    idle_body_timeout: Duration,
+    traceparent: bool,
     user_agent: String,
     retry: RetryPolicy,
     analytics_quota: Option<QuotaConfig>,
@@ -135,6 +137,8 @@ impl Default for ClientBuilder {
             // The server answers 408 to a slow analytics query; wait long enough to hear it.
             analytics_attempt_timeout: Duration::from_secs(180),
             total_timeout: timeouts.total,
+            idle_body_timeout: timeouts.idle_body,
+            traceparent: false,
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
             retry: RetryPolicy::default(),
             analytics_quota: Some(QuotaConfig::default()),
@@ -168,6 +172,8 @@ impl fmt::Debug for ClientBuilder {
             .field("attempt_timeout", &self.attempt_timeout)
             .field("analytics_attempt_timeout", &self.analytics_attempt_timeout)
             .field("total_timeout", &self.total_timeout)
+            .field("idle_body_timeout", &self.idle_body_timeout)
+            .field("traceparent", &self.traceparent)
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
             .field("analytics_quota", &self.analytics_quota)
@@ -259,6 +265,28 @@ impl ClientBuilder {
     /// end by it. `Duration::MAX` means no deadline.
     pub fn total_timeout(mut self, timeout: Duration) -> Self {
         self.total_timeout = timeout;
+        self
+    }
+
+    /// The longest silence allowed while an answer's body arrives (default
+    /// 20 s, [`vidplat_core::DEFAULT_IDLE_BODY_TIMEOUT`] says why): once its
+    /// first byte has come, no further byte for this long ends the attempt
+    /// with [`Error::Timeout`] of kind [`TimeoutKind::IdleBody`](crate::TimeoutKind::IdleBody),
+    /// retried under the usual rules (a GET or DELETE; never a request that
+    /// may have registered something). It never applies while the server
+    /// prepares the answer (before the first byte of the body), nor to an
+    /// empty body. `Duration::MAX` turns it off.
+    pub fn idle_body_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_body_timeout = timeout;
+        self
+    }
+
+    /// Sends a W3C Trace Context `traceparent` header with every attempt
+    /// (default: off). The documents do not say the services read it. Each
+    /// call has a random trace id of its own, each attempt a parent id of its
+    /// own; the attempt's span records the header it sent (README, "Observability").
+    pub fn traceparent(mut self, send: bool) -> Self {
+        self.traceparent = send;
         self
     }
 
@@ -418,7 +446,9 @@ impl ClientBuilder {
                 connect: self.connect_timeout,
                 attempt: attempt_timeout,
                 total: self.total_timeout,
+                idle_body: self.idle_body_timeout,
             })
+            .traceparent(self.traceparent)
             .max_response_body(self.max_response_body)
             .allow_insecure_http(self.allow_insecure_http)
             .user_agent(self.user_agent.clone());

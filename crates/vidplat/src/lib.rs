@@ -233,11 +233,24 @@
 //! # Ok::<(), vidplat::Error>(())
 //! ```
 //!
-//! ## Tracing
+//! ## Observability
 //!
-//! Every call is one `vidplat.call` span (service, operation, method, path,
-//! attempts, status, latency_ms, quota_wait_ms) through the `tracing` crate;
-//! no header, key or signature is ever recorded.
+//! Every call is one `vidplat.call` span through the `tracing` crate, in
+//! OpenTelemetry's HTTP-client terms (`vidplat.service`,
+//! `vidplat.operation`, `http.request.method`, `url.template`,
+//! `server.address`, `server.port`, `http.response.status_code`,
+//! `error.type`, `vidplat.attempts`, `vidplat.quota.wait_ms`), with a
+//! `vidplat.attempt` span per attempt and a `vidplat.quota` span per
+//! analytics turn inside it; no header, key, filled path, body or signature
+//! is ever recorded. With the `metrics` feature, call and attempt durations,
+//! attempts, errors by `error.type`, body sizes and the analytics quota's
+//! health (waits by reason, local refusals, server 429s, the month's
+//! remaining count, the slot's hold time) go to the `metrics` recorder the
+//! application installs. The README's "Observability" section lists every
+//! name, unit and label. [`ClientBuilder::traceparent`] sends a W3C
+//! `traceparent` header (off by default);
+//! [`ClientBuilder::idle_body_timeout`] ends an attempt whose body stops
+//! arriving.
 
 //! ## Every operation
 //!

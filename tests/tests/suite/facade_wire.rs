@@ -77,11 +77,11 @@ async fn tracing_records_the_call_and_never_the_key() {
     let log = output();
     assert!(log.contains("vidplat.call"), "{log}");
     for field in [
-        "service=encoder",
-        "operation=\"get_task_counts\"",
-        "status=200",
-        "attempts=1",
-        "latency_ms=",
+        "vidplat.service=\"encoder\"",
+        "vidplat.operation=\"get_task_counts\"",
+        "url.template=\"/v1/counts\"",
+        "http.response.status_code=200",
+        "vidplat.attempts=1",
     ] {
         assert!(log.contains(field), "missing {field}: {log}");
     }

@@ -187,6 +187,9 @@ proptest! {
         total_ms in prop_oneof![Just(0u64), 1u64..120_000],
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap();
+        // Everything the call traces, at every level, is kept: none of it may hold the key.
+        let traces = crate::observability::Collector::default();
+        let _traced = tracing::subscriber::set_default(traces.subscriber());
         runtime.block_on(async move {
             let hostile = Arc::new(Hostile { status, headers, body, sent: AtomicUsize::new(0) });
             let total = Duration::from_millis(total_ms);
@@ -212,6 +215,9 @@ proptest! {
                 }
             }
         });
+        let traced = traces.everything();
+        prop_assert!(traced.contains("vidplat.call"), "the call was traced");
+        prop_assert!(!traced.contains(API_KEY), "{}", traced);
     }
 }
 
@@ -507,4 +513,19 @@ async fn p11_an_error_body_under_a_200_is_an_error() {
     // A real list with the same members is still a list.
     let wire = Wire::ok(json!({"data": [], "code": "UNKNOWN_ERROR", "message": "x"})).await;
     assert!(wire.vms().list_labels().call().await.is_ok());
+}
+
+/// Every case of this file but the proptest (which checks its own traces),
+/// one after the other: a test that watches what they trace runs them
+/// (`observability`).
+pub(crate) fn every_case() {
+    p1_no_redirect_is_followed_and_the_key_goes_nowhere_else();
+    p3_huge_timeouts_and_retry_afters_of_any_form_end_in_an_error_or_a_clamped_wait();
+    p4_a_body_past_the_cap_is_refused_while_streaming();
+    p5_the_total_timeout_bounds_reading_the_body();
+    p7_secrets_are_never_printed();
+    p8_a_deletion_that_happened_is_not_a_plain_not_found();
+    p9_is_retryable_never_advises_duplicating_work();
+    p10_invalid_utf8_in_an_error_body_keeps_the_code();
+    p11_an_error_body_under_a_200_is_an_error();
 }

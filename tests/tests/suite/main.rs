@@ -19,6 +19,7 @@ mod coverage;
 mod errors;
 mod faults;
 mod hostile;
+mod observability;
 mod ops_analytics;
 mod ops_encoder;
 mod ops_vms_catalog;

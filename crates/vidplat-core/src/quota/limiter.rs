@@ -46,8 +46,36 @@ impl From<RedisQuota> for QuotaStore {
 #[derive(Debug)]
 pub struct QuotaPermit {
     _slot: Slot,
+    /// Measures how long the slot is held; declared after it, so it ends once the slot is given back.
+    _held: HoldTimer,
     /// Time spent waiting for the permit.
     pub waited: Duration,
+}
+
+/// With the `metrics` feature, measures how long a concurrency slot is held
+/// (until it is dropped); without it, nothing.
+#[derive(Debug)]
+struct HoldTimer(#[cfg(feature = "metrics")] Option<Instant>);
+
+impl HoldTimer {
+    fn start(holds_slot: bool) -> Self {
+        #[cfg(feature = "metrics")]
+        return HoldTimer(holds_slot.then(Instant::now));
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = holds_slot;
+            HoldTimer()
+        }
+    }
+}
+
+#[cfg(feature = "metrics")]
+impl Drop for HoldTimer {
+    fn drop(&mut self) {
+        if let Some(taken) = self.0 {
+            crate::observe::slot_held(taken);
+        }
+    }
 }
 
 /// The concurrency slot a permit holds, if any.
@@ -197,6 +225,8 @@ impl QuotaLimiter {
                 Err(message) => tracing::warn!("analytics quota: {message}; showing the last count seen"),
             }
         }
+        #[cfg(feature = "metrics")]
+        self.show_remaining();
         self.usage()
     }
 
@@ -216,6 +246,7 @@ impl QuotaLimiter {
 
     /// Counts an attempt the server refused with 429 (already counted in the month).
     pub(crate) fn count_refused_by_server(&self) {
+        crate::observe::server_refused();
         let mut state = self.state();
         state.refused_by_server = state.refused_by_server.saturating_add(1);
     }
@@ -235,6 +266,29 @@ impl QuotaLimiter {
         operation: &OperationMeta,
         deadline: Option<Instant>,
     ) -> Result<QuotaPermit, QuotaRefusal> {
+        let turn = self.turn(operation, deadline).await;
+        #[cfg(feature = "metrics")]
+        {
+            if let Err(refusal) = &turn {
+                crate::observe::quota_refused(refusal.quota.name());
+            }
+            self.show_remaining();
+        }
+        turn
+    }
+
+    /// The month's remaining count, as a measurement.
+    #[cfg(feature = "metrics")]
+    fn show_remaining(&self) {
+        let store = match &self.store {
+            QuotaStore::Memory => "memory",
+            #[cfg(feature = "redis")]
+            QuotaStore::Redis(_) => "redis",
+        };
+        crate::observe::quota_remaining(store, self.remaining());
+    }
+
+    async fn turn(&self, operation: &OperationMeta, deadline: Option<Instant>) -> Result<QuotaPermit, QuotaRefusal> {
         #[cfg(feature = "redis")]
         if let QuotaStore::Redis(store) = &self.store {
             let started = Instant::now();
@@ -253,6 +307,7 @@ impl QuotaLimiter {
             {
                 Ok(decision) => {
                     return decision.map(|lease| QuotaPermit {
+                        _held: HoldTimer::start(operation.rate_limited),
                         _slot: Slot::Redis(lease),
                         waited: started.elapsed(),
                     })
@@ -284,6 +339,7 @@ impl QuotaLimiter {
             self.count_month()?;
             return Ok(QuotaPermit {
                 _slot: Slot::None,
+                _held: HoldTimer::start(false),
                 waited: Duration::ZERO,
             });
         }
@@ -335,6 +391,7 @@ impl QuotaLimiter {
                         state.recent.push_back(now);
                         return Ok(QuotaPermit {
                             _slot: Slot::Local(slot),
+                            _held: HoldTimer::start(true),
                             waited: started.elapsed(),
                         });
                     }

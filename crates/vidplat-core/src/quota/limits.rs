@@ -1,7 +1,9 @@
 //! The analytics usage limits: which limit, what the client does at one,
 //! and what a call waiting for its turn shows.
 
+use crate::observe::WaitReason;
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -21,6 +23,20 @@ pub enum Quota {
     /// The shared quota store (Redis) could not be reached, so the client could
     /// not take a turn; the call was not sent.
     StoreUnavailable,
+}
+
+impl Quota {
+    /// The limit's name in metric labels.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Quota::PerMinute => "per_minute",
+            Quota::Concurrency => "concurrency",
+            Quota::Month => "month",
+            Quota::Unspecified => "unspecified",
+            Quota::StoreUnavailable => "store_unavailable",
+        }
+    }
 }
 
 /// What to do when a limit is reached.
@@ -174,20 +190,51 @@ impl fmt::Display for QuotaWait {
 }
 
 /// Publishes one call's wait while it lasts, and clears it (if it is still
-/// the one shown) when the wait ends, however it ends.
+/// the one shown) when the wait ends, however it ends. Each stretch of the
+/// wait with one reason is a tracing event when it starts and a measurement
+/// when it ends.
 pub(crate) struct Waiting<'a> {
     waits: &'a watch::Sender<Option<QuotaWait>>,
     id: u64,
+    /// The reason of the stretch under way, and when it began.
+    stretch: Mutex<Option<(WaitReason, Instant)>>,
 }
 
 impl<'a> Waiting<'a> {
     pub(crate) fn new(waits: &'a watch::Sender<Option<QuotaWait>>) -> Self {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Self { waits, id }
+        Self {
+            waits,
+            id,
+            stretch: Mutex::new(None),
+        }
+    }
+
+    /// Ends the stretch under way, if any, and starts one for `reason` (`None`: no more waiting).
+    fn stretch(&self, reason: Option<WaitReason>) {
+        let mut stretch = self.stretch.lock().unwrap_or_else(PoisonError::into_inner);
+        if stretch.map(|(under_way, _)| under_way) == reason {
+            return;
+        }
+        if let Some((ended, since)) = stretch.take() {
+            crate::observe::quota_waited(ended, since);
+        }
+        if let Some(reason) = reason {
+            tracing::debug!(
+                vidplat.quota.reason = reason.as_str(),
+                "waiting for the analytics quota"
+            );
+            *stretch = Some((reason, Instant::now()));
+        }
     }
 
     pub(crate) fn show(&self, quota: Quota, cause: WaitCause, until: Option<Instant>) {
+        self.stretch(Some(match (cause, quota) {
+            (WaitCause::ServerRefused, _) => WaitReason::Server429,
+            (WaitCause::Queued { .. }, _) | (WaitCause::Limit, Quota::Concurrency) => WaitReason::Concurrency,
+            (WaitCause::Limit, _) => WaitReason::PerMinute,
+        }));
         let wait = QuotaWait {
             quota,
             cause,
@@ -205,6 +252,7 @@ impl<'a> Waiting<'a> {
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
+        self.stretch(None);
         self.waits.send_if_modified(|shown| {
             let ours = shown.is_some_and(|wait| wait.id == self.id);
             if ours {
