@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The crates meant for crates.io, in dependency order (`xtask` and `vidplat-tests` are not):
-/// the libraries, the simulator and the command line.
-pub const LIBRARY_CRATES: [&str; 7] = [
+/// the libraries, the simulator, the test kit and the command line.
+pub const LIBRARY_CRATES: [&str; 8] = [
     "vidplat-core",
     "vidplat-encoder",
     "vidplat-vms",
     "vidplat-analytics",
     "vidplat",
     "vidplat-sim",
+    "vidplat-test",
     "vidplat-cli",
 ];
 
@@ -22,11 +23,12 @@ pub const LIBRARY_CRATES: [&str; 7] = [
 /// its own crates' features. The three generated crates declare the same
 /// dependencies with the same features, so checking them together unifies
 /// nothing a lone check of one of them would not.
-const CHECK_GROUPS: [&[&str]; 5] = [
+const CHECK_GROUPS: [&[&str]; 6] = [
     &["vidplat-core"],
     &["vidplat-encoder", "vidplat-vms", "vidplat-analytics"],
     &["vidplat"],
     &["vidplat-sim"],
+    &["vidplat-test"],
     &["vidplat-cli"],
 ];
 
