@@ -235,3 +235,24 @@ async fn verify_names_unmet_expectations_and_unmatched_requests() {
     let shown = shown.downcast_ref::<String>().unwrap();
     assert!(shown.contains("cancel_or_delete_task"), "{shown}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_delete_whose_first_attempt_may_have_acted_then_404_is_already_deleted() {
+    let mock = Mock::new();
+    // The first attempt's answer breaks after its head: the deletion may have happened.
+    let rule = mock
+        .on(encoder::CancelOrDeleteTask)
+        .break_after_headers()
+        .then()
+        .fail(404, ErrorCode::ModelNotFound)
+        .then()
+        .respond(());
+    let client = mock.client();
+    let encoder = client.encoder().unwrap();
+    let error = encoder.cancel_or_delete_task().task_id(3).call().await.unwrap_err();
+    assert!(matches!(error, Error::AlreadyDeleted(_)), "{error:?}");
+    assert_eq!(rule.calls(), 2);
+    // An operation without a success body is answered with `()`.
+    encoder.cancel_or_delete_task().task_id(3).call().await.unwrap();
+    mock.verify();
+}
