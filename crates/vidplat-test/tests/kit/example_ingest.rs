@@ -64,18 +64,17 @@ mod tests {
     async fn a_failed_task_gives_its_error_number() {
         let mock = Mock::new();
         mock.on(encoder::RegisterTask).respond(TaskRegistration::fixture());
+        let (encoding, failed) = (Task::fixture(), Task::fixture());
+        let encoding = Task {
+            status: Some(TaskStatus::Encoding),
+            ..encoding
+        };
         let failed = Task {
             status: Some(TaskStatus::Failed),
             error_code: Some(4021),
-            ..Task::fixture()
+            ..failed
         };
-        mock.on(encoder::GetTask)
-            .respond(Task {
-                status: Some(TaskStatus::Encoding),
-                ..Task::fixture()
-            })
-            .then()
-            .respond(failed);
+        mock.on(encoder::GetTask).respond(encoding).then().respond(failed);
         let outcome = ingest(&mock.client(), "a.mp4").await.unwrap();
         assert_eq!(outcome, Ingested::Failed { error_code: 4021 });
         mock.verify();
@@ -106,13 +105,11 @@ mod tests {
         };
         mock.on(analytics::CloudByOs).respond(page);
         let outcome = ingest(&mock.client(), "a.mp4").await.unwrap();
-        assert_eq!(
-            outcome,
-            Ingested::Ready {
-                task: 1,
-                plays: Some(6)
-            }
-        );
+        let expected = Ingested::Ready {
+            task: 1,
+            plays: Some(6),
+        };
+        assert_eq!(outcome, expected);
         mock.verify();
     }
 }
