@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The crates meant for crates.io, in dependency order (`xtask` and `vidplat-tests` are not):
-/// the libraries, the simulator and the command line.
-pub const LIBRARY_CRATES: [&str; 8] = [
+/// the libraries, the simulator, the exporter, the test kit and the command line.
+pub const LIBRARY_CRATES: [&str; 9] = [
     "vidplat-core",
     "vidplat-encoder",
     "vidplat-vms",
@@ -16,6 +16,7 @@ pub const LIBRARY_CRATES: [&str; 8] = [
     "vidplat",
     "vidplat-sim",
     "vidplat-export",
+    "vidplat-test",
     "vidplat-cli",
 ];
 
@@ -23,12 +24,13 @@ pub const LIBRARY_CRATES: [&str; 8] = [
 /// its own crates' features. The three generated crates declare the same
 /// dependencies with the same features, so checking them together unifies
 /// nothing a lone check of one of them would not.
-const CHECK_GROUPS: [&[&str]; 6] = [
+const CHECK_GROUPS: [&[&str]; 7] = [
     &["vidplat-core"],
     &["vidplat-encoder", "vidplat-vms", "vidplat-analytics"],
     &["vidplat"],
     &["vidplat-sim"],
     &["vidplat-export"],
+    &["vidplat-test"],
     &["vidplat-cli"],
 ];
 

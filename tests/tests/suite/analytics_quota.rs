@@ -1,10 +1,13 @@
 //! The analytics limiter against a local server that enforces the documented
-//! limits (calls per window, one at a time) and answers 429 when they are broken.
-//! The window is one second here instead of a minute, on both sides.
+//! limits (calls per window, one at a time) and answers 429 when they are broken
+//! (the window is one second here instead of a minute, on both sides); and
+//! against the test kit's mock, the server's 429 and 408 answers.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use vidplat::analytics::types::{CloudOsPage, ErrorCode as AnalyticsCode};
 use vidplat::{Client, Error, Quota, QuotaConfig, QuotaMode, WaitCause};
+use vidplat_test::analytics;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 const WINDOW: Duration = Duration::from_secs(1);
@@ -119,26 +122,19 @@ async fn fail_fast_reports_the_quota_without_sending() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
-    let server = MockServer::start().await;
-    Mock::given(wiremock::matchers::path("/v2/os/data"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "30")
-                .set_body_json(serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": null})),
-        )
-        .mount(&server)
-        .await;
-    Mock::given(wiremock::matchers::path("/v2/history"))
-        .respond_with(
-            ResponseTemplate::new(408).set_body_json(serde_json::json!({"code": "REQUEST_TIMEOUT", "message": "slow"})),
-        )
-        .mount(&server)
-        .await;
-    let client = Client::builder()
-        .analytics_url(server.uri())
-        .api_key("k")
+    let mock = vidplat_test::Mock::new();
+    mock.on(analytics::CloudByOs)
+        .fail(429, AnalyticsCode::TooManyRequests)
+        .header("retry-after", "30")
+        .always();
+    let history = mock
+        .on(analytics::CloudViewingHistory)
+        .fail_with_message(408, AnalyticsCode::RequestTimeout, Some("slow"))
+        .always();
+    let client = mock
+        .client_builder()
         .analytics_quota(None)
         .retry(vidplat::RetryPolicy::never())
         .build()
@@ -155,11 +151,7 @@ async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
         (Some(429), Some("TOO_MANY_REQUESTS"), None)
     );
     // With the default retry policy: 408 is not a status worth another attempt.
-    let default_policy = Client::builder()
-        .analytics_url(server.uri())
-        .api_key("k")
-        .build()
-        .unwrap();
+    let default_policy = mock.client_builder().analytics_quota(None).build().unwrap();
     let slow: Error = default_policy
         .analytics()
         .unwrap()
@@ -171,14 +163,7 @@ async fn a_server_429_is_rate_limited_and_a_408_is_query_too_slow() {
     assert!(matches!(slow, Error::QueryTooSlow { .. }), "{slow:?}");
     assert!(slow.to_string().contains("shorten the period"), "{slow}");
     assert!(!slow.is_retryable());
-    let history_calls = server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.url.path() == "/v2/history")
-        .count();
-    assert_eq!(history_calls, 1);
+    assert_eq!(history.calls(), 1);
 }
 
 /// One deadline: `total_timeout` bounds the wait for a quota turn. The 4th
@@ -222,23 +207,16 @@ async fn the_quota_wait_ends_with_the_total_timeout() {
     assert_eq!(enforcing.arrivals.lock().unwrap().len(), 3, "the 4th call never left");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_wait_after_a_server_429_is_published_and_the_refused_attempt_counted() {
-    let server = MockServer::start().await;
-    Mock::given(wiremock::matchers::path("/v2/os/data"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "1")
-                .set_body_json(serde_json::json!({"code": "TOO_MANY_REQUESTS", "message": "limit"})),
-        )
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(wiremock::matchers::path("/v2/os/data"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": [], "truncated": false})))
-        .mount(&server)
-        .await;
-    let client = vidplat_tests::local_client(&server.uri())
+    let mock = vidplat_test::Mock::new();
+    mock.on(analytics::CloudByOs)
+        .fail_with_message(429, AnalyticsCode::TooManyRequests, Some("limit"))
+        .header("retry-after", "1")
+        .then()
+        .respond(CloudOsPage::default());
+    let client = mock
+        .client_builder()
         .analytics_quota(QuotaConfig {
             safety_margin: Duration::ZERO,
             ..QuotaConfig::default()
@@ -267,6 +245,7 @@ async fn the_wait_after_a_server_429_is_published_and_the_refused_attempt_counte
         "waiting 1 s: the server refused the last attempt (429 Too Many Requests)"
     );
     assert!(call.await.unwrap(), "the retry succeeded");
+    mock.verify();
     assert_eq!(limiter.current_wait(), None, "cleared when the retry started");
     let usage = limiter.usage();
     assert_eq!((usage.used, usage.refused_by_server, usage.remaining()), (2, 1, 49_998));

@@ -1,44 +1,36 @@
-//! Waiters against a local server that plays a task's life, one status a poll.
+//! Waiters against the test kit's mock (the client's real pipeline, paused
+//! time), one status a poll; and against a local server, several tasks at once.
 
 use futures::TryStreamExt;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use vidplat::encoder::types::TaskStatus;
+use vidplat::encoder::types::{Task, TaskImport, TaskStatus};
 use vidplat::waiters::Polling;
 use vidplat::{Client, Error};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use vidplat_test::{encoder, Fixture, Mock, Rule};
+use wiremock::{MockServer, Request, Respond, ResponseTemplate};
 
-/// Answers the n-th poll with the n-th body (the last one repeats).
-struct Script {
-    bodies: Vec<serde_json::Value>,
-    polls: Arc<AtomicUsize>,
-}
-
-impl Respond for Script {
-    fn respond(&self, _: &Request) -> ResponseTemplate {
-        let n = self.polls.fetch_add(1, Ordering::SeqCst);
-        ResponseTemplate::new(200).set_body_json(self.bodies[n.min(self.bodies.len() - 1)].clone())
+/// Task 9's polls answered with `life`, one status a poll (the last one repeats).
+fn play(life: &[Task]) -> (Client, Rule<encoder::GetTask>, Mock) {
+    let mock = Mock::new();
+    let (last, before) = life.split_last().expect("a life has a last status");
+    let mut rule = mock.on(encoder::GetTask).when(|sent| sent.params.task_id.get() == 9);
+    for task in before {
+        rule = rule.respond(task.clone()).then();
     }
+    let rule = rule.respond(last.clone()).always();
+    (mock.client(), rule, mock)
 }
 
-async fn play(route: &str, bodies: Vec<serde_json::Value>) -> (Client, Arc<AtomicUsize>, MockServer) {
-    let server = MockServer::start().await;
-    let polls = Arc::new(AtomicUsize::new(0));
-    Mock::given(wiremock::matchers::path(route))
-        .respond_with(Script {
-            bodies,
-            polls: polls.clone(),
-        })
-        .mount(&server)
-        .await;
-    let client = vidplat_tests::local_client(&server.uri()).build().unwrap();
-    (client, polls, server)
-}
-
-fn task(status: &str, error_code: i64) -> serde_json::Value {
-    json!({"id": 9, "status": status, "error_code": error_code})
+fn task(status: &str, error_code: i64) -> Task {
+    Task {
+        id: Some(9),
+        status: Some(status.into()),
+        error_code: Some(error_code),
+        ..Task::fixture()
+    }
 }
 
 fn quick(max_wait: Duration) -> Polling {
@@ -53,7 +45,7 @@ fn quick(max_wait: Duration) -> Polling {
 /// The id as a response carries it.
 const NINE: Option<i64> = Some(9);
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn ready_gives_the_task_and_unknown_statuses_keep_polling() {
     let life = [
         "waiting",
@@ -64,20 +56,20 @@ async fn ready_gives_the_task_and_unknown_statuses_keep_polling() {
         "uploading",
         "ready",
     ];
-    let (client, polls, _server) = play("/v1/tasks/9", life.iter().map(|s| task(s, 0)).collect()).await;
+    let (client, polls, _mock) = play(&life.map(|s| task(s, 0)));
     let task = client
         .wait_for_task(NINE)
         .polling(quick(Duration::from_secs(10)))
         .await
         .unwrap();
     assert_eq!(task.status, Some(TaskStatus::Ready));
-    assert_eq!(polls.load(Ordering::SeqCst), life.len());
+    assert_eq!(polls.calls() as usize, life.len());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_status_stream_yields_each_change_once() {
     let life = ["waiting", "waiting", "encoding", "encoding", "uploading", "ready"];
-    let (client, _, _server) = play("/v1/tasks/9", life.iter().map(|s| task(s, 0)).collect()).await;
+    let (client, _, _mock) = play(&life.map(|s| task(s, 0)));
     let changes: Vec<String> = client
         .wait_for_task(NINE)
         .polling(quick(Duration::from_secs(10)))
@@ -89,10 +81,10 @@ async fn the_status_stream_yields_each_change_once() {
     assert_eq!(changes, ["waiting", "encoding", "uploading", "ready"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn failed_and_canceled_carry_the_error_code() {
     for (status, code) in [("failed", 4021), ("canceled", 0)] {
-        let (client, _, _server) = play("/v1/tasks/9", vec![task("encoding", 0), task(status, code)]).await;
+        let (client, _, _mock) = play(&[task("encoding", 0), task(status, code)]);
         match client.wait_for_task(NINE).polling(quick(Duration::from_secs(10))).await {
             Err(Error::TaskEnded(task)) => {
                 assert_eq!(
@@ -103,7 +95,7 @@ async fn failed_and_canceled_carry_the_error_code() {
             other => panic!("{status}: {other:?}"),
         }
         // The final task, whatever the end: no error.
-        let (client, _, _server) = play("/v1/tasks/9", vec![task("encoding", 0), task(status, code)]).await;
+        let (client, _, _mock) = play(&[task("encoding", 0), task(status, code)]);
         let last = client
             .wait_for_task(NINE)
             .polling(quick(Duration::from_secs(10)))
@@ -117,14 +109,14 @@ async fn failed_and_canceled_carry_the_error_code() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_id_a_response_lacks_is_refused_before_any_poll() {
-    let (client, polls, _server) = play("/v1/tasks/9", vec![task("ready", 0)]).await;
+    let (client, polls, _mock) = play(&[task("ready", 0)]);
     match client.wait_for_task(None::<i64>).await {
         Err(Error::InvalidInput { field, .. }) => assert_eq!(field, "task_id"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(polls.load(Ordering::SeqCst), 0);
+    assert_eq!(polls.calls(), 0);
 }
 
 /// Tasks 1..=6 each end after their id's number of polls; odd ones fail.
@@ -156,7 +148,7 @@ impl Respond for Tasks {
 async fn many_tasks_are_awaited_with_bounded_concurrency_in_the_order_given() {
     let server = MockServer::start().await;
     let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
-    Mock::given(wiremock::matchers::path_regex("^/v1/tasks/[0-9]+$"))
+    wiremock::Mock::given(wiremock::matchers::path_regex("^/v1/tasks/[0-9]+$"))
         .respond_with(Tasks {
             polls: Arc::new((0..=6).map(|_| AtomicUsize::new(0)).collect()),
             arrivals: arrivals.clone(),
@@ -200,10 +192,10 @@ async fn many_tasks_are_awaited_with_bounded_concurrency_in_the_order_given() {
     assert_eq!(most_in_flight, 2, "2 tasks polled at once, never more");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_maximum_wait_is_honoured() {
-    let (client, polls, _server) = play("/v1/tasks/9", vec![task("encoding", 0)]).await;
-    let started = std::time::Instant::now();
+    let (client, polls, _mock) = play(&[task("encoding", 0)]);
+    let started = tokio::time::Instant::now();
     let error = client
         .wait_for_task(NINE)
         .polling(quick(Duration::from_millis(200)))
@@ -214,18 +206,31 @@ async fn the_maximum_wait_is_honoured() {
         "{error:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert!(polls.load(Ordering::SeqCst) >= 5, "kept polling until the limit");
+    assert!(polls.calls() >= 5, "kept polling until the limit");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_csv_import_job_is_waited_for_until_its_tasks_finish() {
-    let job = |waiting: u64, encoding: u64, ready: u64| json!({"id": 3, "name": "batch", "import_status": {}, "task_status": {"waiting": waiting, "encoding": encoding, "uploading": 0, "canceling": 0, "ready": ready}});
-    let (client, polls, _server) = play("/v1/task-imports/3", vec![job(2, 1, 0), job(0, 2, 1), job(0, 0, 3)]).await;
-    let done = client
+    let job = |waiting: u64, encoding: u64, ready: u64| -> TaskImport {
+        serde_json::from_value(json!({"id": 3, "name": "batch", "import_status": {}, "task_status": {"waiting": waiting, "encoding": encoding, "uploading": 0, "canceling": 0, "ready": ready}})).unwrap()
+    };
+    let mock = Mock::new();
+    let polls = mock
+        .on(encoder::GetTaskImport)
+        .when(|sent| sent.params.task_import_id.get() == 3)
+        .respond(job(2, 1, 0))
+        .then()
+        .respond(job(0, 2, 1))
+        .then()
+        .respond(job(0, 0, 3))
+        .always();
+    let done = mock
+        .client()
         .wait_for_task_import(3)
         .polling(quick(Duration::from_secs(10)))
         .await
         .unwrap();
     assert_eq!(done.id, Some(3));
-    assert_eq!(polls.load(Ordering::SeqCst), 3);
+    assert_eq!(polls.calls(), 3);
+    mock.verify();
 }

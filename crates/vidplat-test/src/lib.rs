@@ -1,0 +1,57 @@
+//! # vidplat-test
+//!
+//! Testing code that uses [vidplat](https://docs.rs/vidplat): typed,
+//! in-process mocks of every operation of the three services, generated from
+//! the same YAML as the SDK, with the SDK's real pipeline in front of them.
+//! Add it as a dev-dependency; release builds never compile it.
+//!
+//! - [`Mock`]: rules per operation ([`Mock::on`] with a marker from
+//!   [`encoder`], [`vms`] or [`analytics`]), matched on the request's typed
+//!   members ([`Rule::when`]), answered with a typed success value, a
+//!   documented error, a delay or a transport failure, in sequences
+//!   ([`Rule::then`], [`Rule::times`]); [`Mock::verify`] names unmet
+//!   expectations and unanswered requests by operation id.
+//! - **A mock cannot teach what the service cannot do**: an answer is
+//!   checked against the operation's documented statuses and the service's
+//!   error codes when it is set ([`Rule::respond_raw`] is the named escape hatch).
+//! - **Time**: the client behind a mock waits in tokio's time, so under
+//!   `#[tokio::test(start_paused = true)]` backoff, waiters and the analytics
+//!   quota's minute-long waits take no wall-clock time.
+//! - [`Fixture`]: valid answer values with documented defaults
+//!   (`Task { status: Some(TaskStatus::Failed), ..Task::fixture() }`).
+//!
+//! What a mock cannot simulate: the service's state (a mock answers what it
+//! is told; the simulator, `vidplat-sim`, keeps state), its timing, and the
+//! bodies of streamed uploads (a rule sees `None` for them).
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+mod fixtures;
+mod mock;
+mod operation;
+mod rule;
+
+pub use fixtures::Fixture;
+pub use mock::{Mock, ANALYTICS_URL, ENCODER_URL, VMS_URL};
+pub use operation::{Incoming, MockOperation, Sent, Unreadable};
+pub use rule::Rule;
+
+// The generated files are formatted by prettyplease; rustfmt must leave them as written.
+
+/// One marker per operation of the encoding service (`GetTask`, …) for
+/// [`Mock::on`], and its typed members (`GetTaskParams`).
+#[cfg(feature = "encoder")]
+#[path = "generated/encoder.rs"]
+#[rustfmt::skip]
+pub mod encoder;
+
+/// One marker per operation of the video management service, for [`Mock::on`].
+#[cfg(feature = "vms")]
+#[path = "generated/vms.rs"]
+#[rustfmt::skip]
+pub mod vms;
+
+/// One marker per operation of viewing analytics, for [`Mock::on`].
+#[cfg(feature = "analytics")]
+#[path = "generated/analytics.rs"]
+#[rustfmt::skip]
+pub mod analytics;

@@ -1,0 +1,8 @@
+//! The kit's tests, one binary: mocks against the SDK's real pipeline, the
+//! checks made when a rule is set up, tokio's paused time, and the example a
+//! user would write.
+
+mod example_ingest;
+mod mocks;
+mod setup_checks;
+mod time;
