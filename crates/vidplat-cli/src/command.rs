@@ -188,6 +188,8 @@ fn global_args() -> Vec<Arg> {
                 .env("VIDPLAT_ANALYTICS_WINDOW")
                 .value_name("DURATION")
                 .value_parser(humantime::parse_duration)
+                // For a simulator started with a shorter window; kept out of every command's help (the README names it).
+                .hide(true)
                 .help("The analytics per-minute quota window the client keeps (documented: 60s); shorter only against a simulator started with a shorter one"),
         ),
         global(

@@ -253,7 +253,7 @@ async fn next_wait(
 ) -> Option<Option<vidplat::QuotaWait>> {
     match waits {
         Some(receiver) => match receiver.changed().await {
-            Ok(()) => Some(receiver.borrow_and_update().clone()),
+            Ok(()) => Some(*receiver.borrow_and_update()),
             Err(_) => {
                 *waits = None;
                 std::future::pending().await

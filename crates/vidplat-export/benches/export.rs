@@ -9,8 +9,9 @@
 //! - `discard`: by the same export into a sink that drops every row (the
 //!   exporter's own work without a file: values, lineage, partitioning).
 //!
-//! Time: the five alternate within each round (the order rotating), the
-//! median of each one's ratio to `rows` in the same round is reported.
+//! Time: the five alternate within each round (the order rotating); the
+//! median (and quartiles) of each one's ratio to `rows` in the same round is
+//! reported (`-- --rounds N`: 21 by default).
 //! Peak heap is the `export_heap` bench (a counting allocator would tax
 //! these timings).
 //!
@@ -64,7 +65,11 @@ fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     // `cargo test --benches` runs this once, as a smoke test.
-    let rounds = if args.iter().any(|a| a == "--bench") { 21 } else { 1 };
+    let rounds = match option(&args, "--rounds").and_then(|r| r.parse().ok()) {
+        Some(rounds) => rounds,
+        None if args.iter().any(|a| a == "--bench") => 21,
+        None => 1,
+    };
     let rate = page::rate_from_args(&args);
     let body = bytes::Bytes::from(page::page_body());
     let size = body.len();
@@ -143,9 +148,11 @@ fn main() {
             }
             times.push(took);
         }
-        let median = |mut values: Vec<f64>| {
+        // The quartiles: the median, and the middle half of the rounds around it.
+        let quartiles = |mut values: Vec<f64>| {
             values.sort_by(f64::total_cmp);
-            (values[values.len() / 2], values[0], values[values.len() - 1])
+            let at = |q: usize| values[(values.len() - 1) * q / 4];
+            (at(2), at(1), at(3))
         };
         let rate = rate.map_or("as fast as the loopback takes it".to_owned(), |r| {
             format!("at {:.0} MiB/s", r / (1024.0 * 1024.0))
@@ -156,10 +163,10 @@ fn main() {
             times.len()
         );
         for (side, name) in SIDES.iter().enumerate() {
-            let (time, ..) = median(times.iter().map(|t| t[side]).collect());
-            let (ratio, low, high) = median(times.iter().map(|t| t[side] / t[0]).collect());
+            let (time, ..) = quartiles(times.iter().map(|t| t[side]).collect());
+            let (ratio, low, high) = quartiles(times.iter().map(|t| t[side] / t[0]).collect());
             println!(
-                "export {name:>8}: {:7.1} ms (median), / rows = {ratio:.3} (range {low:.3}..{high:.3})",
+                "export {name:>8}: {:7.1} ms (median), / rows = {ratio:.3} (quartiles {low:.3}..{high:.3})",
                 time * 1e3
             );
         }
