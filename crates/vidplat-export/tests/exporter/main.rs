@@ -1,0 +1,8 @@
+//! The exporter's tests, in one binary (one link instead of four).
+
+mod against_the_simulator;
+// Read back with the parquet crate's and arrow-ipc's own readers.
+#[cfg(feature = "parquet")]
+mod columnar;
+mod csv_readback;
+mod schema;
