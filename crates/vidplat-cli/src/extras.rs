@@ -4,6 +4,7 @@
 use crate::command::{poll_interval, root};
 use crate::failure::Failure;
 use crate::output::{self, Format, RowWriter};
+use crate::progress::Statuses;
 use crate::Io;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use futures::StreamExt as _;
@@ -92,7 +93,7 @@ pub fn vms_commands() -> Vec<Command> {
 pub fn analytics_commands() -> Vec<Command> {
     vec![
         Command::new("quota").about(
-            "The analytics quota: the per-minute window, calls at a time, the month's count \
+            "The analytics quota: the per-minute window and its calls, whether the slot is held, the month's count \
              (the account's, from Redis, when the profile has a quota store)",
         ),
         crate::export::command(),
@@ -215,11 +216,12 @@ pub async fn wait_tasks(
     let mut changes = futures::stream::select_all(streams);
     let mut finals: Vec<(u64, Task)> = Vec::new();
     let mut failure = None;
+    let statuses = Statuses::new(io.stderr_terminal);
     while let Some((id, change)) = changes.next().await {
         match change {
             Ok(task) => {
                 let status = task.status.as_ref().map_or("unknown".to_owned(), ToString::to_string);
-                writeln!(io.stderr, "task {id}: {status}")?;
+                statuses.line(io.stderr, &format!("task {id}: {status}"))?;
                 if matches!(
                     task.status,
                     Some(TaskStatus::Ready | TaskStatus::Failed | TaskStatus::Canceled)
@@ -232,12 +234,16 @@ pub async fn wait_tasks(
             }
         }
     }
+    drop(statuses);
     finals.sort_by_key(|(id, _)| ids.iter().position(|i| i == id));
     let mut rows = RowWriter::new(format, columns);
     for (_, task) in &finals {
         rows.row(io.stdout, task)?;
     }
-    rows.finish(io.stdout)?;
+    // A wait that failed before any task ended prints nothing (not an empty list).
+    if failure.is_none() || rows.rows() > 0 {
+        rows.finish(io.stdout)?;
+    }
     if let Some(failure) = failure {
         return Err(failure);
     }
@@ -253,14 +259,75 @@ pub async fn wait_tasks(
     }
 }
 
-/// `wait-task-import`: the job, once its tasks have finished.
-pub async fn wait_import(client: &Client, matches: &ArgMatches, timeout: Option<Duration>) -> Result<Value, Failure> {
+/// `wait-task-import`: each change of the job's task counts on stderr, the
+/// job on stdout once its tasks have finished; exit 4 when one of them ended
+/// failed or canceled.
+pub async fn wait_import(
+    client: &Client,
+    matches: &ArgMatches,
+    timeout: Option<Duration>,
+    io: &mut Io<'_>,
+    format: Format,
+    columns: Option<Vec<String>>,
+) -> Result<(), Failure> {
     let id = *matches.get_one::<u64>("import-id").unwrap_or(&0);
-    let job = client
+    let (seen, mut counts) = tokio::sync::mpsc::unbounded_channel();
+    let last = std::sync::Mutex::new(String::new());
+    let waiter = client
         .wait_for_task_import(id)
         .polling(polling(matches, timeout))
-        .await?;
-    serde_json::to_value(job).map_err(|e| Failure::Output(std::io::Error::other(e)))
+        .until(move |job| {
+            let now = task_counts(job);
+            let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if *last != now {
+                let _ = seen.send(now.clone());
+                *last = now;
+            }
+            vidplat::waiters::import_tasks_finished(job)
+        });
+    let statuses = Statuses::new(io.stderr_terminal);
+    let mut waiter = std::pin::pin!(std::future::IntoFuture::into_future(waiter));
+    let job = loop {
+        tokio::select! {
+            job = &mut waiter => break job,
+            Some(now) = counts.recv() => statuses.line(io.stderr, &format!("import {id}: {now}"))?,
+        }
+    };
+    // The last change, if the job ended on the poll that made it.
+    while let Ok(now) = counts.try_recv() {
+        statuses.line(io.stderr, &format!("import {id}: {now}"))?;
+    }
+    drop(statuses);
+    let job = job?;
+    let shown = serde_json::to_value(&job).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
+    output::value(io.stdout, format, columns, &shown)?;
+    let status = serde_json::to_value(&job.task_status).unwrap_or_default();
+    for ended in ["failed", "canceled"] {
+        if status[ended].as_u64().is_some_and(|n| n > 0) {
+            return Err(Failure::ImportEnded {
+                import_id: id,
+                count: status[ended].as_u64().unwrap_or(0),
+                status: ended,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The job's task counts that are not zero, e.g. `1 encoding, 2 waiting`.
+fn task_counts(job: &vidplat::encoder::types::TaskImport) -> String {
+    let status = serde_json::to_value(&job.task_status).unwrap_or_default();
+    let counts: Vec<String> = status
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, n)| n.as_u64().filter(|n| *n > 0).map(|n| format!("{n} {name}")))
+        .collect();
+    if counts.is_empty() {
+        "no tasks counted yet".to_owned()
+    } else {
+        counts.join(", ")
+    }
 }
 
 fn signing_key(matches: &ArgMatches) -> Result<Option<SigningKey>, Failure> {
@@ -346,6 +413,8 @@ pub async fn quota(client: &Client) -> Result<Value, Failure> {
         .ok_or_else(|| Failure::Setup("the analytics quota is turned off".to_owned()))?;
     let config = limiter.config();
     let usage = limiter.fetch_usage().await;
+    // `null` when the store does not answer: not known, rather than a guess.
+    let activity = limiter.fetch_activity().await;
     let store = match limiter.store() {
         vidplat::QuotaStore::Memory => "memory (this process only: other processes' calls are not counted)",
         _ => "shared",
@@ -354,6 +423,9 @@ pub async fn quota(client: &Client) -> Result<Value, Failure> {
         "calls_per_window": config.calls_per_window,
         "window_secs": config.window.as_secs_f64(),
         "calls_at_a_time": config.concurrency,
+        "calls_in_window": activity.map(|a| a.in_window),
+        "calls_in_flight": activity.map(|a| a.in_flight),
+        "slot_held": activity.map(|a| a.slots_full()),
         "per_month": usage.per_month,
         "used_this_month": usage.used,
         "remaining_this_month": usage.remaining(),

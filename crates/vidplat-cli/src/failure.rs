@@ -30,6 +30,12 @@ pub enum Failure {
     Signature(String),
     /// A waited task ended failed or canceled (the task was printed on stdout).
     TaskEnded { task_id: Option<i64>, status: String },
+    /// Tasks of a waited import job ended failed or canceled (the job was printed on stdout).
+    ImportEnded {
+        import_id: u64,
+        count: u64,
+        status: &'static str,
+    },
     /// The output could not be written (a closed pipe ends quietly).
     Output(std::io::Error),
     /// An export stopped by the quota or the month's reserve, its state saved.
@@ -61,7 +67,7 @@ impl Failure {
             },
             Failure::Invalid { .. } | Failure::Setup(_) => Exit::Invalid,
             Failure::Signature(_) => Exit::BadSignature,
-            Failure::TaskEnded { .. } => Exit::TaskEnded,
+            Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => Exit::TaskEnded,
             Failure::Output(_) | Failure::Export(_) => Exit::Api,
             Failure::Paused(_) => Exit::Quota,
         }
@@ -74,7 +80,7 @@ impl Failure {
             Failure::Invalid { .. } => "invalid_input",
             Failure::Setup(_) => "setup",
             Failure::Signature(_) => "invalid_signature",
-            Failure::TaskEnded { .. } => "task_ended",
+            Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => "task_ended",
             Failure::Output(_) => "output",
             Failure::Paused(_) => "export_paused",
             Failure::Export(_) => "export",
@@ -106,6 +112,15 @@ impl Failure {
             }
             Failure::TaskEnded { task_id, status } => {
                 error["task_id"] = json!(task_id);
+                error["status"] = json!(status);
+            }
+            Failure::ImportEnded {
+                import_id,
+                count,
+                status,
+            } => {
+                error["import_id"] = json!(import_id);
+                error["count"] = json!(count);
                 error["status"] = json!(status);
             }
             _ => {}
@@ -145,6 +160,11 @@ impl fmt::Display for Failure {
                 Some(id) => write!(f, "task {id} ended {status}"),
                 None => write!(f, "a task ended {status}"),
             },
+            Failure::ImportEnded {
+                import_id,
+                count,
+                status,
+            } => write!(f, "import {import_id}: {count} task(s) ended {status}"),
             Failure::Output(e) => write!(f, "writing the output: {e}"),
         }
     }

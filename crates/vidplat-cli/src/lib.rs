@@ -12,6 +12,7 @@ mod extras;
 mod failure;
 mod generated;
 mod output;
+mod progress;
 mod run;
 
 pub use command::{root, EXIT_CODES};
@@ -36,6 +37,8 @@ pub struct Io<'a> {
     pub stderr: &'a mut dyn Write,
     /// Whether stdout is a terminal (a table then, else JSON, unless `--output` says).
     pub terminal: bool,
+    /// Whether stderr is a terminal (progress drawn with a spinner then, else plain lines).
+    pub stderr_terminal: bool,
 }
 
 /// Runs one command line; the exit code.
@@ -128,6 +131,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             all: spec.list && flag(op_matches, "all"),
             prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
             max_items: one::<u64>(op_matches, "max-items").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            count_rows: io.stderr_terminal && !io.terminal,
             out: RefCell::new(&mut *io.stdout),
         };
         let quota_waits = (service == Service::Analytics && show.is_none())
@@ -166,7 +170,9 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 .collect();
             return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
         }
-        (Service::Encoder, "wait-task-import") => extras::wait_import(&client, op_matches, timeout).await?,
+        (Service::Encoder, "wait-task-import") => {
+            return extras::wait_import(&client, op_matches, timeout, io, format, columns).await;
+        }
         (Service::Vms, "sign-page") => {
             let url = extras::sign_page(Some(&client), op_matches).await?;
             writeln!(io.stdout, "{url}")?;

@@ -13,12 +13,14 @@ fn main() {
     let code = runtime.block_on(async {
         let (mut stdin, stdout, mut stderr) = (std::io::stdin().lock(), std::io::stdout(), std::io::stderr());
         let terminal = stdout.is_terminal();
+        let stderr_terminal = stderr.is_terminal();
         let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
         let mut io = vidplat_cli::Io {
             stdin: &mut stdin,
             stdout: &mut stdout,
             stderr: &mut stderr,
             terminal,
+            stderr_terminal,
         };
         tokio::select! {
             code = vidplat_cli::run(std::env::args_os(), &mut io) => code,

@@ -84,6 +84,11 @@ impl RowWriter {
         }
     }
 
+    /// Rows written so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
     pub fn finish(mut self, out: &mut dyn Write) -> io::Result<()> {
         match self.format {
             Format::Json => out.write_all(if self.rows == 0 { b"[]\n" } else { b"\n]\n" }),

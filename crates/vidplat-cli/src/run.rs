@@ -262,6 +262,8 @@ pub struct Runner<'a> {
     pub all: bool,
     pub prefetch: usize,
     pub max_items: Option<usize>,
+    /// Count the rows of `--all` on stderr (a terminal, with stdout elsewhere).
+    pub count_rows: bool,
     pub out: RefCell<&'a mut dyn Write>,
 }
 
@@ -296,10 +298,14 @@ impl Runner<'_> {
         let out = || self.out.borrow_mut();
         let result = if self.all {
             let mut items = call.items().prefetch(self.prefetch).max_items(limit);
+            let counter = crate::progress::RowCount::new(self.count_rows);
             let mut result = Ok(());
             while let Some(item) = items.next().await {
                 match item {
-                    Ok(item) => rows.row(&mut **out(), &item)?,
+                    Ok(item) => {
+                        rows.row(&mut **out(), &item)?;
+                        counter.row();
+                    }
                     Err(e) => {
                         result = Err(Failure::from(e));
                         break;
@@ -318,8 +324,11 @@ impl Runner<'_> {
                 Err(e) => Err(Failure::from(e)),
             }
         };
-        // The rows printed before a failure stay well-formed (a JSON array is closed).
-        rows.finish(&mut **out())?;
+        // The rows printed before a failure stay well-formed (a JSON array is
+        // closed); a failure before any row prints nothing (not an empty list).
+        if result.is_ok() || rows.rows() > 0 {
+            rows.finish(&mut **out())?;
+        }
         result.map(|()| Outcome::Printed)
     }
 

@@ -4,6 +4,8 @@
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt as _;
 use vidplat_sim::{Fault, SimConfig, Simulator};
@@ -540,4 +542,366 @@ fn every_command_has_its_help_in_a_snapshot() {
         }
     }
     insta::assert_snapshot!("help", listing);
+}
+
+/// A task registered on a simulator whose tasks never leave `waiting`; its id.
+async fn a_task_that_stays_waiting() -> (Cli, String) {
+    let cli = Cli::start_with(SimConfig {
+        task_step: Duration::from_secs(3600),
+        ..SimConfig::fast()
+    })
+    .await;
+    let profile = cli.profile().await;
+    let registered = cli
+        .run(&[
+            "encoder",
+            "register-task",
+            "--profile-id",
+            &profile,
+            "--input-filepath",
+            "movie.mp4",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let id = registered.json()["tasks"][0]["id"].to_string();
+    (cli, id)
+}
+
+#[tokio::test]
+async fn a_wait_past_its_timeout_exits_124_with_each_status_on_stderr() {
+    let (cli, id) = a_task_that_stays_waiting().await;
+    let started = std::time::Instant::now();
+    let run = cli
+        .run(&[
+            "encoder",
+            "wait-task",
+            &id,
+            "--timeout",
+            "300ms",
+            "--poll-interval",
+            "20ms",
+        ])
+        .await;
+    assert_eq!(run.code, 124, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // Not a terminal: the progress is plain lines, one per status change.
+    let (progress, error) = run.stderr.split_once("error: ").expect("an error line");
+    assert_eq!(progress, format!("task {id}: waiting\n"));
+    assert!(error.ends_with('\n') && !error.trim_end().contains('\n'), "{error}");
+    assert_eq!(run.stdout, "", "no task ended: nothing on stdout");
+}
+
+#[tokio::test]
+async fn ctrl_c_during_a_wait_exits_130() {
+    use tokio::io::AsyncBufReadExt as _;
+    let (cli, id) = a_task_that_stays_waiting().await;
+    let mut child = cli
+        .command(&["encoder", "wait-task", &id, "--poll-interval", "20ms"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary starts");
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    // It is waiting once it has printed the task's status.
+    let first = tokio::time::timeout(Duration::from_secs(30), stderr.next_line())
+        .await
+        .expect("a status line within 30 s")
+        .expect("stderr readable");
+    assert_eq!(first, Some(format!("task {id}: waiting")));
+    let pid = child.id().expect("still running").to_string();
+    let signalled = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(signalled.success());
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("it ends within 10 s of Ctrl-C")
+        .expect("its status");
+    assert_eq!(status.code(), Some(130));
+}
+
+/// A Redis stand-in on 127.0.0.1 speaking RESP: the quota store's scripts get
+/// `acquire` (the turn script), `activity` and `month` (the month's count)
+/// answers; anything else `+OK`. Returns its URL and the turn scripts run.
+async fn fake_redis(acquire: &'static str, activity: &'static str, month: &'static str) -> (String, Arc<AtomicU64>) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let url = format!("redis://{}/", listener.local_addr().expect("an address"));
+    let turns = Arc::new(AtomicU64::new(0));
+    let counted = turns.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut read = tokio::io::BufReader::new(read);
+                for _ in 0..10_000 {
+                    let mut line = String::new();
+                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let parts: usize = line.trim().trim_start_matches('*').parse().unwrap_or(0);
+                    let mut command = Vec::new();
+                    for _ in 0..parts {
+                        line.clear();
+                        let _ = read.read_line(&mut line).await;
+                        let len: usize = line.trim().trim_start_matches('$').parse().unwrap_or(0);
+                        let mut bytes = vec![0; len + 2];
+                        let _ = read.read_exact(&mut bytes).await;
+                        command.push(String::from_utf8_lossy(&bytes[..len]).into_owned());
+                    }
+                    let verb = command.first().map(|v| v.to_uppercase()).unwrap_or_default();
+                    let script = command.get(1).map(String::as_str).unwrap_or_default();
+                    let answer = match verb.as_str() {
+                        "EVALSHA" => "-NOSCRIPT No matching script\r\n",
+                        "EVAL" if script.contains("ZRANK") => {
+                            counted.fetch_add(1, Ordering::SeqCst);
+                            acquire
+                        }
+                        "EVAL" if script.contains("ZCOUNT") => activity,
+                        "EVAL" if script.contains("HGET") => month,
+                        _ => "+OK\r\n",
+                    };
+                    if write.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, turns)
+}
+
+#[tokio::test]
+async fn fail_fast_exits_3_with_nothing_sent_and_quota_shows_the_held_slot() {
+    let cli = Cli::start().await;
+    // Another process of the account holds the slot (1 call in flight, 2 in the
+    // window, 7 this month): the turn script answers "slot taken".
+    let (redis, turns) = fake_redis("*4\r\n:2\r\n:5000\r\n:7\r\n:0\r\n", "*2\r\n:1\r\n:2\r\n", ":7\r\n").await;
+    let add = cli
+        .run(&[
+            "profile",
+            "add",
+            "shared",
+            "--quota-store",
+            &redis,
+            "--login-id",
+            "acct",
+        ])
+        .await;
+    assert_eq!(add.code, 0, "{add:?}");
+    let (analytics_url, listener) = silent_server().await;
+    let refused = cli
+        .run(&[
+            "--profile",
+            "shared",
+            "--quota",
+            "fail-fast",
+            "--analytics-url",
+            &analytics_url,
+            "analytics",
+            "cloud-by-os",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert_eq!(refused.code, 3, "{refused:?}");
+    assert_eq!(refused.stdout, "");
+    let error: Value = serde_json::from_str(&refused.stderr).expect("JSON on stderr");
+    assert_eq!(error["error"]["kind"], "rate_limited", "{error}");
+    assert_eq!(error["error"]["exit_code"], 3);
+    assert_eq!(turns.load(Ordering::SeqCst), 1, "one turn asked, no wait");
+    assert_nothing_connected(&listener).await;
+
+    let quota = cli
+        .run(&["--profile", "shared", "analytics", "quota", "-o", "json"])
+        .await;
+    assert_eq!(quota.code, 0, "{quota:?}");
+    let shown = quota.json();
+    assert_eq!(
+        (
+            &shown["slot_held"],
+            &shown["calls_in_flight"],
+            &shown["calls_in_window"],
+            &shown["used_this_month"],
+            &shown["store"]
+        ),
+        (&json!(true), &json!(1), &json!(2), &json!(7), &json!("shared")),
+        "{shown}"
+    );
+    assert_eq!(turns.load(Ordering::SeqCst), 1, "reading the quota takes no turn");
+
+    // In this process's memory: nothing held, nothing in the window.
+    let local = cli.run(&["analytics", "quota", "-o", "json"]).await;
+    assert_eq!(local.code, 0, "{local:?}");
+    assert_eq!(
+        (&local.json()["slot_held"], &local.json()["calls_in_flight"]),
+        (&json!(false), &json!(0))
+    );
+}
+
+#[tokio::test]
+async fn completion_scripts_name_the_commands_for_each_shell() {
+    let cli = Cli::start().await;
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let run = cli.run(&["completion", shell]).await;
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{shell}: {run:?}");
+        for word in [
+            "vidplat",
+            "encoder",
+            "wait-task-import",
+            "list-tasks",
+            "sign-page",
+            "output",
+        ] {
+            assert!(run.stdout.contains(word), "{shell} script names {word}");
+        }
+    }
+    let unknown = cli.run(&["completion", "tcsh"]).await;
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+}
+
+/// A simulator started with `sim --print-env`, stopped (SIGTERM) when dropped,
+/// so none is left behind even when an assertion fails.
+struct Background(u32);
+
+impl Background {
+    fn alive(&self) -> bool {
+        // Gone: no such process, or a zombie waiting for its reaper.
+        std::fs::read_to_string(format!("/proc/{}/stat", self.0))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    }
+
+    fn stop(&self) {
+        let _ = std::process::Command::new("kill")
+            .arg(self.0.to_string())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[tokio::test]
+async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
+    let cli = Cli::start().await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    command.args(["sim", "--print-env", "--fast"]).env_clear();
+    let printed = cli.run_with(command, "").await;
+    let pid = printed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
+        .and_then(|p| p.parse().ok())
+        .map(Background);
+    let sim = pid.unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    assert_eq!(printed.code, 0, "{printed:?}");
+    let exports: Vec<&str> = printed.stdout.lines().filter(|l| l.starts_with("export ")).collect();
+    for name in [
+        "VIDPLAT_ENCODER_URL",
+        "VIDPLAT_VMS_URL",
+        "VIDPLAT_ANALYTICS_URL",
+        "VIDPLAT_API_KEY",
+        "VIDPLAT_LOGIN_ID",
+    ] {
+        assert!(
+            exports.iter().any(|l| l.starts_with(&format!("export {name}="))),
+            "{name} in {exports:?}"
+        );
+    }
+    assert!(sim.alive(), "the simulator runs after the command returned");
+
+    // The lines as a shell evaluates them, then a command with nothing else in its environment.
+    let mut shell = tokio::process::Command::new("/bin/sh");
+    shell
+        .args([
+            "-c",
+            r#"eval "$1" && exec "$2" encoder list-tasks -o json"#,
+            "sh",
+            &printed.stdout,
+            env!("CARGO_BIN_EXE_vidplat"),
+        ])
+        .env_clear()
+        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+    let listed = cli.run_with(shell, "").await;
+    assert_eq!((listed.code, listed.stdout.as_str()), (0, "[]\n"), "{listed:?}");
+
+    sim.stop();
+    let stopped = std::time::Instant::now();
+    while sim.alive() && stopped.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!sim.alive(), "the printed PID stops it");
+}
+
+#[tokio::test]
+async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let import = |inputs: &'static [&'static str]| {
+        let csv: String = std::iter::once("input_filepath,profile_id\n".to_owned())
+            .chain(inputs.iter().map(|input| format!("{input},{profile}\n")))
+            .collect();
+        let cli = &cli;
+        async move {
+            let imported = cli
+                .run_stdin(&["encoder", "import-tasks-csv", "--body", "-", "-o", "json"], &csv)
+                .await;
+            assert_eq!(imported.code, 0, "{imported:?}");
+            let id = imported.json()["id"].to_string();
+            let waited = cli
+                .run(&[
+                    "encoder",
+                    "wait-task-import",
+                    &id,
+                    "--poll-interval",
+                    "20ms",
+                    "-o",
+                    "json",
+                ])
+                .await;
+            (id, waited)
+        }
+    };
+    let (id, ready) = import(&["movie.mp4", "movie.mp4"]).await;
+    assert_eq!(ready.code, 0, "{ready:?}");
+    assert_eq!(ready.json()["task_status"]["ready"], 2, "{}", ready.stdout);
+    // One line per change of the counts, the last one all ready.
+    let lines: Vec<&str> = ready.stderr.lines().collect();
+    assert!(
+        lines.iter().all(|l| l.starts_with(&format!("import {id}: "))),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last(),
+        Some(&format!("import {id}: 2 ready").as_str()),
+        "{lines:?}"
+    );
+
+    let (id, failed) = import(&["movie.mp4", "fail.mp4"]).await;
+    assert_eq!(failed.code, 4, "{failed:?}");
+    assert_eq!(failed.json()["task_status"]["failed"], 1, "the job is still printed");
+    let (progress, error) = failed
+        .stderr
+        .trim_end()
+        .rsplit_once('\n')
+        .expect("progress, then the error");
+    assert!(
+        progress.ends_with(&format!("import {id}: 1 failed, 1 ready")),
+        "{progress}"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(error).expect("the error as JSON (-o json)"),
+        json!({"error": {"kind": "task_ended", "message": format!("import {id}: 1 task(s) ended failed"),
+            "exit_code": 4, "import_id": id.parse::<u64>().expect("a number"), "count": 1, "status": "failed"}})
+    );
 }

@@ -42,7 +42,7 @@ pub use patch::Patch;
 pub use period::{Period, PeriodError, ReportPeriod};
 pub use prepared::{Prepared, Rows};
 pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
-pub use quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};
+pub use quota::limits::{Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};
 #[cfg(feature = "redis")]
 pub use quota::redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};

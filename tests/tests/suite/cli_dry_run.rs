@@ -38,6 +38,7 @@ async fn dry_run(argv: Vec<String>) -> (i32, String, String) {
         stdout: &mut stdout,
         stderr: &mut stderr,
         terminal: false,
+        stderr_terminal: false,
     };
     let code = vidplat_cli::run(argv, &mut io).await;
     (

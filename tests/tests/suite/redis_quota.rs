@@ -183,6 +183,42 @@ async fn a_queued_call_shows_its_place_and_every_client_reads_the_shared_month()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_client_sees_the_held_slot_and_the_window_without_taking_a_turn() {
+    let Some(redis) = RedisServer::start() else { return };
+    let window = Duration::from_millis(800);
+    let limiter = || {
+        QuotaLimiter::with_store(
+            config(window, QuotaMode::Wait),
+            store(&redis, "activity", Duration::from_secs(5)),
+        )
+    };
+    let (holder, onlooker) = (limiter(), limiter());
+    let idle = onlooker.fetch_activity().await.unwrap();
+    assert_eq!(
+        idle.to_string(),
+        "0 of 1 analytics slots held, 0 of 3 calls in the window"
+    );
+    let held = holder.acquire(cloud_by_os(), None).await.unwrap();
+    let busy = onlooker.fetch_activity().await.unwrap();
+    assert_eq!((busy.in_flight, busy.in_window, busy.slots_full()), (1, 1, true));
+    // Reading took no turn and changed nothing: the same again, and the month holds one call.
+    assert_eq!(onlooker.fetch_activity().await, Some(busy));
+    assert_eq!(onlooker.fetch_usage().await.used, 1);
+    held.release().await;
+    let released = onlooker.fetch_activity().await.unwrap();
+    assert_eq!((released.in_flight, released.in_window), (0, 1));
+    tokio::time::sleep(window + Duration::from_millis(100)).await;
+    let later = onlooker.fetch_activity().await.unwrap();
+    assert_eq!((later.in_flight, later.in_window), (0, 0), "the window moved on");
+    // A Redis that does not answer: not known, rather than a guess.
+    let gone = QuotaLimiter::with_store(
+        config(window, QuotaMode::Wait),
+        RedisQuota::new("redis://127.0.0.1:1/", "activity").unwrap(),
+    );
+    assert_eq!(gone.fetch_activity().await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_release_never_frees_another_holders_slot() {
     let Some(redis) = RedisServer::start() else { return };
     let lease = Duration::from_millis(300);

@@ -13,7 +13,9 @@
 //! default), or, with the `redis` feature, in Redis, shared by every process
 //! and machine of the account (`quota::redis`).
 
-use crate::quota::limits::{Quota, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting};
+use crate::quota::limits::{
+    Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
+};
 #[cfg(feature = "redis")]
 use crate::quota::redis::{RedisLease, RedisQuota, RedisUnavailable};
 use crate::table::OperationMeta;
@@ -228,6 +230,46 @@ impl QuotaLimiter {
         #[cfg(feature = "metrics")]
         self.show_remaining();
         self.usage()
+    }
+
+    /// What holds the quota now: calls in flight and calls in the current
+    /// window. With the Redis store, the account's, read from Redis now (one
+    /// round trip, within the store's command timeout; `None` if Redis does not
+    /// answer); in memory, this client's. Reading changes nothing.
+    pub async fn fetch_activity(&self) -> Option<QuotaActivity> {
+        let window = self.config.window.saturating_add(self.config.safety_margin);
+        let mut activity = QuotaActivity {
+            in_flight: 0,
+            concurrency: u64::from(self.config.concurrency.max(1)),
+            in_window: 0,
+            calls_per_window: u64::from(self.config.calls_per_window.max(1)),
+        };
+        #[cfg(feature = "redis")]
+        if let QuotaStore::Redis(store) = &self.store {
+            return match store.activity(window).await {
+                Ok((in_flight, in_window)) => Some(QuotaActivity {
+                    in_flight,
+                    in_window,
+                    ..activity
+                }),
+                Err(message) => {
+                    tracing::warn!("analytics quota: {message}; what holds it now is not known");
+                    None
+                }
+            };
+        }
+        let slots = usize::try_from(activity.concurrency)
+            .unwrap_or(1)
+            .min(Semaphore::MAX_PERMITS);
+        activity.in_flight = slots.saturating_sub(self.slots.available_permits()) as u64;
+        let now = Instant::now();
+        activity.in_window = self
+            .state()
+            .recent
+            .iter()
+            .filter(|t| now.saturating_duration_since(**t) < window)
+            .count() as u64;
+        Some(activity)
     }
 
     /// Starts a new month's count (the document does not say when the month turns; call this when yours does).
@@ -515,6 +557,33 @@ mod tests {
         assert_eq!(wait.to_string(), "waiting for the analytics call in flight to end");
         drop(held);
         assert!(behind.await.unwrap());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn activity_shows_the_held_slot_and_the_window_and_changes_nothing() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        });
+        let idle = limiter.fetch_activity().await.unwrap();
+        assert_eq!(
+            idle.to_string(),
+            "0 of 1 analytics slots held, 0 of 3 calls in the window"
+        );
+        assert!(!idle.slots_full());
+        let held = limiter.acquire(&LIMITED, None).await.unwrap();
+        let busy = limiter.fetch_activity().await.unwrap();
+        assert_eq!((busy.in_flight, busy.in_window), (1, 1));
+        assert!(busy.slots_full());
+        assert_eq!(limiter.fetch_activity().await, Some(busy), "reading takes no turn");
+        drop(held);
+        drop(limiter.acquire(&LIMITED, None).await.unwrap());
+        let after = limiter.fetch_activity().await.unwrap();
+        assert_eq!((after.in_flight, after.in_window), (0, 2));
+        tokio::time::advance(Duration::from_secs(60)).await;
+        let later = limiter.fetch_activity().await.unwrap();
+        assert_eq!((later.in_flight, later.in_window), (0, 0), "the window moved on");
+        assert_eq!(limiter.remaining(), 50_000 - 2);
     }
 
     #[tokio::test(start_paused = true)]

@@ -118,6 +118,41 @@ impl fmt::Display for QuotaUsage {
     }
 }
 
+/// What holds the analytics quota right now: calls in flight (each holds one
+/// of the calls-at-a-time slots) and calls started in the current window.
+/// With the Redis store, the whole account's (every process); in memory, this
+/// client's. Read with [`QuotaLimiter::fetch_activity`](crate::QuotaLimiter::fetch_activity).
+///
+/// `Display`: "1 of 1 analytics slots held, 2 of 3 calls in the window".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotaActivity {
+    /// Calls in flight now, each holding a slot.
+    pub in_flight: u64,
+    /// Calls at a time the limits allow.
+    pub concurrency: u64,
+    /// Calls started within the current window.
+    pub in_window: u64,
+    /// Calls a window allows.
+    pub calls_per_window: u64,
+}
+
+impl QuotaActivity {
+    /// Whether every slot is held: a call now would wait for (or, failing fast, be refused) its turn.
+    pub fn slots_full(&self) -> bool {
+        self.in_flight >= self.concurrency
+    }
+}
+
+impl fmt::Display for QuotaActivity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} analytics slots held, {} of {} calls in the window",
+            self.in_flight, self.concurrency, self.in_window, self.calls_per_window
+        )
+    }
+}
+
 /// Why a call waits for its analytics turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -7,3 +7,5 @@ pub(crate) mod limiter;
 pub(crate) mod limits;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
+#[cfg(feature = "redis")]
+pub(crate) mod redis_wire;

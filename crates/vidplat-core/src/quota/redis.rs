@@ -29,7 +29,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::sync::{Notify, OnceCell};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -76,7 +76,7 @@ struct Inner {
     account: String,
     keys: Keys,
     settings: Settings,
-    connection: OnceCell<redis::aio::ConnectionManager>,
+    connection: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
     woken: Arc<Notify>,
     listener: Mutex<Option<JoinHandle<()>>>,
     round_trips: AtomicU64,
@@ -152,6 +152,14 @@ impl RedisQuota {
         let client = redis::Client::open(url).map_err(|e| RedisQuotaError {
             message: format!("invalid URL {}: {:?}", redact_url(url), e.kind()),
         })?;
+        if let redis::ConnectionAddr::TcpTls { insecure: true, .. } = client.get_connection_info().addr() {
+            return Err(RedisQuotaError {
+                message: format!(
+                    "{}: `#insecure` (TLS without checking the server's name) is not supported",
+                    redact_url(url)
+                ),
+            });
+        }
         Ok(Self::build(
             client,
             redact_url(url),
@@ -177,7 +185,7 @@ impl RedisQuota {
                 },
                 account,
                 settings,
-                connection: OnceCell::new(),
+                connection: tokio::sync::Mutex::new(None),
                 woken: Arc::new(Notify::new()),
                 listener: Mutex::new(None),
                 round_trips: AtomicU64::new(0),
@@ -238,30 +246,48 @@ impl RedisQuota {
         format!("{{vidplat:{}}}", self.inner.account)
     }
 
-    async fn connection(&self) -> Result<redis::aio::ConnectionManager, String> {
+    /// The connection to Redis (made on first use, and again after one broke),
+    /// every reply read within bounds (`quota::redis_wire`).
+    async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, String> {
         let inner = &self.inner;
+        let mut slot = inner.connection.lock().await;
+        if let Some(connection) = slot.as_ref() {
+            return Ok(connection.clone());
+        }
         let timeout = inner.settings.op_timeout;
-        let manager = inner
-            .connection
-            .get_or_try_init(|| async {
-                let config = redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(timeout))
-                    .set_response_timeout(Some(timeout))
-                    .set_number_of_retries(1);
-                let connect = redis::aio::ConnectionManager::new_with_config(inner.client.clone(), config);
-                match tokio::time::timeout(timeout, connect).await {
-                    Ok(Ok(manager)) => Ok(manager),
-                    Ok(Err(e)) => Err(format!("cannot connect to Redis at {}: {e}", inner.redacted_url)),
-                    Err(_) => Err(format!(
-                        "no answer from Redis at {} within {timeout:?}",
-                        inner.redacted_url
-                    )),
-                }
-            })
-            .await?
-            .clone();
+        let connect = async {
+            let info = inner.client.get_connection_info();
+            let socket = crate::quota::redis_wire::open(info.addr()).await?;
+            let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(timeout));
+            let (connection, driver) =
+                redis::aio::MultiplexedConnection::new_with_config(info.redis_settings(), socket, config)
+                    .await
+                    .map_err(|e| crate::redact::bounded(&e.to_string(), 200).to_string())?;
+            tokio::spawn(driver);
+            Ok::<_, String>(connection)
+        };
+        let connection = match tokio::time::timeout(timeout, connect).await {
+            Ok(Ok(connection)) => connection,
+            Ok(Err(e)) => return Err(format!("cannot connect to Redis at {}: {e}", inner.redacted_url)),
+            Err(_) => {
+                return Err(format!(
+                    "no answer from Redis at {} within {timeout:?}",
+                    inner.redacted_url
+                ))
+            }
+        };
+        *slot = Some(connection.clone());
+        drop(slot);
         self.listen();
-        Ok(manager)
+        Ok(connection)
+    }
+
+    /// Forgets a connection that broke: the next command makes a new one.
+    fn forget_connection(&self) {
+        // A connection being made meanwhile is new: it stays.
+        if let Ok(mut slot) = self.inner.connection.try_lock() {
+            *slot = None;
+        }
     }
 
     /// Starts (once) the task that turns release messages into local wake-ups.
@@ -273,16 +299,22 @@ impl RedisQuota {
         let client = self.inner.client.clone();
         let channel = self.inner.keys.channel.clone();
         let woken = self.inner.woken.clone();
+        let timeout = self.inner.settings.op_timeout;
         *listener = Some(tokio::spawn(async move {
             use futures::StreamExt;
+            let info = client.get_connection_info();
             // Lives as long as the store; reconnects after a pause if Redis goes away.
             loop {
-                if let Ok(mut pubsub) = client.get_async_pubsub().await {
-                    if pubsub.subscribe(&channel).await.is_ok() {
-                        let mut messages = pubsub.on_message();
-                        while messages.next().await.is_some() {
-                            woken.notify_waiters();
-                        }
+                let subscribed = tokio::time::timeout(timeout, async {
+                    let socket = crate::quota::redis_wire::open(info.addr()).await.ok()?;
+                    let mut pubsub = redis::aio::PubSub::new(info.redis_settings(), socket).await.ok()?;
+                    pubsub.subscribe(&channel).await.ok()?;
+                    Some(pubsub)
+                });
+                if let Ok(Some(mut pubsub)) = subscribed.await {
+                    let mut messages = pubsub.on_message();
+                    while messages.next().await.is_some() {
+                        woken.notify_waiters();
                     }
                 }
                 // Waiters still wake at their own timeouts meanwhile.
@@ -311,25 +343,26 @@ impl RedisQuota {
         };
         let attempt = async {
             let mut connection = self.connection().await?;
-            let failed = |e: redis::RedisError| {
-                // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
-                format!("Redis at {url} failed: {}", crate::redact::bounded(&e.to_string(), 200))
-            };
             self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
             // By hash; a server that does not have the script yet gets its text (EVAL).
             // Not redis::Script::invoke, whose SCRIPT LOAD panics when a server
             // answers with another hash than the script's.
-            match script.command("EVALSHA", keys, args).query_async(&mut connection).await {
+            let outcome = match script.command("EVALSHA", keys, args).query_async(&mut connection).await {
                 Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
                     self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
-                    script
-                        .command("EVAL", keys, args)
-                        .query_async(&mut connection)
-                        .await
-                        .map_err(failed)
+                    script.command("EVAL", keys, args).query_async(&mut connection).await
                 }
-                outcome => outcome.map_err(failed),
-            }
+                outcome => outcome,
+            };
+            outcome.map_err(|e| {
+                // A connection that broke (a reply out of bounds among them) is made anew next time.
+                if e.is_unrecoverable_error() || e.is_io_error() || e.is_connection_dropped() {
+                    drop(connection);
+                    self.forget_connection();
+                }
+                // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
+                format!("Redis at {url} failed: {}", crate::redact::bounded(&e.to_string(), 200))
+            })
         };
         let Some(until) = until else { return attempt.await };
         match tokio::time::timeout_at(until, attempt).await {
@@ -479,6 +512,25 @@ impl RedisQuota {
             .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset], None)
             .await?;
         Ok(u64::try_from(used).unwrap_or(0))
+    }
+
+    /// The account's calls in flight (live leases) and calls in the current
+    /// `window`, as Redis holds them now. Reads only.
+    pub(crate) async fn activity(&self, window: Duration) -> Result<(u64, u64), String> {
+        let k = &self.inner.keys;
+        let answer: Vec<i64> = self
+            .run(
+                &ACTIVITY,
+                &[k.leases.as_str(), k.window.as_str()],
+                &[millis(window).to_string()],
+                None,
+            )
+            .await?;
+        let &[in_flight, in_window] = answer.as_slice() else {
+            return Err(unexpected(&answer));
+        };
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        Ok((count(in_flight), count(in_window)))
     }
 
     async fn leave(&self, token: &str) {
@@ -773,6 +825,20 @@ return tonumber(redis.call('HGET', KEYS[1], month) or '0')
     ))
 });
 
+/// KEYS: leases, window. ARGV: window ms. Returns {live leases, calls in the
+/// window}; reads only (expired entries are counted out, not removed).
+static ACTIVITY: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
+    LuaScript::new(
+        r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local held = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+local recent = redis.call('ZCOUNT', KEYS[2], '(' .. (now - tonumber(ARGV[1])), '+inf')
+return {held, recent}
+"#,
+    )
+});
+
 /// KEYS: leases. ARGV: token, channel. Compare-and-delete, then wake the waiters.
 static RELEASE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(
@@ -887,6 +953,16 @@ mod tests {
                         if write.write_all(answer).await.is_err() {
                             return;
                         }
+                        if answer.starts_with(b"$1073741824") {
+                            // The gigabyte it announced, for as long as the client reads it.
+                            let chunk = vec![b'x'; 64 * 1024];
+                            for _ in 0..16_384 {
+                                if write.write_all(&chunk).await.is_err() {
+                                    return;
+                                }
+                                counted.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                            }
+                        }
                     }
                 });
             }
@@ -937,10 +1013,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_gigabyte_reply_is_refused_at_its_header_and_never_read() {
+        let (url, sent) = hostile_redis(b"$1073741824\r\n", Some(Duration::ZERO)).await;
+        let started = Instant::now();
+        let message = turn(&url, Some(started + Duration::from_secs(5))).await.unwrap_err();
+        assert!(
+            message.contains("a reply from Redis announces 1073741824 bytes, over the 65536 allowed"),
+            "{message}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+        // The client closed the connection instead of reading on: what the server
+        // got out is what the sockets' buffers hold, not the gigabyte.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let sent = sent.load(Ordering::Relaxed);
+        assert!(sent < 64 * 1024 * 1024, "{sent} bytes sent");
+    }
+
+    #[tokio::test]
     async fn a_reply_of_the_wrong_shape_is_described_within_bounds() {
-        // An error reply of 100,000 characters, with line breaks that could forge a log line.
+        // An error reply of 54,000 characters (within the bound on a reply's size),
+        // with line breaks that could forge a log line.
         static LONG: std::sync::LazyLock<&'static [u8]> = std::sync::LazyLock::new(|| {
-            let text = "x\nFORGED LOG LINE ".repeat(5_000);
+            let text = "x\nFORGED LOG LINE ".repeat(3_000);
             Box::leak(format!("-ERR {text}\r\n").into_bytes().into_boxed_slice())
         });
         let (url, _) = hostile_redis(&LONG, Some(Duration::ZERO)).await;

@@ -1,0 +1,380 @@
+//! The quota store's connections to Redis: TCP, TLS (`rediss://`, rustls with
+//! ring and the platform's verifier, as the HTTP clients) or a unix socket,
+//! with every reply read within bounds.
+//!
+//! The `redis` crate reads a reply whole before it looks at it: a bulk string
+//! announced as 1 GiB is buffered as it arrives, and a line with no end grows
+//! without limit. [`Bounded`] sits between the socket and the crate's decoder
+//! and follows the RESP framing byte by byte (types, lengths, counts), so a
+//! reply that announces or grows past [`MAX_REPLY_BYTES`] or
+//! [`MAX_REPLY_VALUES`] ends the connection before the decoder holds more than
+//! that. The store's own replies are a few integers.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// The most bytes one reply may take, framing included.
+pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
+/// The most values one reply may hold, nested ones included.
+pub(crate) const MAX_REPLY_VALUES: u64 = 1024;
+
+/// Where the scanner is in the reply it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The type byte of the next value.
+    Type,
+    /// A header or simple line (its type byte), up to `\r\n`.
+    Line(u8),
+    /// The `\n` of a line's `\r\n`.
+    LineEnd(u8),
+    /// The bytes of a blob, then its `\r\n`.
+    Blob(u64),
+}
+
+/// The RESP framing of the bytes read so far, and the bounds it keeps.
+#[derive(Debug)]
+pub(crate) struct Framing {
+    part: Part,
+    /// The current line's bytes (bounded: a header is a number).
+    line: Vec<u8>,
+    /// Values still to read in the current reply (0: between replies).
+    pending: u64,
+    /// Values announced in the current reply so far.
+    values: u64,
+    /// Bytes of the current reply so far.
+    bytes: usize,
+}
+
+impl Default for Framing {
+    fn default() -> Self {
+        Self {
+            part: Part::Type,
+            line: Vec::new(),
+            pending: 0,
+            values: 0,
+            bytes: 0,
+        }
+    }
+}
+
+impl Framing {
+    /// Follows `data`; an error names the bound a reply broke (or its bad framing).
+    pub(crate) fn scan(&mut self, data: &[u8]) -> Result<(), String> {
+        let mut i = 0;
+        while i < data.len() {
+            if self.pending == 0 && self.part == Part::Type {
+                // A new reply.
+                self.pending = 1;
+                self.values = 1;
+                self.bytes = 0;
+            }
+            match self.part {
+                Part::Blob(left) => {
+                    // Skip what the blob holds here (the length was checked in its header).
+                    let here = usize::try_from(left).unwrap_or(usize::MAX).min(data.len() - i);
+                    self.grow(here)?;
+                    i += here;
+                    let left = left - here as u64;
+                    self.part = Part::Blob(left);
+                    if left == 0 {
+                        // The blob's own `\r\n` follows: read it as an empty line.
+                        self.part = Part::Line(b'\0');
+                    }
+                    continue;
+                }
+                Part::Type => {
+                    let kind = data[i];
+                    self.grow(1)?;
+                    i += 1;
+                    if !b"+-:$*_,#(=!%~>|".contains(&kind) {
+                        return Err(format!(
+                            "a reply from Redis starts with byte {kind:#04x}, not a RESP type"
+                        ));
+                    }
+                    self.part = Part::Line(kind);
+                    self.line.clear();
+                }
+                Part::Line(kind) => {
+                    let byte = data[i];
+                    self.grow(1)?;
+                    i += 1;
+                    if byte == b'\r' {
+                        self.part = Part::LineEnd(kind);
+                    } else if kind == b'\0' {
+                        return Err("a blob from Redis is longer than its header says".to_owned());
+                    } else if b"+-,(".contains(&kind) {
+                        // A simple line: only its length matters (bounded by `grow`).
+                    } else {
+                        if self.line.len() >= 20 {
+                            return Err("a length or number from Redis has over 20 digits".to_owned());
+                        }
+                        self.line.push(byte);
+                    }
+                }
+                Part::LineEnd(kind) => {
+                    let byte = data[i];
+                    self.grow(1)?;
+                    i += 1;
+                    if byte != b'\n' {
+                        return Err("a line from Redis ends in `\\r` without `\\n`".to_owned());
+                    }
+                    self.end_line(kind)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn grow(&mut self, by: usize) -> Result<(), String> {
+        self.bytes = self.bytes.saturating_add(by);
+        if self.bytes > MAX_REPLY_BYTES {
+            return Err(format!("a reply from Redis is over {MAX_REPLY_BYTES} bytes"));
+        }
+        Ok(())
+    }
+
+    /// A line ended: the value it heads (or is) counts, and its children are owed.
+    fn end_line(&mut self, kind: u8) -> Result<(), String> {
+        self.part = Part::Type;
+        if kind == b'\0' {
+            // The end of a blob: its value was counted at its header.
+            self.pending -= 1;
+            return Ok(());
+        }
+        let number = || -> Result<i64, String> {
+            std::str::from_utf8(&self.line)
+                .ok()
+                .and_then(|text| text.parse::<i64>().ok())
+                .ok_or_else(|| "a length from Redis is not a number".to_owned())
+        };
+        match kind {
+            b'$' | b'=' | b'!' => {
+                let length = number()?;
+                if length < 0 {
+                    // Nil.
+                    self.pending -= 1;
+                    return Ok(());
+                }
+                let length = length.unsigned_abs();
+                if length > MAX_REPLY_BYTES as u64 {
+                    return Err(format!(
+                        "a reply from Redis announces {length} bytes, over the {MAX_REPLY_BYTES} allowed"
+                    ));
+                }
+                self.part = Part::Blob(length);
+                if length == 0 {
+                    self.part = Part::Line(b'\0');
+                }
+            }
+            b'*' | b'~' | b'>' | b'%' | b'|' => {
+                let count = number()?;
+                self.pending -= 1;
+                if count < 0 {
+                    return Ok(());
+                }
+                let per = if matches!(kind, b'%' | b'|') { 2 } else { 1 };
+                let mut owed = count.unsigned_abs().saturating_mul(per);
+                if kind == b'|' {
+                    // An attribute comes before the value it describes.
+                    owed = owed.saturating_add(1);
+                }
+                self.values = self.values.saturating_add(owed);
+                if self.values > MAX_REPLY_VALUES {
+                    return Err(format!("a reply from Redis holds over {MAX_REPLY_VALUES} values"));
+                }
+                self.pending += owed;
+            }
+            b':' => {
+                number()?;
+                self.pending -= 1;
+            }
+            _ => self.pending -= 1,
+        }
+        Ok(())
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A connection whose replies are read within bounds (see the module).
+    pub(crate) struct Bounded<S> {
+        #[pin]
+        inner: S,
+        framing: Framing,
+        broken: Option<String>,
+    }
+}
+
+impl<S> Bounded<S> {
+    pub(crate) fn new(inner: S) -> Self {
+        Self {
+            inner,
+            framing: Framing::default(),
+            broken: None,
+        }
+    }
+}
+
+impl<S: AsyncRead> AsyncRead for Bounded<S> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        if let Some(broken) = this.broken {
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken.clone())));
+        }
+        let before = buf.filled().len();
+        match this.inner.poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if let Err(broken) = this.framing.scan(&buf.filled()[before..]) {
+                    // Nothing of this read reaches the decoder, and nothing after it.
+                    buf.set_filled(before);
+                    *this.broken = Some(broken.clone());
+                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
+                }
+                Poll::Ready(Ok(()))
+            }
+            other => other,
+        }
+    }
+}
+
+impl<S: AsyncWrite> AsyncWrite for Bounded<S> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        self.project().inner.poll_write(cx, data)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().inner.poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().inner.poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+/// A socket to Redis: TCP, TLS over TCP, or a unix socket.
+pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> Socket for S {}
+
+/// Opens a socket to `addr` (the caller bounds the time it may take).
+pub(crate) async fn open(addr: &redis::ConnectionAddr) -> Result<Bounded<Box<dyn Socket>>, String> {
+    let socket: Box<dyn Socket> = match addr {
+        redis::ConnectionAddr::Tcp(host, port) => Box::new(tcp(host, *port).await?),
+        redis::ConnectionAddr::TcpTls { host, port, .. } => {
+            let config = crate::builder::tls_config().map_err(|e| e.to_string())?;
+            let name = rustls::pki_types::ServerName::try_from(host.clone())
+                .map_err(|e| format!("`{host}` cannot name a TLS server: {e}"))?;
+            let stream = tcp(host, *port).await?;
+            let tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+                .connect(name, stream)
+                .await
+                .map_err(|e| format!("TLS with {host}:{port}: {e}"))?;
+            Box::new(tls)
+        }
+        #[cfg(unix)]
+        redis::ConnectionAddr::Unix(path) => Box::new(
+            tokio::net::UnixStream::connect(path)
+                .await
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ),
+        #[cfg(not(unix))]
+        redis::ConnectionAddr::Unix(_) => return Err("unix sockets are not available here".to_owned()),
+        other => return Err(format!("unsupported address {other}")),
+    };
+    Ok(Bounded::new(socket))
+}
+
+async fn tcp(host: &str, port: u16) -> Result<tokio::net::TcpStream, String> {
+    let stream = tokio::net::TcpStream::connect((host, port))
+        .await
+        .map_err(|e| format!("{host}:{port}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(parts: &[&[u8]]) -> Result<Framing, String> {
+        let mut framing = Framing::default();
+        for part in parts {
+            framing.scan(part)?;
+        }
+        Ok(framing)
+    }
+
+    #[test]
+    fn every_reply_the_store_gets_passes_whole_and_in_pieces() {
+        let replies: &[&[u8]] = &[
+            b"+OK\r\n",
+            b"-NOSCRIPT No matching script. Please use EVAL.\r\n",
+            b":-5\r\n",
+            b"*4\r\n:4\r\n:-5\r\n:0\r\n:0\r\n",
+            b"$8\r\nreleased\r\n",
+            b"$0\r\n\r\n",
+            b"$-1\r\n",
+            b"*-1\r\n",
+            b"*3\r\n$7\r\nmessage\r\n$20\r\n{vidplat:a}:released\r\n$8\r\nreleased\r\n",
+            b"%1\r\n+server\r\n+redis\r\n",
+            b"|1\r\n+ttl\r\n:3\r\n:7\r\n",
+            b"_\r\n",
+            b"#t\r\n",
+            b",1.5\r\n",
+            b"=15\r\ntxt:Some string\r\n",
+        ];
+        let all: Vec<u8> = replies.concat();
+        let framing = scan(&[&all]).unwrap();
+        assert_eq!((framing.pending, framing.part), (0, Part::Type), "between replies");
+        // One byte at a time: the framing carries over every boundary.
+        let bytes: Vec<&[u8]> = all.chunks(1).collect();
+        let framing = scan(&bytes).unwrap();
+        assert_eq!((framing.pending, framing.part), (0, Part::Type));
+    }
+
+    #[test]
+    fn a_reply_over_its_bounds_is_refused_at_its_header() {
+        let error = scan(&[b"$1073741824\r\n"]).unwrap_err();
+        assert_eq!(
+            error,
+            "a reply from Redis announces 1073741824 bytes, over the 65536 allowed"
+        );
+        assert!(scan(&[b"*1000000\r\n"]).unwrap_err().contains("over 1024 values"));
+        assert!(scan(&[b"%600\r\n"]).unwrap_err().contains("over 1024 values"));
+        // A line that never ends, in pieces.
+        let line = vec![b'x'; 8192];
+        let mut framing = Framing::default();
+        framing.scan(b"-ERR ").unwrap();
+        let error = (0..100).find_map(|_| framing.scan(&line).err()).unwrap();
+        assert_eq!(error, "a reply from Redis is over 65536 bytes");
+        // Many small values that add up.
+        let mut many = b"*1000\r\n".to_vec();
+        for _ in 0..1000 {
+            many.extend_from_slice(b"$100\r\n");
+            many.extend_from_slice(&[b'y'; 100]);
+            many.extend_from_slice(b"\r\n");
+        }
+        assert!(scan(&[&many]).unwrap_err().contains("over 65536 bytes"));
+        // Framing that is not RESP.
+        assert!(scan(&[b"HTTP/1.1 200 OK\r\n"]).unwrap_err().contains("not a RESP type"));
+        assert!(scan(&[b"$3\r\nabcd\r\n"])
+            .unwrap_err()
+            .contains("longer than its header"));
+        assert!(scan(&[b":123456789012345678901234\r\n"])
+            .unwrap_err()
+            .contains("20 digits"));
+        assert!(scan(&[b"*x\r\n"]).unwrap_err().contains("not a number"));
+    }
+}
