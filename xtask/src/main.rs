@@ -2,6 +2,7 @@
 
 mod bounds;
 mod build_cost;
+mod cli_bench;
 mod codegen;
 mod conformance;
 mod crosscheck;
@@ -57,6 +58,9 @@ enum Task {
     /// Clean dev build of a crate using vidplat (all, encoder, vms, analytics) against one using only
     /// reqwest, serde, serde_json and tokio; prints the ratios.
     BuildCost(build_cost::Options),
+    /// `vidplat encoder list-tasks --all --output ndjson` against the equivalent SDK program,
+    /// whole processes over a local server: time ratio and peak memory at several list lengths.
+    CliBench(cli_bench::Options),
     /// Everything CI runs: fmt, clippy, docs, lint, crosscheck, codegen checks, tests, package, conformance.
     Ci {
         /// The documents, beside the clone in CI (a user's clone has none).
@@ -75,6 +79,7 @@ fn main() -> Result<()> {
         Task::Docs => publish::docs(),
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
+        Task::CliBench(options) => cli_bench::run(&options),
         Task::Ci { docs } => ci(docs.as_deref()),
     }
 }
@@ -275,7 +280,7 @@ mod tests {
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
-        assert_eq!(tasks.len(), 9, "{tasks:?}");
+        assert_eq!(tasks.len(), 10, "{tasks:?}");
         for task in tasks {
             let error = Cli::try_parse_from(["cargo xtask", task.as_str(), "--help"]).unwrap_err();
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");

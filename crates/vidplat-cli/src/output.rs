@@ -36,6 +36,9 @@ pub struct RowWriter {
     columns: Option<Vec<String>>,
     rows: usize,
     table: Vec<Vec<String>>,
+    /// One JSON row, serialized here and written in one piece: serde_json's
+    /// many small writes would each cross the `dyn Write` (BENCHMARKS.md (h)).
+    line: Vec<u8>,
 }
 
 impl RowWriter {
@@ -45,6 +48,7 @@ impl RowWriter {
             columns,
             rows: 0,
             table: Vec::new(),
+            line: Vec::new(),
         }
     }
 
@@ -53,12 +57,16 @@ impl RowWriter {
         self.rows += 1;
         match self.format {
             Format::Json => {
-                out.write_all(if first { b"[\n" } else { b",\n" })?;
-                serde_json::to_writer_pretty(&mut *out, row).map_err(io::Error::other)
+                self.line.clear();
+                self.line.extend_from_slice(if first { b"[\n" } else { b",\n" });
+                serde_json::to_writer_pretty(&mut self.line, row).map_err(io::Error::other)?;
+                out.write_all(&self.line)
             }
             Format::Ndjson => {
-                serde_json::to_writer(&mut *out, row).map_err(io::Error::other)?;
-                out.write_all(b"\n")
+                self.line.clear();
+                serde_json::to_writer(&mut self.line, row).map_err(io::Error::other)?;
+                self.line.push(b'\n');
+                out.write_all(&self.line)
             }
             Format::Yaml => {
                 let text = serde_yaml::to_string(&[row]).map_err(io::Error::other)?;
