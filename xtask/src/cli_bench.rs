@@ -29,18 +29,22 @@ pub fn run(options: &Options) -> Result<()> {
     if !Path::new("/usr/bin/time").exists() {
         bail!("cli-bench reads peak memory with GNU /usr/bin/time, which is not installed");
     }
-    crate::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "vidplat-cli",
-        "--bin",
-        "vidplat",
-        "--example",
-        "bench_server",
-        "--example",
-        "list_tasks_ndjson",
-    ])?;
+    crate::publish::run_cargo(
+        &[
+            "build",
+            "--release",
+            "-p",
+            "vidplat-cli",
+            "--bin",
+            "vidplat",
+            "--example",
+            "bench_server",
+            "--example",
+            "list_tasks_ndjson",
+        ],
+        &crate::services::repo_root(),
+        &[],
+    )?;
     let release = target_dir().join("release");
     let cli = release.join("vidplat");
     let sdk = release.join("examples").join("list_tasks_ndjson");

@@ -197,7 +197,7 @@ impl RuntimeBuilder {
         };
         let mut http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .tls_backend_preconfigured(tls_config()?);
+            .tls_backend_preconfigured(crate::tls::tls_config()?);
         // A proxy from the environment (HTTP_PROXY, ALL_PROXY) would receive a
         // plain-http request whole, the key with it: plain http goes direct.
         // Over https a proxy only tunnels the encrypted connection, so it stays.
@@ -228,47 +228,5 @@ impl RuntimeBuilder {
                 traceparent: self.traceparent,
             }),
         })
-    }
-}
-
-/// rustls with the `ring` provider and the platform's certificate verifier
-/// (what reqwest's `rustls` feature sets up, with aws-lc-rs as the provider).
-/// ring is chosen for its build: aws-lc-sys compiles a large C library (43 s
-/// of a 70 s clean build here), ring a few C and assembly files. Both are
-/// maintained providers of rustls; the documents require only TLS.
-pub(crate) fn tls_config() -> Result<rustls::ClientConfig, ConfigError> {
-    use rustls_platform_verifier::BuilderVerifierExt as _;
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    Ok(rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| ConfigError::Tls(e.to_string()))?
-        .with_platform_verifier()
-        .map_err(|e| ConfigError::Tls(e.to_string()))?
-        .with_no_client_auth())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn tls_is_rustls_with_ring_whatever_reqwest_would_default_to() {
-        let config = super::tls_config().unwrap();
-        let ring = rustls::crypto::ring::default_provider();
-        let suites = |p: &rustls::crypto::CryptoProvider| format!("{:?}", p.cipher_suites);
-        assert_eq!(suites(config.crypto_provider()), suites(&ring));
-        assert_eq!(
-            format!("{:?}", config.crypto_provider().kx_groups),
-            format!("{:?}", ring.kx_groups)
-        );
-        // TLS 1.3 and 1.2 suites, as reqwest's own rustls setup offers.
-        assert!(config
-            .crypto_provider()
-            .cipher_suites
-            .iter()
-            .any(|s| s.tls13().is_some()));
-        assert!(config
-            .crypto_provider()
-            .cipher_suites
-            .iter()
-            .any(|s| s.tls13().is_none()));
     }
 }
