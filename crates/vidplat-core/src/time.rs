@@ -242,7 +242,8 @@ impl Timestamp {
     }
 }
 
-pub(crate) fn japan_offset() -> FixedOffset {
+/// Japan time (+09:00), the zone the analytics documents state for their dates.
+pub fn japan_offset() -> FixedOffset {
     FixedOffset::east_opt(JAPAN_OFFSET_SECONDS).expect("+09:00 is a valid offset")
 }
 

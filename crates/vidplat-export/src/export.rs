@@ -2,7 +2,7 @@
 
 use crate::plan::{self, Chunk, Plan};
 use crate::report::{Report, Split};
-use crate::schema::{self, japan, Column, Value, LINEAGE};
+use crate::schema::{self, Column, Value, LINEAGE};
 use crate::sink::{Partition, PartitionSink, RowSink, SinkError};
 use crate::state::{ExportState, StateError};
 use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
@@ -537,7 +537,7 @@ fn now_in_japan() -> DateTime<FixedOffset> {
         .map_or(0, |since| since.as_secs());
     DateTime::from_timestamp(i64::try_from(seconds).unwrap_or(i64::MAX), 0)
         .unwrap_or_default()
-        .with_timezone(&japan())
+        .with_timezone(&vidplat_core::japan_offset())
 }
 
 /// 00:00 of the first day of the month after `now`, Japan time.
@@ -549,6 +549,6 @@ fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
     };
     NaiveDate::from_ymd_opt(year, month, 1)
         .and_then(|day| day.and_hms_opt(0, 0, 0))
-        .and_then(|start| japan().from_local_datetime(&start).single())
+        .and_then(|start| vidplat_core::japan_offset().from_local_datetime(&start).single())
         .unwrap_or(now)
 }

@@ -193,15 +193,6 @@ impl fmt::Display for TimeValueError {
 
 impl std::error::Error for TimeValueError {}
 
-/// Japan time: the zone the analytics documents state for their dates.
-pub fn japan() -> FixedOffset {
-    const JAPAN: FixedOffset = match FixedOffset::east_opt(vidplat_core::JAPAN_OFFSET_SECONDS) {
-        Some(zone) => zone,
-        None => panic!("+09:00 is a valid offset"),
-    };
-    JAPAN
-}
-
 /// A timestamp member (`x-japan-time: timestamp`).
 pub fn timestamp<'a>(column: &'static str, text: Option<&'a str>) -> Result<Value<'a>, TimeValueError> {
     let Some(text) = text else { return Ok(Value::Null) };
@@ -248,13 +239,13 @@ fn parse_moment(text: &str) -> Option<DateTime<FixedOffset>> {
     };
     let day = NaiveDate::from_ymd_opt(i32::try_from(number(0, 4)?).ok()?, number(5, 2)?, number(8, 2)?)?;
     let local: NaiveDateTime = day.and_hms_opt(part(11, b' ')?, part(14, b':')?, part(17, b':')?)?;
-    japan().from_local_datetime(&local).single()
+    vidplat_core::japan_offset().from_local_datetime(&local).single()
 }
 
 /// The day a value falls on in Japan (a timestamp's or a date's).
 pub fn day_of(value: &Value<'_>) -> Option<NaiveDate> {
     match value {
-        Value::Timestamp(at) => Some(at.with_timezone(&japan()).date_naive()),
+        Value::Timestamp(at) => Some(at.with_timezone(&vidplat_core::japan_offset()).date_naive()),
         Value::Date(day) => Some(*day),
         _ => None,
     }
