@@ -187,7 +187,7 @@ async fn the_month_spent_exits_3_with_the_state_saved_and_the_next_month_finishe
     );
     assert!(paused.stderr.contains("resume after 20"), "when: {}", paused.stderr);
 
-    sim.advance_analytics_clock(Duration::from_secs(32 * 86_400));
+    sim.advance_clock(Duration::from_secs(32 * 86_400));
     let finished = run(&sim, &args).await;
     assert_eq!(finished.code, 0, "{finished:?}");
     let summary: serde_json::Value = serde_json::from_str(&finished.stdout).expect("JSON");

@@ -149,6 +149,23 @@ impl OperationMeta {
     pub fn documents_success(&self, status: u16) -> bool {
         self.success_statuses.iter().any(|range| range.contains(&status))
     }
+
+    /// The path members (names from the template, values as sent, still
+    /// percent-encoded) when `segments`, a request path relative to the
+    /// service's base split at `/`, are this operation's path.
+    pub fn path_members<'s>(&self, segments: &[&'s str]) -> Option<Vec<(&'static str, &'s str)>> {
+        let mut members = Vec::new();
+        let mut template = self.path.split('/').filter(|s| !s.is_empty());
+        for segment in segments {
+            let wanted = template.next()?;
+            match wanted.strip_prefix('{').and_then(|w| w.strip_suffix('}')) {
+                Some(name) => members.push((name, *segment)),
+                None if wanted == *segment => {}
+                None => return None,
+            }
+        }
+        template.next().is_none().then_some(members)
+    }
 }
 
 /// Everything the generator knows of one service that the runtime needs.
@@ -175,5 +192,72 @@ impl ServiceTable {
     /// with the same name in another table).
     pub fn holds(&self, operation: &OperationMeta) -> bool {
         self.operations.as_ptr_range().contains(&std::ptr::from_ref(operation))
+    }
+
+    /// The operation a request of `method` to `path` (relative to the
+    /// service's base URL) is for, with its path members; a literal segment
+    /// wins over a member (`/v1/tasks/counts` over `/v1/tasks/{task-id}`).
+    pub fn route<'p>(&self, method: &str, path: &'p str) -> Option<Routed<'p>> {
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        self.operations
+            .iter()
+            .filter(|op| op.method.as_str().eq_ignore_ascii_case(method))
+            .filter_map(|op| Some((op, op.path_members(&segments)?)))
+            .min_by_key(|(_, members)| members.len())
+    }
+}
+
+/// An operation a request is for, and its path members as sent (see [`ServiceTable::route`]).
+pub type Routed<'p> = (&'static OperationMeta, Vec<(&'static str, &'p str)>);
+
+#[cfg(test)]
+mod routing_tests {
+    use super::*;
+
+    const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
+        OperationMeta {
+            id,
+            summary: "",
+            method,
+            path,
+            route_assumed: false,
+            authenticated: true,
+            permission: None,
+            permission_assumed: false,
+            rate_limited: false,
+            checks: &[],
+            success_members: &[],
+            success_statuses: &[],
+            reading: Reading::Whole,
+        }
+    }
+
+    static OPERATIONS: [OperationMeta; 3] = [
+        op("getTask", Method::Get, "/v1/tasks/{task-id}"),
+        op("countTasks", Method::Get, "/v1/tasks/counts"),
+        op("deleteTask", Method::Delete, "/v1/tasks/{task-id}"),
+    ];
+    static TABLE: ServiceTable = ServiceTable {
+        service: Service::Encoder,
+        operations: &OPERATIONS,
+        error_codes: &[],
+        secret_members: &[],
+    };
+
+    #[test]
+    fn a_literal_segment_wins_and_members_keep_their_encoding() {
+        let id = |method, path| TABLE.route(method, path).map(|(op, members)| (op.id, members));
+        assert_eq!(id("GET", "/v1/tasks/counts"), Some(("countTasks", vec![])));
+        assert_eq!(
+            id("GET", "/v1/tasks/a%2Fb"),
+            Some(("getTask", vec![("task-id", "a%2Fb")]))
+        );
+        assert_eq!(
+            id("delete", "/v1/tasks/7"),
+            Some(("deleteTask", vec![("task-id", "7")]))
+        );
+        assert_eq!(id("GET", "/v1/tasks/7/more"), None);
+        assert_eq!(id("GET", "/v1/tasks"), None);
+        assert_eq!(id("POST", "/v1/tasks/7"), None);
     }
 }

@@ -5,17 +5,47 @@
 //! which zone their `yyyy-mm-dd hh:mm:ss` timestamps are; the analytics
 //! document says Japan time. The simulator makes it one choice for all three:
 //! `SimConfig::time_zone`, Japan time (UTC+09:00) unless configured. Each
-//! request is answered within [`in_zone`] (a layer in lib.rs), so simulators
-//! with different zones can share a process; outside a request the zone is
+//! request is answered within [`in_calendar`] (a layer in lib.rs), so simulators
+//! with different zones and clocks can share a process; outside a request the zone is
 //! Japan time.
 
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate};
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 use vidplat::Timestamp;
 
+/// The simulator's time as a request sees it: its zone, and how far its
+/// clock runs ahead of the wall clock (`Simulator::advance_clock`), one
+/// offset for the three services, so a test moves task pace, quota windows,
+/// page expiry and the month together.
+#[derive(Clone, Debug)]
+pub(crate) struct Calendar {
+    pub zone: FixedOffset,
+    pub ahead: Ahead,
+}
+
+/// Milliseconds the simulator's clock runs ahead of the wall clock; only grows.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ahead(Arc<AtomicU64>);
+
+impl Ahead {
+    pub(crate) fn advance(&self, by: Duration) {
+        let millis = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        let _ = self.0.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |ahead| {
+            Some(ahead.saturating_add(millis))
+        });
+    }
+
+    fn get(&self) -> Duration {
+        Duration::from_millis(self.0.load(Ordering::SeqCst))
+    }
+}
+
 tokio::task_local! {
-    /// The time zone of the request being answered.
-    static ZONE: FixedOffset;
+    /// The zone and clock of the request being answered.
+    static CALENDAR: Calendar;
 }
 
 /// Japan time, UTC+09:00 (no daylight saving): the default zone.
@@ -25,17 +55,46 @@ pub(crate) fn japan() -> FixedOffset {
 
 /// The zone timestamps are written and read in now.
 pub(crate) fn zone() -> FixedOffset {
-    ZONE.try_with(|zone| *zone).unwrap_or_else(|_| japan())
+    CALENDAR.try_with(|calendar| calendar.zone).unwrap_or_else(|_| japan())
 }
 
-/// Runs `future` (a request) with `zone` as the simulator's time zone.
-pub(crate) async fn in_zone<F: Future>(zone: FixedOffset, future: F) -> F::Output {
-    ZONE.scope(zone, future).await
+/// How far the clock has been moved ahead (zero outside a request).
+fn ahead() -> Duration {
+    CALENDAR.try_with(|calendar| calendar.ahead.get()).unwrap_or_default()
 }
 
-/// Runs `f` (outside a request) with `zone` as the simulator's time zone.
+/// Now, on the simulator's clock.
+pub(crate) fn system_now() -> SystemTime {
+    let now = SystemTime::now();
+    now.checked_add(ahead()).unwrap_or(now)
+}
+
+/// Now, as the simulator's monotonic clock (task pace, viewing sessions, quota windows).
+pub(crate) fn instant_now() -> Instant {
+    let now = Instant::now();
+    now.checked_add(ahead()).unwrap_or(now)
+}
+
+/// Runs `future` (a request) with `calendar` as the simulator's zone and clock.
+pub(crate) async fn in_calendar<F: Future>(calendar: Calendar, future: F) -> F::Output {
+    CALENDAR.scope(calendar, future).await
+}
+
+/// Runs `f` (outside a request) with `calendar` as the simulator's zone and clock.
+pub(crate) fn in_calendar_sync<R>(calendar: Calendar, f: impl FnOnce() -> R) -> R {
+    CALENDAR.sync_scope(calendar, f)
+}
+
+/// Runs `f` with `zone` as the simulator's time zone and the wall clock.
+#[cfg(test)]
 pub(crate) fn in_zone_sync<R>(zone: FixedOffset, f: impl FnOnce() -> R) -> R {
-    ZONE.sync_scope(zone, f)
+    in_calendar_sync(
+        Calendar {
+            zone,
+            ahead: Ahead::default(),
+        },
+        f,
+    )
 }
 
 /// The day number of a UNIX time on the zone's calendar.

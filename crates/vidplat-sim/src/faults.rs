@@ -1,8 +1,9 @@
 //! Injected faults: every document lists `UNKNOWN_ERROR` ("internal server
 //! error") for every operation, and a program has to cope with it and with
-//! other failures (503 from a proxy, 429), which the simulator never gives of
-//! itself. A [`Fault`] makes it answer the next requests of some paths with a
-//! chosen status and code instead of running them.
+//! other failures (503 from a proxy, 429, a connection that breaks, a slow
+//! answer), which the simulator never gives of itself. A [`Fault`] makes it
+//! answer the next requests of an operation or of some paths with a chosen
+//! status and code instead of running them, late, or not at all.
 
 use crate::error::SimError;
 use crate::JsonBody;
@@ -14,26 +15,39 @@ use axum::{Json, Router};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Answers `status` with the documented error body `{"code", "message"}` to
-/// the next `times` requests whose path on the simulator's listener starts
-/// with `operation_path_prefix` (and whose method is `method`, when given),
-/// before their key is checked: the operation does not run.
+/// the next `times` requests of `operation` (or whose path on the
+/// simulator's listener starts with `operation_path_prefix`, and whose method
+/// is `method`, when given), before their key is checked: the operation does
+/// not run. `delay_ms` makes the answer late; `outcome` makes the request run
+/// after the delay instead, or breaks the connection after the answer's head.
 ///
 /// ```
-/// use vidplat_sim::Fault;
+/// use vidplat_sim::{Fault, FaultOutcome};
 /// // Two 503 UNKNOWN_ERROR answers to any task operation, then normal service.
 /// let fault = Fault { status: 503, times: 2, ..Fault::new("/encoder/v1/tasks") };
+/// // The next `get_task` answers its head, then the connection breaks.
+/// let reset = Fault { outcome: FaultOutcome::Reset, ..Fault::operation("get_task") };
+/// // The next `register_task` runs 2 s late.
+/// let slow = Fault { delay_ms: 2_000, outcome: FaultOutcome::Run, ..Fault::operation("register_task") };
 /// ```
 ///
 /// Over HTTP: `POST /sim/faults` with the same members as JSON (only
-/// `operation_path_prefix` is required), 204; `GET /sim/faults` lists the
-/// faults still pending, `DELETE /sim/faults` removes them all.
+/// `operation` or `operation_path_prefix` is required), 204; `GET
+/// /sim/faults` lists the faults still pending, `DELETE /sim/faults` removes
+/// them all.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fault {
+    /// The operation's id in the YAML (`get_task`, `register_content`, …):
+    /// requests of its method to its path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
     /// A plain prefix of the request path on the listener: the services are
     /// under `/encoder`, `/vms` and `/analytics` (`/encoder/v1/tasks` matches
     /// `/encoder/v1/tasks/7` too), viewing pages under `/hosts`. The
-    /// simulator's own `/sim/` routes are never faulted.
+    /// simulator's own `/sim/` routes are never faulted. Empty: any path
+    /// (with `operation`, which then decides).
+    #[serde(default)]
     pub operation_path_prefix: String,
     /// Only requests of this method (`GET`, `POST`, …, in any case); any method when `None`.
     #[serde(default)]
@@ -53,7 +67,31 @@ pub struct Fault {
     /// How many requests get the answer (default 1); then the fault is gone.
     #[serde(default = "default_times")]
     pub times: u32,
+    /// Milliseconds to wait before the outcome (default 0).
+    #[serde(default)]
+    pub delay_ms: u64,
+    /// What happens after the delay (default: the error answer).
+    #[serde(default)]
+    pub outcome: FaultOutcome,
 }
+
+/// What a [`Fault`] does to a request it matches, after its delay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultOutcome {
+    /// Answers the fault's status and code; the operation does not run.
+    #[default]
+    Answer,
+    /// Runs the request as usual: with `delay_ms`, a slow answer.
+    Run,
+    /// Sends the head of the fault's answer (status and headers, a
+    /// `content-length` promising a body), then breaks the connection: the
+    /// operation does not run, and the client cannot tell whether it did.
+    Reset,
+}
+
+/// Longest delay a fault may ask for: a test that wants a slower answer wants a timeout, which an hour gives.
+const MAX_DELAY_MS: u64 = 3_600_000;
 
 fn default_status() -> u16 {
     500
@@ -74,6 +112,7 @@ impl Fault {
     /// 500 `UNKNOWN_ERROR` once, to any method under `operation_path_prefix`.
     pub fn new(operation_path_prefix: impl Into<String>) -> Self {
         Self {
+            operation: None,
             operation_path_prefix: operation_path_prefix.into(),
             method: None,
             status: default_status(),
@@ -81,14 +120,37 @@ impl Fault {
             message: None,
             retry_after: None,
             times: default_times(),
+            delay_ms: 0,
+            outcome: FaultOutcome::Answer,
+        }
+    }
+
+    /// 500 `UNKNOWN_ERROR` once, to the operation whose YAML id is `id` (`get_task`).
+    pub fn operation(id: impl Into<String>) -> Self {
+        Self {
+            operation: Some(id.into()),
+            ..Self::new("")
         }
     }
 
     /// 400 `INVALID_REQUEST` naming what makes this fault unusable.
     fn check(&self) -> Result<(), SimError> {
         let refuse = |why: &str| Err(SimError::invalid(format!("the fault {why}")));
-        if !self.operation_path_prefix.starts_with('/') {
+        if let Some(id) = &self.operation {
+            if !crate::journal::TABLES
+                .iter()
+                .any(|(_, table, _)| table.operation(id).is_some())
+            {
+                return refuse(&format!("names no operation of the services: `{id}`"));
+            }
+        } else if !self.operation_path_prefix.starts_with('/') {
+            return refuse("needs an `operation`, or an `operation_path_prefix` starting with `/`");
+        }
+        if !self.operation_path_prefix.is_empty() && !self.operation_path_prefix.starts_with('/') {
             return refuse("needs an `operation_path_prefix` starting with `/`");
+        }
+        if self.delay_ms > MAX_DELAY_MS {
+            return refuse("needs a `delay_ms` of at most 3600000 (an hour)");
         }
         if self.operation_path_prefix.starts_with("/sim/") {
             return refuse("cannot apply to the simulator's own /sim/ routes");
@@ -113,7 +175,12 @@ impl Fault {
     }
 
     fn matches(&self, method: &axum::http::Method, path: &str) -> bool {
+        let operation = || crate::journal::operation_of(method.as_str(), path).map(|(_, id)| id);
         path.starts_with(&self.operation_path_prefix)
+            && self
+                .operation
+                .as_deref()
+                .is_none_or(|wanted| operation() == Some(wanted))
             && self
                 .method
                 .as_deref()
@@ -131,6 +198,24 @@ impl Fault {
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
+    }
+
+    /// The head of the error answer, then a broken connection: the body
+    /// promised by `content-length` fails after a moment, once the head has
+    /// left (hyper sends it while the body is pending).
+    fn reset(&self) -> Response {
+        let (mut parts, _) = self.answer().into_parts();
+        parts
+            .headers
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(1024_u32));
+        let broken = futures::stream::once(async {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            Err::<axum::body::Bytes, _>(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "fault injected by the simulator: the connection breaks after the head",
+            ))
+        });
+        Response::from_parts(parts, axum::body::Body::from_stream(broken))
     }
 }
 
@@ -153,14 +238,14 @@ impl Faults {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The answer of the first pending fault matching the request, which then has one use less.
-    fn take(&self, method: &axum::http::Method, path: &str) -> Option<Response> {
+    /// The first pending fault matching the request, which then has one use less.
+    fn take(&self, method: &axum::http::Method, path: &str) -> Option<Fault> {
         if path.starts_with("/sim/") {
             return None;
         }
         let mut faults = self.lock();
         let index = faults.iter().position(|fault| fault.matches(method, path))?;
-        let answer = faults[index].answer();
+        let answer = faults[index].clone();
         faults[index].times -= 1;
         if faults[index].times == 0 {
             faults.remove(index);
@@ -171,9 +256,16 @@ impl Faults {
 
 /// The middleware answering a pending fault instead of the request.
 pub(crate) async fn inject(State(faults): State<Arc<Faults>>, request: Request, next: Next) -> Response {
-    match faults.take(request.method(), request.uri().path()) {
-        Some(answer) => answer,
-        None => next.run(request).await,
+    let Some(fault) = faults.take(request.method(), request.uri().path()) else {
+        return next.run(request).await;
+    };
+    if fault.delay_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(fault.delay_ms)).await;
+    }
+    match fault.outcome {
+        FaultOutcome::Answer => fault.answer(),
+        FaultOutcome::Run => next.run(request).await,
+        FaultOutcome::Reset => fault.reset(),
     }
 }
 
@@ -236,11 +328,49 @@ mod tests {
     }
 
     #[test]
+    fn a_fault_on_an_operation_matches_its_method_and_template_only() {
+        let faults = Faults::default();
+        faults
+            .add(Fault {
+                times: 3,
+                ..Fault::operation("get_task")
+            })
+            .unwrap();
+        assert!(
+            faults.take(&Method::GET, "/encoder/v1/tasks").is_none(),
+            "another operation under the path"
+        );
+        assert!(
+            faults.take(&Method::DELETE, "/encoder/v1/tasks/7").is_none(),
+            "another method"
+        );
+        assert!(
+            faults.take(&Method::GET, "/vms/v1/tasks/7").is_none(),
+            "another service"
+        );
+        assert_eq!(
+            faults.take(&Method::GET, "/encoder/v1/tasks/7").map(|f| f.times),
+            Some(3)
+        );
+    }
+
+    #[test]
     fn unusable_faults_are_refused() {
         let refused = |fault: Fault| Faults::default().add(fault).unwrap_err().message.unwrap_or_default();
         assert_eq!(
             refused(Fault::new("encoder")),
-            "the fault needs an `operation_path_prefix` starting with `/`"
+            "the fault needs an `operation`, or an `operation_path_prefix` starting with `/`"
+        );
+        assert_eq!(
+            refused(Fault::operation("get_taks")),
+            "the fault names no operation of the services: `get_taks`"
+        );
+        assert_eq!(
+            refused(Fault {
+                delay_ms: 3_600_001,
+                ..Fault::operation("get_task")
+            }),
+            "the fault needs a `delay_ms` of at most 3600000 (an hour)"
         );
         assert_eq!(
             refused(Fault {

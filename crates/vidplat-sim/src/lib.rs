@@ -54,6 +54,7 @@ mod calendar;
 mod encoder;
 mod error;
 mod faults;
+mod journal;
 mod operations;
 mod server;
 mod vms;
@@ -62,7 +63,8 @@ pub use analytics::AnalyticsStats;
 pub use auth::Permission;
 pub use error::SimError;
 pub(crate) use error::{JsonBody, QueryParams};
-pub use faults::Fault;
+pub use faults::{Fault, FaultOutcome};
+pub use journal::{Received, JOURNAL_CAPACITY};
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -122,6 +124,56 @@ pub struct SimConfig {
     /// Faults pending from the start (none by default); more can be added
     /// while it runs ([`Simulator::inject_fault`], `POST /sim/faults`).
     pub faults: Vec<Fault>,
+    /// Analytics calls already counted in the month the simulator starts in
+    /// (default 0): at `analytics_monthly`, the month's quota is spent until
+    /// the month turns ([`Simulator::advance_clock`] turns it).
+    pub analytics_month_used: u32,
+    /// Every task registered fails while encoding, as one whose input path
+    /// contains `fail` does (default false).
+    pub every_task_fails: bool,
+}
+
+/// A hard case set up in one line: `SimConfig::fast().with_scenario(Scenario::MonthQuotaSpent)`.
+/// The binary takes the same names: `--scenario month-quota-spent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Scenario {
+    /// The month's 50,000 analytics calls are spent: every analytics call
+    /// answers 429 `TOO_MANY_REQUESTS` with a `Retry-After` reaching the next
+    /// month, until the clock turns the month.
+    MonthQuotaSpent,
+    /// Every analytics query is too slow: 408 `REQUEST_TIMEOUT`, however short its period.
+    SlowQueries,
+    /// Every task registered fails while encoding (status `failed`).
+    FailingTasks,
+    /// The task queue is full: registering a task answers 403
+    /// `OVER_SERVICE_LIMIT` (the document's answer past the registrable count).
+    FullTaskQueue,
+}
+
+impl Scenario {
+    /// Every scenario, with its name on the command line.
+    pub const ALL: [(Scenario, &'static str); 4] = [
+        (Scenario::MonthQuotaSpent, "month-quota-spent"),
+        (Scenario::SlowQueries, "slow-queries"),
+        (Scenario::FailingTasks, "failing-tasks"),
+        (Scenario::FullTaskQueue, "full-task-queue"),
+    ];
+}
+
+impl std::str::FromStr for Scenario {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .find(|(_, known)| *known == name)
+            .map(|(scenario, _)| *scenario)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|(_, known)| *known).collect();
+                format!("no scenario `{name}` (known: {})", names.join(", "))
+            })
+    }
 }
 
 impl Default for SimConfig {
@@ -143,6 +195,8 @@ impl Default for SimConfig {
             port: 0,
             header_read_timeout: Duration::from_secs(30),
             faults: Vec::new(),
+            analytics_month_used: 0,
+            every_task_fails: false,
         }
     }
 }
@@ -157,6 +211,17 @@ impl SimConfig {
             ..Self::default()
         }
     }
+
+    /// This configuration with `scenario` set up (scenarios combine).
+    pub fn with_scenario(mut self, scenario: Scenario) -> Self {
+        match scenario {
+            Scenario::MonthQuotaSpent => self.analytics_month_used = self.analytics_monthly,
+            Scenario::SlowQueries => self.analytics_slow_cost = 0,
+            Scenario::FailingTasks => self.every_task_fails = true,
+            Scenario::FullTaskQueue => self.max_tasks = 0,
+        }
+        self
+    }
 }
 
 /// What every service module shares: the configuration and the API keys.
@@ -165,8 +230,6 @@ pub(crate) struct Shared {
     pub config: Arc<SimConfig>,
     pub keys: Arc<auth::Keys>,
     pub analytics_stats: Arc<AnalyticsStats>,
-    /// Seconds the analytics service's clock runs ahead of the wall clock.
-    pub analytics_clock_ahead: Arc<std::sync::atomic::AtomicI64>,
 }
 
 /// A running simulator. Dropping it stops the server.
@@ -186,9 +249,9 @@ pub struct Simulator {
     keys: Arc<auth::Keys>,
     encoder: Arc<encoder::Service>,
     faults: Arc<faults::Faults>,
-    time_zone: chrono::FixedOffset,
+    journal: Arc<journal::Journal>,
+    calendar: calendar::Calendar,
     analytics_stats: Arc<AnalyticsStats>,
-    analytics_clock_ahead: Arc<std::sync::atomic::AtomicI64>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -230,19 +293,23 @@ impl Simulator {
             })?;
         }
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port)).await?;
-        let time_zone = config.time_zone;
+        let calendar = calendar::Calendar {
+            zone: config.time_zone,
+            ahead: calendar::Ahead::default(),
+        };
         let header_read_timeout = config.header_read_timeout;
         let address = listener.local_addr()?;
         let keys = Arc::new(auth::Keys::new(DEMO_API_KEY, DEMO_LOGIN_ID));
         let analytics_stats = Arc::new(AnalyticsStats::default());
-        let analytics_clock_ahead = Arc::new(std::sync::atomic::AtomicI64::new(0));
         let shared = Shared {
             config: Arc::new(config),
             keys: keys.clone(),
             analytics_stats: analytics_stats.clone(),
-            analytics_clock_ahead: analytics_clock_ahead.clone(),
         };
-        let (app, encoder) = calendar::in_zone_sync(time_zone, || router(shared, faults.clone()));
+        let journal = Arc::new(journal::Journal::default());
+        let (app, encoder) = calendar::in_calendar_sync(calendar.clone(), || {
+            router(shared, faults.clone(), journal.clone(), calendar.clone())
+        });
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(server::serve(listener, app, header_read_timeout, stopped));
         let base = format!("http://{address}");
@@ -256,21 +323,32 @@ impl Simulator {
             keys,
             encoder,
             faults,
-            time_zone,
+            journal,
+            calendar,
             analytics_stats,
-            analytics_clock_ahead,
             shutdown: Some(shutdown),
         })
     }
 
-    /// Moves the analytics service's clock forward by `by` (and keeps it
-    /// there): its "today", its per-minute windows and its month, so that a
-    /// test sees the month's quota turn without waiting for it. The other
-    /// services keep the wall clock.
-    pub fn advance_analytics_clock(&self, by: Duration) {
-        let seconds = i64::try_from(by.as_secs()).unwrap_or(i64::MAX);
-        self.analytics_clock_ahead
-            .fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
+    /// Moves the simulator's clock forward by `by`, for the three services
+    /// at once (it never goes back): tasks move on through their states at
+    /// their pace, the analytics per-minute windows pass and its month turns,
+    /// signed page URLs expire, timestamps written from then on are later.
+    /// A test sees an hour pass without waiting for it.
+    pub fn advance_clock(&self, by: Duration) {
+        self.calendar.ahead.advance(by);
+    }
+
+    /// Every request the services received, oldest first (the last
+    /// [`JOURNAL_CAPACITY`]), with the operation it was for and its status;
+    /// over HTTP `GET /sim/journal`.
+    pub fn journal(&self) -> Vec<Received> {
+        self.journal.entries()
+    }
+
+    /// Empties the journal (`DELETE /sim/journal`).
+    pub fn clear_journal(&self) {
+        self.journal.clear();
     }
 
     /// What the analytics service saw across all connections: the largest
@@ -303,7 +381,7 @@ impl Simulator {
     /// bytes long. A task or CSV row naming a file never uploaded is refused
     /// with `INPUT_FILE_NOT_FOUND`.
     pub fn add_input_file(&self, path: &str, size: u64) {
-        calendar::in_zone_sync(self.time_zone, || self.encoder.add_input_file(path, size));
+        calendar::in_calendar_sync(self.calendar.clone(), || self.encoder.add_input_file(path, size));
     }
 
     /// Adds a fault: the next `fault.times` requests it matches answer its
@@ -338,7 +416,12 @@ impl Drop for Simulator {
 }
 
 /// The listener's routes, and the encoding service (for the simulator's own controls).
-fn router(shared: Shared, faults: Arc<faults::Faults>) -> (axum::Router, Arc<encoder::Service>) {
+fn router(
+    shared: Shared,
+    faults: Arc<faults::Faults>,
+    journal: Arc<journal::Journal>,
+    calendar: calendar::Calendar,
+) -> (axum::Router, Arc<encoder::Service>) {
     // The encoding service registers contents in video management; video
     // management brings the encoding service up to date before it answers.
     let vms_store = vms::VmsStore::default();
@@ -348,7 +431,6 @@ fn router(shared: Shared, faults: Arc<faults::Faults>) -> (axum::Router, Arc<enc
         Arc::new(move || encoder_service.catch_up())
     };
     let (vms, pages) = vms::routers(shared.clone(), vms_store, catch_up);
-    let time_zone = shared.config.time_zone;
     let router = axum::Router::new()
         .nest("/encoder", encoder)
         .nest("/vms", vms)
@@ -356,12 +438,15 @@ fn router(shared: Shared, faults: Arc<faults::Faults>) -> (axum::Router, Arc<enc
         .merge(pages)
         .merge(encoder::control_router(encoder_service.clone()))
         .merge(faults::control_router(faults.clone()))
+        .merge(journal::control_router(journal.clone()))
         // A pending fault answers before anything runs (the key check included).
         .layer(axum::middleware::from_fn_with_state(faults, faults::inject))
-        // Every request is answered in the configured time zone.
+        // Every request is journaled, a faulted one too.
+        .layer(axum::middleware::from_fn_with_state(journal, journal::record))
+        // Every request is answered in the configured time zone, on the simulator's clock.
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
-                calendar::in_zone(time_zone, next.run(request))
+                calendar::in_calendar(calendar.clone(), next.run(request))
             },
         ));
     (router, encoder_service)

@@ -5,7 +5,7 @@
 use clap::Parser;
 use std::collections::BTreeSet;
 use std::io::Write as _;
-use vidplat_sim::{Permission, SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
+use vidplat_sim::{Permission, Scenario, SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
 
 /// An in-memory simulator of the video platform's three services (encoding,
 /// video management, viewing analytics), for trying vidplat without an account.
@@ -33,6 +33,9 @@ struct Args {
     // Hyphen values allowed, so `--time-zone -05:00` is not taken for an option.
     #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, default_value_t = SimConfig::default().time_zone)]
     time_zone: chrono::FixedOffset,
+    /// Set up a hard case (repeat to combine): month-quota-spent, slow-queries, failing-tasks, full-task-queue
+    #[arg(long, value_name = "NAME")]
+    scenario: Vec<Scenario>,
 }
 
 #[tokio::main]
@@ -51,6 +54,10 @@ async fn main() -> std::io::Result<()> {
         time_zone: args.time_zone,
         ..defaults
     };
+    let config = args
+        .scenario
+        .iter()
+        .fold(config, |config, scenario| config.with_scenario(*scenario));
     let sim = Simulator::start_with(config).await?;
     let root = format!("http://{}", sim.address);
     let limited_key = args

@@ -19,6 +19,13 @@
 //!   quota's minute-long waits take no wall-clock time.
 //! - [`Fixture`]: valid answer values with documented defaults
 //!   (`Task { status: Some(TaskStatus::Failed), ..Task::fixture() }`).
+//! - [`sim`] (feature `sim`, on by default): the simulator in process, with a
+//!   seed; faults per operation ([`sim::fault`]: a status and code checked
+//!   against the document, late, or a connection broken after the head);
+//!   one clock for the three services ([`sim::Simulator::advance_clock`]);
+//!   the journal of what it received, typed ([`sim::sent`]); named
+//!   scenarios ([`sim::Scenario`]: the month's quota spent, slow queries,
+//!   failing tasks, a full queue).
 //!
 //! What a mock cannot simulate: the service's state (a mock answers what it
 //! is told; the simulator, `vidplat-sim`, keeps state), its timing, and the
@@ -29,6 +36,8 @@ mod fixtures;
 mod mock;
 mod operation;
 mod rule;
+#[cfg(feature = "sim")]
+pub mod sim;
 
 pub use fixtures::Fixture;
 pub use mock::{Mock, ANALYTICS_URL, ENCODER_URL, VMS_URL};

@@ -6,7 +6,7 @@ use crate::rule::{lock, new_step, Answer, Rule, RuleState};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
-use vidplat_core::{ResponseFuture, Service, ServiceTable, Transport};
+use vidplat_core::{OperationMeta, ResponseFuture, Service, ServiceTable, Transport};
 
 /// The base URL of each service in a client built by [`Mock::client_builder`].
 pub const ENCODER_URL: &str = "https://encoder.mock.invalid";
@@ -279,7 +279,7 @@ fn route(request: &reqwest::Request) -> Option<Incoming> {
         .filter(|table| only.is_none_or(|service| table.service == service))
         .flat_map(|table| table.operations.iter().map(|op| (table.service, op)))
         .filter(|(_, op)| op.method.as_str() == method)
-        .filter_map(|(service, op)| matches_template(op.path, &segments).map(|params| (service, op, params)))
+        .filter_map(|(service, op)| matches_template(op, &segments).map(|params| (service, op, params)))
         .min_by_key(|(_, op, params)| (op.path.matches('/').count() != segments.len(), params.len()))?;
     let decode = |text: &str| {
         percent_encoding::percent_decode_str(text)
@@ -312,17 +312,15 @@ fn route(request: &reqwest::Request) -> Option<Incoming> {
     })
 }
 
-/// The path members, when `segments` end with the segments of `template`.
-fn matches_template(template: &str, segments: &[&str]) -> Option<Vec<(String, String)>> {
-    let wanted: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
-    let tail = segments.get(segments.len().checked_sub(wanted.len())?..)?;
-    let mut params = Vec::new();
-    for (want, got) in wanted.iter().zip(tail) {
-        match want.strip_prefix('{').and_then(|w| w.strip_suffix('}')) {
-            Some(name) => params.push((name.to_owned(), (*got).to_owned())),
-            None if want == got => {}
-            None => return None,
-        }
-    }
-    Some(params)
+/// The path members, when `segments` end with the segments of `operation`'s path.
+fn matches_template(operation: &OperationMeta, segments: &[&str]) -> Option<Vec<(String, String)>> {
+    let wanted = operation.path.split('/').filter(|s| !s.is_empty()).count();
+    let tail = segments.get(segments.len().checked_sub(wanted)?..)?;
+    let members = operation.path_members(tail)?;
+    Some(
+        members
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect(),
+    )
 }

@@ -191,22 +191,7 @@ impl<Op: MockOperation> Rule<Op> {
     /// [`fail`](Rule::fail) with a `message`.
     #[track_caller]
     pub fn fail_with_message(self, status: u16, code: Op::ErrorCode, message: Option<&str>) -> Self {
-        let id = Op::META.id;
-        if !Op::ERROR_STATUSES.iter().any(|range| range.contains(&status)) {
-            panic!(
-                "{id}: the document gives no error status {status} (it gives {}); use respond_raw to answer what the service does not",
-                shown(Op::ERROR_STATUSES)
-            );
-        }
-        let code = code.to_string();
-        if !Op::TABLE.error_codes.contains(&code.as_str()) {
-            panic!("{id}: the service's document lists no error code {code}; use respond_raw to answer what the service does not");
-        }
-        if let Some((_, documented)) = Op::CODE_STATUSES.iter().find(|(c, _)| *c == code) {
-            if *documented != status {
-                panic!("{id}: the document gives {code} the status {documented}, not {status}");
-            }
-        }
+        let code = documented_error::<Op>(status, &code);
         let body = serde_json::json!({ "code": code, "message": message });
         self.answer(Answer::Http {
             status,
@@ -331,6 +316,29 @@ impl<Op: MockOperation> Rule<Op> {
         }
         self
     }
+}
+
+/// `code` as text, once the document is known to allow `status` and `code`
+/// for `Op` (the checks of [`Rule::fail`], also made of a simulator's faults).
+#[track_caller]
+pub(crate) fn documented_error<Op: MockOperation>(status: u16, code: &Op::ErrorCode) -> String {
+    let id = Op::META.id;
+    if !Op::ERROR_STATUSES.iter().any(|range| range.contains(&status)) {
+        panic!(
+            "{id}: the document gives no error status {status} (it gives {}); use respond_raw to answer what the service does not",
+            shown(Op::ERROR_STATUSES)
+        );
+    }
+    let code = code.to_string();
+    if !Op::TABLE.error_codes.contains(&code.as_str()) {
+        panic!("{id}: the service's document lists no error code {code}; use respond_raw to answer what the service does not");
+    }
+    if let Some((_, documented)) = Op::CODE_STATUSES.iter().find(|(c, _)| *c == code) {
+        if *documented != status {
+            panic!("{id}: the document gives {code} the status {documented}, not {status}");
+        }
+    }
+    code
 }
 
 pub(crate) fn new_step() -> Step {

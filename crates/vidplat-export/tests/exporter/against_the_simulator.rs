@@ -288,7 +288,7 @@ async fn the_month_spent_pauses_the_run_and_the_next_month_finishes_it() {
     assert!(resume_at.is_some(), "the server said when the month turns");
     assert_eq!(files(out.path()).len(), 2);
 
-    sim.advance_analytics_clock(Duration::from_secs(32 * 86_400));
+    sim.advance_clock(Duration::from_secs(32 * 86_400));
     let second = run(client(&sim, 50_000)).await;
     assert_eq!((second.chunks_done, second.skipped), (2, 2), "{second:?}");
     assert!(second.paused.is_none());

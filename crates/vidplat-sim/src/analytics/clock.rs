@@ -4,7 +4,7 @@
 //! 00:00:00 of that wall clock, and the calendar arithmetic the periods need.
 
 use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 /// Seconds since 1970-01-01 00:00:00 of the simulator's zone (Japan time by default).
 pub(super) type Local = i64;
@@ -14,7 +14,7 @@ pub(super) const HOUR: i64 = 3_600;
 pub(super) const DAY: i64 = 86_400;
 /// Now, on the wall clock of the simulator's zone (Japan time by default).
 pub(super) fn now() -> Local {
-    let utc = SystemTime::now()
+    let utc = crate::calendar::system_now()
         .duration_since(UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs() as i64)
         .unwrap_or(0);

@@ -36,13 +36,17 @@ use vidplat_analytics::types;
 
 pub(crate) fn router(shared: Shared) -> Router {
     let config = &shared.config;
-    let quota = Quota::new(Limits {
-        per_minute: config.analytics_per_minute,
-        concurrent: config.analytics_concurrent,
-        monthly: config.analytics_monthly,
-        window: config.analytics_window,
-        latency: config.analytics_latency,
-    });
+    let quota = Quota::new(
+        Limits {
+            per_minute: config.analytics_per_minute,
+            concurrent: config.analytics_concurrent,
+            monthly: config.analytics_monthly,
+            window: config.analytics_window,
+            latency: config.analytics_latency,
+        },
+        clock::now(),
+        config.analytics_month_used,
+    );
     let api = Api(Arc::new(Inner { shared, quota }));
     let router = Router::new()
         .route("/v1/realtime/user-counts", basic_realtime())
@@ -196,7 +200,7 @@ impl Api {
         };
         let context = Context {
             seed: shared.config.seed,
-            now: clock::now() + shared.analytics_clock_ahead.load(std::sync::atomic::Ordering::Relaxed),
+            now: clock::now(),
             login_id: &shared.keys.login_id,
         };
         let answer = match query.and_then(|QueryParams(query)| operation(&context, query)) {

@@ -135,10 +135,16 @@ fn whole_seconds(wait: Duration) -> u64 {
 }
 
 impl Quota {
-    pub(super) fn new(limits: Limits) -> Arc<Self> {
+    /// A quota whose month (that of `now`) has `month_used` calls counted already.
+    pub(super) fn new(limits: Limits, now: Local, month_used: u32) -> Arc<Self> {
+        let today = Civil::of(now);
         Arc::new(Self {
             limits,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                month: (today.year, today.month),
+                month_used,
+                ..State::default()
+            }),
         })
     }
 
@@ -166,7 +172,7 @@ impl Quota {
             state.month_used += 1;
             return Ok(Execution { quota: None });
         }
-        let instant = Instant::now();
+        let instant = crate::calendar::instant_now();
         while state
             .recent
             .front()

@@ -120,6 +120,7 @@ impl Service {
             now: clock.started(),
             clock,
             max_tasks: config.max_tasks,
+            every_task_fails: config.every_task_fails,
             board: TaskBoard::new(config.task_step, clock),
             catalog: catalog::Catalog::new(clock, config.max_presets, config.max_profiles),
             imports: imports::Imports::default(),
@@ -150,7 +151,7 @@ impl Service {
         // A handler that panicked cannot leave the state half-changed in a way
         // worse than refusing every later request, so keep serving.
         let mut store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = Instant::now();
+        let now = crate::calendar::instant_now();
         store.now = now;
         let Store { board, clock, .. } = &mut *store;
         let clock = *clock;
@@ -166,6 +167,8 @@ struct Store {
     now: Instant,
     clock: Clock,
     max_tasks: usize,
+    /// `SimConfig::every_task_fails`.
+    every_task_fails: bool,
     board: TaskBoard,
     catalog: catalog::Catalog,
     imports: imports::Imports,
@@ -184,9 +187,13 @@ impl Store {
         if self.board.registrable_count() + adding > self.max_tasks {
             return Err(over_service_limit("tasks", self.max_tasks));
         }
+        let every_task_fails = self.every_task_fails;
         Ok(batches
             .into_iter()
-            .map(|batch| self.board.register(batch, self.now))
+            .map(|mut batch| {
+                batch.iter_mut().for_each(|task| task.fails |= every_task_fails);
+                self.board.register(batch, self.now)
+            })
             .collect())
     }
 }

@@ -4,11 +4,11 @@
 //! default; see `crate::calendar`), and counts days on that zone's calendar.
 //! Times inside the simulator are UNIX times.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 /// Seconds since the UNIX epoch.
 pub(super) fn now() -> i64 {
-    SystemTime::now()
+    crate::calendar::system_now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX))
 }

@@ -386,7 +386,7 @@ pub(super) async fn view(
     let (Some(limits), Some(audience)) = (limits, audience) else {
         return (StatusCode::OK, html).into_response();
     };
-    let now = std::time::Instant::now();
+    let now = crate::calendar::instant_now();
     match store.pages[index]
         .viewers
         .admit(&audience, session_cookie(&headers), limits, now)

@@ -42,7 +42,7 @@ async fn injected_faults_answer_their_paths_as_many_times_as_asked() {
     let pending = |prefix: &str, status: u16, message: Value, times: u32| {
         json!({
             "operation_path_prefix": prefix, "method": null, "status": status, "code": "UNKNOWN_ERROR",
-            "message": message, "retry_after": null, "times": times
+            "message": message, "retry_after": null, "times": times, "delay_ms": 0, "outcome": "answer"
         })
     };
     assert_eq!(
@@ -150,7 +150,7 @@ async fn an_unusable_fault_is_refused() {
         ),
         (
             json!({"operation_path_prefix": "vms", "times": 1}),
-            "the fault needs an `operation_path_prefix` starting with `/`",
+            "the fault needs an `operation`, or an `operation_path_prefix` starting with `/`",
         ),
         (
             json!({"operation_path_prefix": "/vms/", "times": 0}),
@@ -179,7 +179,8 @@ async fn an_unusable_fault_is_refused() {
         .await,
         refused(
             "Failed to deserialize the JSON body into the target type: statuss: unknown field `statuss`, expected \
-             one of `operation_path_prefix`, `method`, `status`, `code`, `message`, `retry_after`, `times` at line 1 \
+             one of `operation`, `operation_path_prefix`, `method`, `status`, `code`, `message`, `retry_after`, \
+             `times`, `delay_ms`, `outcome` at line 1 \
              column 42"
         )
     );

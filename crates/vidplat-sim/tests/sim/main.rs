@@ -6,6 +6,7 @@ mod analytics;
 mod binary;
 mod encoder;
 mod faults;
+mod fixture;
 mod server;
 mod vms;
 

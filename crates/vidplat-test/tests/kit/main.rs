@@ -5,4 +5,5 @@
 mod example_ingest;
 mod mocks;
 mod setup_checks;
+mod simulator;
 mod time;
