@@ -180,6 +180,25 @@ fn sim_command() -> Command {
                 "Start it in the background, print the export lines and return: eval \"$(vidplat sim --print-env)\"",
             ),
         )
+        .arg(
+            Arg::new("scenario")
+                .long("scenario")
+                .value_name("NAME")
+                .action(ArgAction::Append)
+                .value_parser(clap::builder::PossibleValuesParser::new(scenario_names()))
+                .help("Set up a hard case; repeat to combine"),
+        )
+}
+
+/// The simulator's named scenarios (`month-quota-spent`, …).
+#[cfg(feature = "sim")]
+fn scenario_names() -> Vec<&'static str> {
+    vidplat_sim::Scenario::ALL.iter().map(|(_, name)| *name).collect()
+}
+
+#[cfg(not(feature = "sim"))]
+fn scenario_names() -> Vec<&'static str> {
+    Vec::new()
 }
 
 /// The polling of a waiting command.
@@ -534,8 +553,14 @@ pub async fn sim(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
     use vidplat_sim::{SimConfig, Simulator};
     let port = matches.get_one::<u16>("port").copied().unwrap_or(0);
     let fast = matches.get_flag("fast");
+    let scenarios: Vec<&str> = matches
+        .get_many::<String>("scenario")
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
     if matches.get_flag("print-env") {
-        return sim_in_background(port, fast, io);
+        return sim_in_background(port, fast, &scenarios, io);
     }
     let defaults = SimConfig::default();
     let config = SimConfig {
@@ -547,6 +572,11 @@ pub async fn sim(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
         },
         ..defaults
     };
+    // clap admitted only the scenarios' own names.
+    let config = scenarios
+        .iter()
+        .filter_map(|name| name.parse::<vidplat_sim::Scenario>().ok())
+        .fold(config, SimConfig::with_scenario);
     let sim = Simulator::start_with(config)
         .await
         .map_err(|e| Failure::Setup(format!("starting the simulator: {e}")))?;
@@ -573,7 +603,7 @@ pub async fn sim(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
 
 /// Starts `vidplat sim` as a process of its own, passes its export lines on and returns.
 #[cfg(feature = "sim")]
-fn sim_in_background(port: u16, fast: bool, io: &mut Io<'_>) -> Result<(), Failure> {
+fn sim_in_background(port: u16, fast: bool, scenarios: &[&str], io: &mut Io<'_>) -> Result<(), Failure> {
     use std::io::BufRead as _;
     use std::process::{Command as Process, Stdio};
     let exe = std::env::current_exe()?;
@@ -581,6 +611,9 @@ fn sim_in_background(port: u16, fast: bool, io: &mut Io<'_>) -> Result<(), Failu
     command.args(["sim", "--port", &port.to_string()]);
     if fast {
         command.arg("--fast");
+    }
+    for scenario in scenarios {
+        command.args(["--scenario", scenario]);
     }
     let mut child = command
         .stdin(Stdio::null())

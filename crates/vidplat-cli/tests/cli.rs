@@ -844,6 +844,47 @@ async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
 }
 
 #[tokio::test]
+async fn sim_scenario_sets_up_a_hard_case_in_the_background_simulator() {
+    let cli = Cli::start().await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    command
+        .args(["sim", "--print-env", "--fast", "--scenario", "slow-queries"])
+        .env_clear();
+    let printed = cli.run_with(command, "").await;
+    let sim = printed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
+        .and_then(|p| p.parse().ok())
+        .map(Background)
+        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let mut shell = tokio::process::Command::new("/bin/sh");
+    shell
+        .args([
+            "-c",
+            r#"eval "$1" && exec "$2" analytics cloud-by-region"#,
+            "sh",
+            &printed.stdout,
+            env!("CARGO_BIN_EXE_vidplat"),
+        ])
+        .env_clear()
+        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+    let slow = cli.run_with(shell, "").await;
+    sim.stop();
+    assert_eq!((slow.code, slow.stdout.as_str()), (1, ""), "{slow:?}");
+    assert!(slow.stderr.contains("REQUEST_TIMEOUT"), "{slow:?}");
+
+    let mut unknown = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    unknown.args(["sim", "--scenario", "sunny-day"]).env_clear();
+    let refused = cli.run_with(unknown, "").await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused.stderr.contains("month-quota-spent"),
+        "the names it takes: {refused:?}"
+    );
+}
+
+#[tokio::test]
 async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
     let cli = Cli::start().await;
     let profile = cli.profile().await;
