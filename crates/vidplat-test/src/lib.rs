@@ -19,17 +19,28 @@
 //!   quota's minute-long waits take no wall-clock time.
 //! - [`Fixture`]: valid answer values with documented defaults
 //!   (`Task { status: Some(TaskStatus::Failed), ..Task::fixture() }`).
+//! - [`Cassette`]: **record and replay**. Run a test once against a real
+//!   account with recording on (`VIDPLAT_RECORD=1 cargo test`,
+//!   [`Cassette::from_env`]): each exchange is stored in a JSON file with the
+//!   API key, the values of `x-secret` members (`signing_key`, passwords) and
+//!   `signature=` parameters of signed URLs scrubbed, and no request header
+//!   but the `x-` ones. Later runs replay it offline, with no account and no
+//!   server, and fail on any request that was not recorded
+//!   ([`Cassette::finish`]). Requests computed from the day (analytics
+//!   periods ending today) do not match on a later day: use fixed dates.
 //!
 //! What a mock cannot simulate: the service's state (a mock answers what it
 //! is told; the simulator, `vidplat-sim`, keeps state), its timing, and the
 //! bodies of streamed uploads (a rule sees `None` for them).
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+mod cassette;
 mod fixtures;
 mod mock;
 mod operation;
 mod rule;
 
+pub use cassette::{Cassette, CASSETTE_FORMAT, RECORD_VARIABLE};
 pub use fixtures::Fixture;
 pub use mock::{Mock, ANALYTICS_URL, ENCODER_URL, VMS_URL};
 pub use operation::{Incoming, MockOperation, Sent, Unreadable};
