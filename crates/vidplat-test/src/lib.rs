@@ -26,12 +26,22 @@
 //!   the journal of what it received, typed ([`sim::sent`]); named
 //!   scenarios ([`sim::Scenario`]: the month's quota spent, slow queries,
 //!   failing tasks, a full queue).
+//! - [`Cassette`]: **record and replay**. Run a test once against a real
+//!   account with recording on (`VIDPLAT_RECORD=1 cargo test`,
+//!   [`Cassette::from_env`]): each exchange is stored in a JSON file with the
+//!   API key, the values of `x-secret` members (`signing_key`, passwords) and
+//!   `signature=` parameters of signed URLs scrubbed, and no request header
+//!   but the `x-` ones. Later runs replay it offline, with no account and no
+//!   server, and fail on any request that was not recorded
+//!   ([`Cassette::finish`]). Requests computed from the day (analytics
+//!   periods ending today) do not match on a later day: use fixed dates.
 //!
 //! What a mock cannot simulate: the service's state (a mock answers what it
 //! is told; the simulator, `vidplat-sim`, keeps state), its timing, and the
 //! bodies of streamed uploads (a rule sees `None` for them).
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+mod cassette;
 mod fixtures;
 mod mock;
 mod operation;
@@ -39,6 +49,7 @@ mod rule;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+pub use cassette::{Cassette, CASSETTE_FORMAT, RECORD_VARIABLE};
 pub use fixtures::Fixture;
 pub use mock::{Mock, ANALYTICS_URL, ENCODER_URL, VMS_URL};
 pub use operation::{Incoming, MockOperation, Sent, Unreadable};

@@ -219,7 +219,7 @@ impl reqwest::dns::Resolve for NoAddress {
     }
 }
 
-fn http_answer(status: u16, headers: &[(String, String)], body: reqwest::Body) -> reqwest::Response {
+pub(crate) fn http_answer(status: u16, headers: &[(String, String)], body: reqwest::Body) -> reqwest::Response {
     let mut response = http::Response::new(body);
     *response.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers {
@@ -243,7 +243,7 @@ fn not_answered(why: &str) -> reqwest::Response {
 }
 
 /// The tables of the services this build has.
-fn tables() -> Vec<&'static ServiceTable> {
+pub(crate) fn tables() -> Vec<&'static ServiceTable> {
     vec![
         #[cfg(feature = "encoder")]
         &vidplat::encoder::operations::TABLE,
@@ -267,7 +267,7 @@ fn service_of_host(host: &str) -> Option<Service> {
 
 /// The operation a request is for (by its method and its path's last
 /// segments against each route template), and its members as text.
-fn route(request: &reqwest::Request) -> Option<Incoming> {
+pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
     let url = request.url();
     let method = request.method().as_str();
     let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();

@@ -1,0 +1,848 @@
+//! Record and replay: a [`Transport`] that records each exchange with the
+//! services into a JSON file, secrets scrubbed, and later answers the same
+//! requests from that file, with no network and no account.
+
+use crate::mock::{http_answer, route, tables, ANALYTICS_URL, ENCODER_URL, VMS_URL};
+use crate::rule::lock;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use vidplat_core::{Redactor, ResponseFuture, SecretString, Transport, REDACTED};
+
+/// The `format` member of the cassettes this version writes, and the only one it reads.
+pub const CASSETTE_FORMAT: &str = "vidplat-test cassette 1";
+
+/// The environment variable with which [`Cassette::from_env`] records (`VIDPLAT_RECORD=1`).
+pub const RECORD_VARIABLE: &str = "VIDPLAT_RECORD";
+
+/// The key a replaying client sends: the requests reach no service.
+const REPLAY_KEY: &str = "vidplat-test-key";
+
+/// Response headers a cassette does not keep: the body is stored whole (its
+/// length and framing are the rebuilt answer's own), and cookies are credentials.
+const DROPPED_RESPONSE_HEADERS: [&str; 4] = ["content-length", "transfer-encoding", "connection", "set-cookie"];
+
+/// Recorded exchanges with the services, kept in a JSON file: run a test once
+/// against a real account while recording, then replay it offline, as often
+/// as you like, with no account and no server.
+///
+/// ```no_run
+/// use vidplat::Call;
+/// use vidplat_test::Cassette;
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // VIDPLAT_RECORD=1 records with the account of the VIDPLAT_* variables;
+/// // without it, the file answers.
+/// let cassette = Cassette::from_env("tests/cassettes/task_counts.json")?;
+/// let client = cassette.client_builder(vidplat::ClientBuilder::from_env()).build()?;
+/// let counts = client.encoder()?.get_task_counts().call().await?;
+/// cassette.finish(); // records: writes the file; replays: checks every exchange was used
+/// # let _ = counts; Ok(()) }
+/// ```
+///
+/// - **Recording** ([`Cassette::record`]): each request goes to the network
+///   with the client's own HTTP client; its whole answer is read, recorded,
+///   and handed back unchanged except for the headers a cassette drops
+///   (`content-length`, `transfer-encoding`, `connection`, `set-cookie`). A
+///   transport error (refused connection, broken answer) is handed back as it
+///   came and not recorded; the runtime's retry that follows is.
+///   [`finish`](Cassette::finish) writes the file.
+/// - **Replaying** ([`Cassette::replay`]): each request is answered from the
+///   first exchange not yet used whose request has the same key, in the
+///   order recorded, so a polled `get_task` gets its recorded answers in
+///   sequence. A request with none gets `501` (never retried: the code under
+///   test sees `vidplat::Error::Api`) whose body says it was not recorded;
+///   [`finish`](Cassette::finish) panics naming it, and every exchange left unused.
+///
+/// **The key of an exchange**: the service and operation (routed like
+/// [`Mock`](crate::Mock): by the path's last segments against the YAML's
+/// templates), the method, the path relative to the service's base URL (as
+/// sent, percent-encoded), the query pairs, the request's `x-` headers (header
+/// members such as `x-vms-client-ip`), and the body: a JSON body compared as
+/// parsed JSON, another text body as text, a body that is not UTF-8 by its
+/// length only, and a streamed body (an upload from a file) only as being
+/// streamed. The base URLs are not part of it: an exchange recorded against
+/// `http://127.0.0.1:PORT/encoder` replays at [`ENCODER_URL`].
+///
+/// **Scrubbed** from everything written to the file (and from each request
+/// before it is compared, so the same scrub applies to both sides):
+/// - the `Authorization` header: no request header is kept but the `x-` ones;
+/// - the API key (the one the request sends as `Bearer`), wherever it appears;
+/// - the values of the members the YAML marks `x-secret` (a viewing page's
+///   `signing_key`, passwords, client secrets), in request and response
+///   bodies, become `[redacted]` (through [`vidplat_core::Redactor`], the
+///   runtime's own redaction);
+/// - `signature=…` query parameters (signed viewing-page URLs), in the
+///   request's query, its headers or inside bodies, become `signature=[redacted]`;
+/// - response headers `content-length`, `transfer-encoding`, `connection`
+///   and `set-cookie` are not kept.
+///
+/// A response body is kept as text when it is UTF-8 (byte for byte when there
+/// was nothing to scrub), else in base64 (`body_base64`). A replay answers
+/// with the scrubbed body: a recorded `signing_key` reads `[redacted]`.
+///
+/// **Requests that depend on the day** (analytics periods computed from
+/// today, a signed URL's expiry) do not match on a later day: give the
+/// recorded test fixed dates.
+#[derive(Clone)]
+pub struct Cassette {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    mode: Mode,
+    /// Requests that could not be recorded, or were not recorded (replaying).
+    unrecorded: Mutex<Vec<String>>,
+}
+
+enum Mode {
+    Record {
+        exchanges: Mutex<Vec<Exchange>>,
+    },
+    Replay {
+        exchanges: Vec<Exchange>,
+        /// Each exchange's response body, decoded when the file was read.
+        bodies: Vec<Vec<u8>>,
+        used: Mutex<Vec<bool>>,
+    },
+}
+
+impl fmt::Debug for Cassette {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (mode, exchanges) = match &self.inner.mode {
+            Mode::Record { exchanges } => ("record", lock(exchanges).len()),
+            Mode::Replay { exchanges, .. } => ("replay", exchanges.len()),
+        };
+        f.debug_struct("Cassette")
+            .field("path", &self.inner.path)
+            .field("mode", &mode)
+            .field("exchanges", &exchanges)
+            .field("unrecorded", &lock(&self.inner.unrecorded).len())
+            .finish()
+    }
+}
+
+impl Cassette {
+    /// A cassette that records into `path` (written by [`save`](Cassette::save)
+    /// or [`finish`](Cassette::finish), replacing any file there).
+    pub fn record(path: impl AsRef<Path>) -> Self {
+        Self::with(
+            path.as_ref(),
+            Mode::Record {
+                exchanges: Mutex::new(Vec::new()),
+            },
+        )
+    }
+
+    /// A cassette that answers from the exchanges recorded in `path`.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not JSON, is not a cassette of
+    /// [`CASSETTE_FORMAT`], or an exchange in it is unusable (a status out of
+    /// range, a header that is not one, a `body_base64` that is not base64):
+    /// the error names the file and the reason.
+    pub fn replay(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("the cassette {}: {e}", path.display())))?;
+        let (exchanges, bodies) = read_cassette(&text).map_err(|why| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the cassette {} {why}", path.display()),
+            )
+        })?;
+        let used = Mutex::new(vec![false; exchanges.len()]);
+        Ok(Self::with(
+            path,
+            Mode::Replay {
+                exchanges,
+                bodies,
+                used,
+            },
+        ))
+    }
+
+    /// Records into `path` when the environment variable `VIDPLAT_RECORD` is
+    /// `1` ([`RECORD_VARIABLE`]), else replays it ([`Cassette::replay`]).
+    ///
+    /// # Errors
+    /// When replaying, as [`Cassette::replay`].
+    pub fn from_env(path: impl AsRef<Path>) -> io::Result<Self> {
+        if std::env::var(RECORD_VARIABLE).is_ok_and(|v| v == "1") {
+            Ok(Self::record(path))
+        } else {
+            Self::replay(path)
+        }
+    }
+
+    fn with(path: &Path, mode: Mode) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                mode,
+                unrecorded: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Whether this cassette records (else it replays).
+    pub fn is_recording(&self) -> bool {
+        matches!(self.inner.mode, Mode::Record { .. })
+    }
+
+    /// The cassette's file.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// This cassette as a client's transport (`Client::builder().transport(…)`).
+    /// Replaying, the client's base URLs must be the mock's ([`ENCODER_URL`],
+    /// …) or have no path of their own; [`client_builder`](Cassette::client_builder)
+    /// sets them.
+    pub fn transport(&self) -> Arc<dyn Transport> {
+        Arc::new(self.clone())
+    }
+
+    /// The builder of the client under test. Recording: `live` with this
+    /// cassette as its transport, so it reaches the account `live` is set up
+    /// for. Replaying: `live` with the mock's base URLs ([`ENCODER_URL`], …),
+    /// a dummy key and this cassette as its transport, so neither an account
+    /// nor a server is needed; its other settings (timeouts, retries, the
+    /// analytics quota, the login id) are kept. Replaying more than three
+    /// analytics calls waits for the quota's minute as a live run does: use
+    /// `#[tokio::test(start_paused = true)]` or `.analytics_quota(None)`.
+    pub fn client_builder(&self, live: vidplat::ClientBuilder) -> vidplat::ClientBuilder {
+        match self.inner.mode {
+            Mode::Record { .. } => live.transport(self.transport()),
+            Mode::Replay { .. } => live
+                .encoder_url(ENCODER_URL)
+                .vms_url(VMS_URL)
+                .analytics_url(ANALYTICS_URL)
+                .api_key(REPLAY_KEY)
+                .transport(self.transport()),
+        }
+    }
+
+    /// Recording: writes the file (pretty JSON, a trailing newline, its
+    /// parent directories created; written beside it and renamed, so an
+    /// interrupted save leaves the previous file whole). Replaying: nothing,
+    /// a replayed cassette is never rewritten.
+    ///
+    /// # Errors
+    /// The file cannot be written; the error names it.
+    pub fn save(&self) -> io::Result<()> {
+        let Mode::Record { exchanges } = &self.inner.mode else {
+            return Ok(());
+        };
+        let path = &self.inner.path;
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("the cassette {}: {e}", path.display()));
+        let file = CassetteFile {
+            format: CASSETTE_FORMAT.to_owned(),
+            exchanges: lock(exchanges).clone(),
+        };
+        let mut text = serde_json::to_string_pretty(&file).map_err(|e| named(io::Error::other(e)))?;
+        text.push('\n');
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(named)?;
+        }
+        let mut partial = path.as_os_str().to_owned();
+        partial.push(".partial");
+        std::fs::write(&partial, text).map_err(named)?;
+        std::fs::rename(&partial, path).map_err(named)
+    }
+
+    /// What is wrong, if anything. Replaying: each request that was not
+    /// recorded (`not recorded: …`, with the nearest exchange of the same
+    /// operation and what differs) and each recorded exchange left unused
+    /// (`unused: exchange #n …`, numbered from 1 in the file's order).
+    /// Recording: each request that could not be recorded (one to no
+    /// operation of the services).
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = lock(&self.inner.unrecorded).clone();
+        if let Mode::Replay { exchanges, used, .. } = &self.inner.mode {
+            let used = lock(used);
+            problems.extend(
+                exchanges
+                    .iter()
+                    .zip(used.iter())
+                    .enumerate()
+                    .filter(|(_, (_, used))| !**used)
+                    .map(|(i, (exchange, _))| format!("unused: exchange #{} {}", i + 1, exchange.request.summary())),
+            );
+        }
+        problems
+    }
+
+    /// Ends the test's use of the cassette. Recording: [`save`](Cassette::save)s
+    /// it. Then checks that there are no [`problems`](Cassette::problems).
+    ///
+    /// # Panics
+    /// When the file cannot be written, or listing the problems.
+    #[track_caller]
+    pub fn finish(&self) {
+        if let Err(e) = self.save() {
+            panic!("{e}");
+        }
+        let problems = self.problems();
+        if !problems.is_empty() {
+            let what = if self.is_recording() {
+                "was saved, but these requests could not be recorded"
+            } else {
+                "does not match the requests of this run"
+            };
+            panic!(
+                "the cassette {} {what}:\n  {}",
+                self.inner.path.display(),
+                problems.join("\n  ")
+            );
+        }
+    }
+
+    /// The recorded answer to `request`, or `501` saying it was not recorded.
+    fn answer(
+        &self,
+        request: &reqwest::Request,
+        exchanges: &[Exchange],
+        bodies: &[Vec<u8>],
+        used: &Mutex<Vec<bool>>,
+    ) -> reqwest::Response {
+        let live = match describe(request) {
+            Ok((live, _)) => live,
+            Err(why) => {
+                let line = format!("{} {}", request.method(), request.url().path());
+                return self.not_recorded(format!("{line}: {why}"));
+            }
+        };
+        let mut used = lock(used);
+        let found = exchanges
+            .iter()
+            .zip(used.iter())
+            .position(|(exchange, used)| !used && exchange.request.differences(&live).is_empty());
+        if let Some(i) = found {
+            used[i] = true;
+            let response = &exchanges[i].response;
+            let headers: Vec<(String, String)> = response.headers.clone().into_iter().collect();
+            return http_answer(response.status, &headers, reqwest::Body::from(bodies[i].clone()));
+        }
+        // The exchange of the same operation most like it, preferring one not yet used.
+        let nearest = exchanges
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| (&e.request.service, &e.request.operation) == (&live.service, &live.operation))
+            .min_by_key(|(i, e)| (used[*i], e.request.differences(&live).len()))
+            .map(|(i, e)| {
+                let differences = e.request.differences(&live);
+                if differences.is_empty() {
+                    return format!("; exchange #{} matched it, and was used", i + 1);
+                }
+                let used = if used[i] { "used " } else { "" };
+                format!(
+                    "; the nearest, {used}exchange #{}, differs in {}",
+                    i + 1,
+                    differences.join(", ")
+                )
+            })
+            .unwrap_or_default();
+        drop(used);
+        self.not_recorded(format!("{}{nearest}", live.summary()))
+    }
+
+    fn not_recorded(&self, what: String) -> reqwest::Response {
+        let body = format!(
+            "vidplat-test: {what}: not recorded in the cassette {} (see Cassette::finish)",
+            self.inner.path.display()
+        );
+        lock(&self.inner.unrecorded).push(format!("not recorded: {what}"));
+        // 501 is never retried, and shows its body in the error the code under test gets.
+        http_answer(501, &[], reqwest::Body::from(body))
+    }
+}
+
+/// The largest answer recorded (a 50,000-row analytics page is about 19 MiB):
+/// a larger one is passed on unrecorded, never held whole.
+const MAX_RECORDED_BODY: usize = 64 * 1024 * 1024;
+
+impl Transport for Cassette {
+    fn send<'a>(&'a self, client: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {
+        match &self.inner.mode {
+            Mode::Replay {
+                exchanges,
+                bodies,
+                used,
+            } => {
+                let answer = self.answer(&request, exchanges, bodies, used);
+                Box::pin(async move { Ok(answer) })
+            }
+            Mode::Record { exchanges } => {
+                // Described before it is sent: sending consumes the request.
+                let described = describe(&request);
+                let line = format!("{} {}", request.method(), request.url().path());
+                Box::pin(async move {
+                    let response = client.execute(request).await?;
+                    let status = response.status();
+                    let version = response.version();
+                    let mut headers = response.headers().clone();
+                    let mut response = response;
+                    let mut bytes = Vec::new();
+                    while let Some(chunk) = response.chunk().await? {
+                        bytes.extend_from_slice(&chunk);
+                        if bytes.len() > MAX_RECORDED_BODY {
+                            // Not recorded, and not held: the live run reads the rest as it arrives.
+                            lock(&self.inner.unrecorded)
+                                .push(format!("not recorded: {line}: an answer larger than 64 MiB"));
+                            let rest = response.bytes_stream();
+                            let read = futures::stream::once(async move { Ok(bytes::Bytes::from(bytes)) });
+                            let body = reqwest::Body::wrap_stream(futures::StreamExt::chain(read, rest));
+                            let mut passed = http::Response::new(body);
+                            *passed.status_mut() = status;
+                            *passed.version_mut() = version;
+                            *passed.headers_mut() = headers;
+                            return Ok(reqwest::Response::from(passed));
+                        }
+                    }
+                    for name in DROPPED_RESPONSE_HEADERS {
+                        headers.remove(name);
+                    }
+                    match described {
+                        Ok((request, scrubber)) => {
+                            let response = scrubber.response(status.as_u16(), &headers, &bytes);
+                            lock(exchanges).push(Exchange { request, response });
+                        }
+                        Err(why) => lock(&self.inner.unrecorded).push(format!("not recorded: {line}: {why}")),
+                    }
+                    // The live run gets what the service sent: the scrub is for the file.
+                    let mut rebuilt = http::Response::new(reqwest::Body::from(bytes));
+                    *rebuilt.status_mut() = status;
+                    *rebuilt.version_mut() = version;
+                    *rebuilt.headers_mut() = headers;
+                    Ok(reqwest::Response::from(rebuilt))
+                })
+            }
+        }
+    }
+}
+
+/// The file.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CassetteFile<E = Exchange> {
+    format: String,
+    exchanges: Vec<E>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Exchange {
+    request: RecordedRequest,
+    response: RecordedResponse,
+}
+
+/// A request as its key: what a replayed request must match.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordedRequest {
+    service: String,
+    operation: String,
+    method: String,
+    /// Relative to the service's base URL, as sent (percent-encoded).
+    path: String,
+    /// As sent (percent-encoded), scrubbed; compared as decoded pairs.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    query: String,
+    /// The `x-` headers (repeated ones joined with `, `).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body: Option<RequestBody>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RequestBody {
+    /// Compared as parsed JSON.
+    Json(Value),
+    /// Text that is not JSON.
+    Text(String),
+    /// Not UTF-8: compared by its length only.
+    Length(usize),
+    /// Streamed (an upload from a file): not read, any streamed body matches.
+    Streamed,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordedResponse {
+    status: u16,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    headers: BTreeMap<String, String>,
+    /// A UTF-8 body (none when empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
+    /// A body that is not UTF-8, in base64 (standard alphabet, padded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    body_base64: Option<String>,
+}
+
+impl RecordedRequest {
+    /// The members in which `live` differs from this one (empty: it matches).
+    fn differences(&self, live: &RecordedRequest) -> Vec<&'static str> {
+        let mut differ = Vec::new();
+        let mut check = |same: bool, what: &'static str| {
+            if !same {
+                differ.push(what);
+            }
+        };
+        check(self.service == live.service, "service");
+        check(self.operation == live.operation, "operation");
+        check(self.method.eq_ignore_ascii_case(&live.method), "method");
+        check(self.path == live.path, "path");
+        check(query_pairs(&self.query) == query_pairs(&live.query), "query");
+        check(self.headers == live.headers, "headers");
+        check(self.body == live.body, "body");
+        differ
+    }
+
+    /// `GET /v1/tasks/7?a=b (encoder get_task)`.
+    fn summary(&self) -> String {
+        let query = if self.query.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", self.query)
+        };
+        format!(
+            "{} {}{query} ({} {})",
+            self.method, self.path, self.service, self.operation
+        )
+    }
+}
+
+fn query_pairs(query: &str) -> Vec<(String, String)> {
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(&text.replace('+', " "))
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode(name), decode(value))
+        })
+        .collect()
+}
+
+/// A request's key, scrubbed, and the scrubber for its answer; or why it has none.
+fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), String> {
+    let incoming = route(request).ok_or("no operation of the services")?;
+    let table = tables()
+        .into_iter()
+        .find(|table| table.service == incoming.service)
+        .ok_or("no operation of the services")?;
+    let scrubber = Scrubber {
+        redactor: Redactor::new(api_key(request), table.secret_members),
+        secret_members: table.secret_members,
+    };
+    let url = request.url();
+    // The segments the operation's template matched: the base URL's own path is no part of the key.
+    let matched = incoming.operation.path.split('/').filter(|s| !s.is_empty()).count();
+    let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
+    let relative = segments[segments.len().saturating_sub(matched)..].join("/");
+    let mut headers = BTreeMap::<String, String>::new();
+    for (name, value) in request.headers() {
+        let Some(value) = name.as_str().starts_with("x-").then(|| value.to_str().ok()).flatten() else {
+            continue;
+        };
+        let value = scrubber.text(value);
+        headers
+            .entry(name.as_str().to_owned())
+            .and_modify(|held| {
+                held.push_str(", ");
+                held.push_str(&value);
+            })
+            .or_insert_with(|| value.into_owned());
+    }
+    let body = request.body().and_then(|body| match body.as_bytes() {
+        None => Some(RequestBody::Streamed),
+        Some([]) => None,
+        Some(bytes) => Some(match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                let text = scrubber.text(text);
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(json) => RequestBody::Json(json),
+                    Err(_) => RequestBody::Text(text.into_owned()),
+                }
+            }
+            Err(_) => RequestBody::Length(bytes.len()),
+        }),
+    });
+    let recorded = RecordedRequest {
+        service: incoming.service.as_str().to_owned(),
+        operation: incoming.operation.id.to_owned(),
+        method: incoming.method,
+        path: scrubber.text(&format!("/{relative}")).into_owned(),
+        query: url.query().map(|q| scrubber.query(q)).unwrap_or_default(),
+        headers,
+        body,
+    };
+    Ok((recorded, scrubber))
+}
+
+/// The key of `Authorization: Bearer <key>`.
+fn api_key(request: &reqwest::Request) -> Option<SecretString> {
+    let value = request.headers().get(reqwest::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, key) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| SecretString::from(key.trim().to_owned()))
+}
+
+/// What a cassette removes from one exchange.
+struct Scrubber {
+    redactor: Redactor,
+    secret_members: &'static [&'static str],
+}
+
+impl Scrubber {
+    /// The API key, secret members' values and signatures removed.
+    fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        match self.redactor.text(text) {
+            Cow::Borrowed(text) => scrub_signatures(text),
+            Cow::Owned(text) => Cow::Owned(scrub_signatures(&text).into_owned()),
+        }
+    }
+
+    /// A query as sent, with the value of a `signature` or secret member
+    /// parameter replaced, and [`text`](Scrubber::text) applied to each pair.
+    fn query(&self, query: &str) -> String {
+        query
+            .split('&')
+            .map(|pair| {
+                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                let name_read = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
+                if !value.is_empty() && (name_read == "signature" || self.secret_members.contains(&name_read.as_ref()))
+                {
+                    format!("{}={REDACTED}", self.text(name))
+                } else {
+                    self.text(pair).into_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    fn response(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> RecordedResponse {
+        let mut kept = BTreeMap::<String, String>::new();
+        for (name, value) in headers {
+            let Ok(value) = value.to_str() else { continue };
+            let value = self.text(value);
+            kept.entry(name.as_str().to_owned())
+                .and_modify(|held| {
+                    held.push_str(", ");
+                    held.push_str(&value);
+                })
+                .or_insert_with(|| value.into_owned());
+        }
+        let (body, body_base64) = match std::str::from_utf8(body) {
+            Ok("") => (None, None),
+            Ok(text) => (Some(self.text(text).into_owned()), None),
+            Err(_) => (None, Some(base64_encode(body))),
+        };
+        RecordedResponse {
+            status,
+            headers: kept,
+            body,
+            body_base64,
+        }
+    }
+}
+
+/// `text` with the value of every `signature=` parameter replaced by
+/// `[redacted]`: in a query (`?signature=`, `&signature=`), inside a URL
+/// quoted in JSON (`\u0026signature=`) or percent-encoded in another URL's
+/// query (`%26signature%3D`). The value ends at the next delimiter.
+fn scrub_signatures(text: &str) -> Cow<'_, str> {
+    const NAME: &str = "signature";
+    // ASCII lowercase keeps every byte offset.
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(found) = lower[at..].find(NAME) {
+        let start = at + found;
+        let after_name = start + NAME.len();
+        at = after_name;
+        let separator = if lower[after_name..].starts_with('=') {
+            1
+        } else if lower[after_name..].starts_with("%3d") {
+            3
+        } else {
+            continue;
+        };
+        if !starts_parameter(&lower[..start]) {
+            continue;
+        }
+        let value_start = after_name + separator;
+        let rest = &lower[value_start..];
+        let delimiter = rest.find(|c: char| c.is_whitespace() || "&\"'#<>\\,;()[]{}".contains(c));
+        let encoded = ["%26", "%23", "%22"].iter().filter_map(|d| rest.find(d)).min();
+        let value_end = value_start + delimiter.into_iter().chain(encoded).min().unwrap_or(rest.len());
+        if value_end == value_start {
+            continue;
+        }
+        out.push_str(&text[copied..value_start]);
+        out.push_str(REDACTED);
+        copied = value_end;
+        at = value_end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// Whether a parameter name starts after `before` (lowercase): not inside a longer word.
+fn starts_parameter(before: &str) -> bool {
+    ["%3f", "%26", "\\u0026"].iter().any(|p| before.ends_with(p))
+        || !before.ends_with(|c: char| c.is_ascii_alphanumeric() || "_-.%".contains(c))
+}
+
+/// The exchanges of a cassette's text, and their response bodies; or why not,
+/// as the end of a sentence starting with the file's name.
+fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
+    match value.get("format") {
+        Some(Value::String(format)) if format == CASSETTE_FORMAT => {}
+        Some(other) => {
+            return Err(format!(
+                "is of an unknown format {other} (this vidplat-test reads \"{CASSETTE_FORMAT}\")"
+            ))
+        }
+        None => return Err(format!("has no \"format\" member: it is no {CASSETTE_FORMAT}")),
+    }
+    let file: CassetteFile<Value> =
+        serde_json::from_value(value).map_err(|e| format!("does not read as a cassette: {e}"))?;
+    let mut exchanges = Vec::with_capacity(file.exchanges.len());
+    let mut bodies = Vec::with_capacity(file.exchanges.len());
+    for (i, exchange) in file.exchanges.into_iter().enumerate() {
+        let unusable = |why: String| format!("has an unusable exchange #{}: {why}", i + 1);
+        let exchange: Exchange = serde_json::from_value(exchange).map_err(|e| unusable(e.to_string()))?;
+        let response = &exchange.response;
+        http::StatusCode::from_u16(response.status).map_err(|_| unusable(format!("status {}", response.status)))?;
+        for (name, value) in &response.headers {
+            http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| unusable(format!("header name {name:?}")))?;
+            http::HeaderValue::from_str(value).map_err(|_| unusable(format!("the value of header {name}")))?;
+        }
+        let body = match (&response.body, &response.body_base64) {
+            (Some(_), Some(_)) => return Err(unusable("both `body` and `body_base64`".to_owned())),
+            (Some(text), None) => text.clone().into_bytes(),
+            (None, Some(encoded)) => {
+                base64_decode(encoded).ok_or_else(|| unusable("`body_base64` is not base64".to_owned()))?
+            }
+            (None, None) => Vec::new(),
+        };
+        exchanges.push(exchange);
+        bodies.push(body);
+    }
+    Ok((exchanges, bodies))
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let byte = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let group = (byte(0) << 16) | (byte(1) << 8) | byte(2);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(BASE64[(group >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let digits = text.trim_end_matches('=');
+    if !text.len().is_multiple_of(4) || text.len() - digits.len() > 2 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    let (mut group, mut bits) = (0_u32, 0_u32);
+    for c in digits.bytes() {
+        let digit = BASE64.iter().position(|&d| d == c)?;
+        group = (group << 6) | digit as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((group >> bits) as u8);
+            group &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips() {
+        for bytes in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"foob",
+            b"fooba",
+            b"foobar",
+            &[0xff, 0x00, 0xfe, 0x80],
+        ] {
+            let encoded = base64_encode(bytes);
+            assert_eq!(base64_decode(&encoded).as_deref(), Some(bytes), "{encoded}");
+        }
+        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        assert_eq!(base64_decode("Zm8"), None);
+        assert_eq!(base64_decode("Zm8*"), None);
+    }
+
+    #[test]
+    fn signatures_are_scrubbed_wherever_a_url_carries_them() {
+        let cases = [
+            (
+                "expires=1&signature=abc123&version=1",
+                "expires=1&signature=[redacted]&version=1",
+            ),
+            ("signature=abc123", "signature=[redacted]"),
+            (
+                r#"{"url":"https://h/pages/p?aud=a\u0026signature=ff00\u0026expires=2"}"#,
+                r#"{"url":"https://h/pages/p?aud=a\u0026signature=[redacted]\u0026expires=2"}"#,
+            ),
+            (
+                "next=https%3A%2F%2Fh%2Fp%3FSignature%3Dab%2Bc%26v%3D1",
+                "next=https%3A%2F%2Fh%2Fp%3FSignature%3D[redacted]%26v%3D1",
+            ),
+            ("signature=[redacted]", "signature=[redacted]"),
+        ];
+        for (text, scrubbed) in cases {
+            assert_eq!(scrub_signatures(text), scrubbed);
+        }
+        // Other parameters, and words that end in it, are left alone (and not copied).
+        for text in ["x_signature=1", "presignature=1", "signature: none", "signature="] {
+            assert!(
+                matches!(scrub_signatures(text), Cow::Borrowed(t) if t == text),
+                "{text}"
+            );
+        }
+    }
+}
