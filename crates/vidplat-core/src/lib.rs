@@ -45,6 +45,8 @@ pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
 pub use quota::limits::{Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};
 #[cfg(feature = "redis")]
 pub use quota::redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
+#[cfg(feature = "redis")]
+pub use quota::work::{AgreedPlan, SharedWork, SharedWorkError, WorkClaim, WorkToken};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};
 pub use response::Response;
 pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery, RetryPolicy};

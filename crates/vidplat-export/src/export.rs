@@ -43,6 +43,8 @@ pub struct Export<R: Report> {
     lookback_days: u32,
     reserve_month: u64,
     state: Option<PathBuf>,
+    #[cfg(feature = "redis")]
+    shared: Option<vidplat_core::RedisQuota>,
     max_pages_per_chunk: u64,
     page_rows: Option<u64>,
     fetched_at: Option<DateTime<FixedOffset>>,
@@ -146,6 +148,9 @@ pub struct Summary {
     pub chunks_split: usize,
     /// Partitions an earlier run finished, not asked for again.
     pub skipped: usize,
+    /// Chunks another worker sharing the state ([`Export::shared_state`])
+    /// held or had finished: left to it.
+    pub chunks_by_others: usize,
     /// One-day (or whole-period) chunks that still got 408: reported, not retried.
     pub failed: Vec<FailedChunk>,
     /// Why the run stopped early, if it did (its state is saved).
@@ -212,6 +217,92 @@ impl From<StateError> for ExportError {
     }
 }
 
+/// How long a worker holds a chunk of a shared export without renewing its
+/// claim (renewed every third of it while the chunk runs): a worker that dies
+/// delays its chunk by this much at most.
+#[cfg(feature = "redis")]
+pub const SHARED_CHUNK_LEASE: Duration = Duration::from_secs(120);
+
+/// A shared export's plan and store, as one worker follows it.
+#[cfg(feature = "redis")]
+struct Shared {
+    work: vidplat_core::SharedWork,
+    plan: vidplat_core::AgreedPlan,
+    chunks: Vec<Chunk>,
+}
+
+/// A chunk claimed by this worker; its lease is renewed until it is dropped.
+#[cfg(feature = "redis")]
+struct Claim {
+    token: vidplat_core::WorkToken,
+    renewal: tokio::task::JoinHandle<()>,
+}
+
+#[cfg(feature = "redis")]
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.renewal.abort();
+    }
+}
+
+#[cfg(feature = "redis")]
+impl Shared {
+    /// Item `item` of the plan, claimed; `None` when another worker holds or finished it.
+    async fn claim(&self, item: usize) -> Result<Option<Claim>, ExportError> {
+        let claimed = self
+            .work
+            .claim(&self.plan, item, SHARED_CHUNK_LEASE)
+            .await
+            .map_err(|e| StateError::Shared(e.to_string()))?;
+        let vidplat_core::WorkClaim::Claimed(token) = claimed else {
+            return Ok(None);
+        };
+        let (work, renewed) = (self.work.clone(), token.clone());
+        let renewal = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(SHARED_CHUNK_LEASE / 3).await;
+                if !matches!(work.renew(&renewed, SHARED_CHUNK_LEASE).await, Ok(true)) {
+                    tracing::warn!(target: "vidplat::export", "the claim on a chunk could not be renewed");
+                    break;
+                }
+            }
+        });
+        Ok(Some(Claim { token, renewal }))
+    }
+
+    /// Records a claimed chunk's partitions and ends the claim, or gives the
+    /// chunk back when the run paused before its end.
+    async fn settle(
+        &self,
+        claim: Claim,
+        items: usize,
+        paused: bool,
+        finished: &[(Partition, String)],
+    ) -> Result<(), ExportError> {
+        claim.renewal.abort();
+        if paused {
+            return Ok(self
+                .work
+                .release(&claim.token)
+                .await
+                .map_err(|e| StateError::Shared(e.to_string()))?);
+        }
+        let records: Vec<(String, String)> = finished
+            .iter()
+            .map(|(partition, stamp)| (partition.dir_name(), stamp.clone()))
+            .collect();
+        if !self
+            .work
+            .finish(&claim.token, items, &records)
+            .await
+            .map_err(|e| StateError::Shared(e.to_string()))?
+        {
+            tracing::warn!(target: "vidplat::export", "a chunk's claim ended before the chunk did: another worker may read it again");
+        }
+        Ok(())
+    }
+}
+
 /// How one chunk ended, short of an error that ends the run.
 enum ChunkEnd {
     Done(Vec<Partition>),
@@ -228,6 +319,8 @@ impl<R: Report> Export<R> {
             lookback_days: 0,
             reserve_month: 0,
             state: None,
+            #[cfg(feature = "redis")]
+            shared: None,
             max_pages_per_chunk: DEFAULT_MAX_PAGES_PER_CHUNK,
             page_rows: R::INFO.default_page_rows,
             fetched_at: None,
@@ -261,6 +354,22 @@ impl<R: Report> Export<R> {
     /// whole period.
     pub fn state_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.state = Some(path.into());
+        self
+    }
+
+    /// Keeps the state in `store`'s Redis (the account's quota store) instead
+    /// of a file, so several workers, processes or machines, run the same
+    /// export and split its chunks: the first to start stores its plan, the
+    /// others take the same one; each chunk is claimed by one worker (a lease
+    /// of [`SHARED_CHUNK_LEASE`], renewed while it runs) and the others pass
+    /// it by ([`Summary::chunks_by_others`]). A worker that dies holds its
+    /// chunk until the lease ends; the next run takes it. The workers must
+    /// export the same report, period and settings, into the same output
+    /// (one directory on shared storage, or sinks that meet). Replaces
+    /// [`state_file`](Export::state_file).
+    #[cfg(feature = "redis")]
+    pub fn shared_state(mut self, store: vidplat_core::RedisQuota) -> Self {
+        self.shared = Some(store);
         self
     }
 
@@ -301,17 +410,70 @@ impl<R: Report> Export<R> {
         vidplat_core::ReportPeriod::runtime(&self.report).quota()
     }
 
-    fn load_state(&self) -> Result<ExportState, ExportError> {
+    async fn load_state(&self) -> Result<ExportState, ExportError> {
+        #[cfg(feature = "redis")]
+        if let Some(work) = self.shared_work() {
+            let records = work.records().await.map_err(|e| StateError::Shared(e.to_string()))?;
+            return Ok(ExportState::from_records(R::INFO.name, records));
+        }
         match &self.state {
             Some(path) => Ok(ExportState::load(path, R::INFO.name)?),
             None => Ok(ExportState::new(R::INFO.name)),
         }
     }
 
+    /// The job in the shared store: one per report and period.
+    #[cfg(feature = "redis")]
+    fn shared_work(&self) -> Option<vidplat_core::SharedWork> {
+        let job = format!("export:{}:{}:{}", R::INFO.name, self.period.first(), self.period.last());
+        self.shared
+            .as_ref()
+            .map(|store| vidplat_core::SharedWork::new(store.clone(), &job))
+    }
+
+    /// The plan every worker follows: this one's, or the one a worker stored first.
+    #[cfg(feature = "redis")]
+    async fn agree_on(&self, work: &vidplat_core::SharedWork, mine: Vec<Chunk>) -> Result<Shared, ExportError> {
+        let text: String = mine
+            .iter()
+            .map(|c| format!("{} {}\n", c.period.first(), c.period.last()))
+            .collect();
+        let plan = work
+            .agree_plan(&text)
+            .await
+            .map_err(|e| StateError::Shared(e.to_string()))?;
+        let unusable = |line: &str| {
+            ExportError::Invalid(format!(
+                "the shared plan in Redis has a chunk `{line}` outside {}..={} (another export of the same \
+                 report and period with other settings?)",
+                self.period.first(),
+                self.period.last()
+            ))
+        };
+        let chunks = plan
+            .text
+            .lines()
+            .map(|line| {
+                let (first, last) = line.split_once(' ').ok_or_else(|| unusable(line))?;
+                let day = |text: &str| text.parse::<NaiveDate>().map_err(|_| unusable(line));
+                let period = Period::days(day(first)?, day(last)?).map_err(|_| unusable(line))?;
+                if period.first() < self.period.first() || period.last() > self.period.last() {
+                    return Err(unusable(line));
+                }
+                Ok(Chunk { period })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Shared {
+            work: work.clone(),
+            plan,
+            chunks,
+        })
+    }
+
     /// What [`Export::run`] would do, without a call (the month's count is
     /// read from the quota store when it is shared).
     pub async fn plan(&self) -> Result<Plan, ExportError> {
-        let state = self.load_state()?;
+        let state = self.load_state().await?;
         let (chunks, done) = plan::chunks(R::INFO, self.period, self.chunk_days, self.lookback_days, &state);
         let calls_at_least = chunks.len() as u64;
         let (quota_config, month_used) = match self.quota() {
@@ -337,63 +499,106 @@ impl<R: Report> Export<R> {
     /// down to one day.
     pub async fn run<S: RowSink>(self, mut sink: S) -> Result<Summary, ExportError> {
         let info = R::INFO;
-        let mut state = self.load_state()?;
+        let mut state = self.load_state().await?;
         let (chunks, skipped) = plan::chunks(info, self.period, self.chunk_days, self.lookback_days, &state);
-        let mut queue: VecDeque<Chunk> = chunks.into();
+        #[cfg(feature = "redis")]
+        let (shared, chunks) = match self.shared_work() {
+            Some(work) => {
+                let shared = self.agree_on(&work, chunks).await?;
+                let chunks = shared.chunks.clone();
+                (Some(shared), chunks)
+            }
+            None => (None, chunks),
+        };
+        let items = chunks.len();
+        // A shared state is saved where it is shared, not in a file.
+        let state_file = self.state.as_ref();
+        #[cfg(feature = "redis")]
+        let state_file = state_file.filter(|_| shared.is_none());
         let mut summary = Summary {
             skipped,
             ..Summary::default()
         };
-        self.progress.send_modify(|p| p.chunks_total = queue.len());
-        while let Some(chunk) = queue.pop_front() {
-            if let Some(pause) = self.reserve_reached().await {
-                summary.paused = Some(pause);
-                break;
-            }
-            self.progress.send_modify(|p| p.chunk = Some(chunk));
-            let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
-            match self.fetch(chunk, fetched_at, &mut sink, &mut summary).await? {
-                ChunkEnd::Done(partitions) => {
-                    let stamp = fetched_at.to_rfc3339();
-                    for partition in &partitions {
-                        state.mark_done(*partition, &stamp);
-                    }
-                    if let Some(path) = &self.state {
-                        state.save(path)?;
-                    }
-                    summary.partitions += partitions.len() as u64;
-                    summary.chunks_done += 1;
-                    self.progress.send_modify(|p| p.chunks_done += 1);
-                }
-                ChunkEnd::TooSlow(reason) => match chunk.halves().filter(|_| matches!(info.split, Split::ByDay { .. }))
-                {
-                    Some((first, second)) => {
-                        tracing::info!(target: "vidplat::export", %chunk, "408: the chunk is halved");
-                        queue.push_front(second);
-                        queue.push_front(first);
-                        summary.chunks_split += 1;
-                        self.progress.send_modify(|p| p.chunks_total += 1);
-                    }
+        self.progress.send_modify(|p| p.chunks_total = items);
+        for (item, chunk) in chunks.into_iter().enumerate() {
+            #[cfg(feature = "redis")]
+            let claim = match &shared {
+                Some(shared) => match shared.claim(item).await? {
+                    Some(claim) => Some(claim),
                     None => {
-                        tracing::warn!(target: "vidplat::export", %chunk, "408 on a chunk that cannot be split");
-                        summary.failed.push(FailedChunk { chunk, reason });
+                        summary.chunks_by_others += 1;
+                        self.progress.send_modify(|p| p.chunks_total -= 1);
+                        continue;
                     }
                 },
-                ChunkEnd::Quota(quota, retry_after, reason) => {
-                    let resume_at = match (quota, retry_after) {
-                        (_, Some(after)) => chrono::Duration::from_std(after)
-                            .ok()
-                            .map(|after| now_in_japan() + after),
-                        (Quota::Month, None) => Some(next_month_in_japan(now_in_japan())),
-                        _ => None,
-                    };
-                    summary.paused = Some(Pause::Quota {
-                        quota,
-                        resume_at,
-                        reason,
-                    });
+                None => None,
+            };
+            #[cfg(not(feature = "redis"))]
+            let _ = item;
+            // A 408 halves a chunk in place: its halves are read before the next chunk.
+            let mut queue = VecDeque::from([chunk]);
+            let mut finished: Vec<(Partition, String)> = Vec::new();
+            while let Some(chunk) = queue.pop_front() {
+                if let Some(pause) = self.reserve_reached().await {
+                    summary.paused = Some(pause);
                     break;
                 }
+                self.progress.send_modify(|p| p.chunk = Some(chunk));
+                let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
+                match self.fetch(chunk, fetched_at, &mut sink, &mut summary).await? {
+                    ChunkEnd::Done(partitions) => {
+                        let stamp = fetched_at.to_rfc3339();
+                        for partition in &partitions {
+                            state.mark_done(*partition, &stamp);
+                            finished.push((*partition, stamp.clone()));
+                        }
+                        if let Some(path) = state_file {
+                            state.save(path)?;
+                        }
+                        summary.partitions += partitions.len() as u64;
+                        summary.chunks_done += 1;
+                        self.progress.send_modify(|p| p.chunks_done += 1);
+                    }
+                    ChunkEnd::TooSlow(reason) => {
+                        match chunk.halves().filter(|_| matches!(info.split, Split::ByDay { .. })) {
+                            Some((first, second)) => {
+                                tracing::info!(target: "vidplat::export", %chunk, "408: the chunk is halved");
+                                queue.push_front(second);
+                                queue.push_front(first);
+                                summary.chunks_split += 1;
+                                self.progress.send_modify(|p| p.chunks_total += 1);
+                            }
+                            None => {
+                                tracing::warn!(target: "vidplat::export", %chunk, "408 on a chunk that cannot be split");
+                                summary.failed.push(FailedChunk { chunk, reason });
+                            }
+                        }
+                    }
+                    ChunkEnd::Quota(quota, retry_after, reason) => {
+                        let resume_at = match (quota, retry_after) {
+                            (_, Some(after)) => chrono::Duration::from_std(after)
+                                .ok()
+                                .map(|after| now_in_japan() + after),
+                            (Quota::Month, None) => Some(next_month_in_japan(now_in_japan())),
+                            _ => None,
+                        };
+                        summary.paused = Some(Pause::Quota {
+                            quota,
+                            resume_at,
+                            reason,
+                        });
+                        break;
+                    }
+                }
+            }
+            #[cfg(feature = "redis")]
+            if let (Some(shared), Some(claim)) = (&shared, claim) {
+                shared.settle(claim, items, summary.paused.is_some(), &finished).await?;
+            }
+            #[cfg(not(feature = "redis"))]
+            let _ = finished;
+            if summary.paused.is_some() {
+                break;
             }
         }
         Ok(summary)

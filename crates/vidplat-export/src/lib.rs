@@ -15,6 +15,8 @@ pub mod schema;
 mod sink;
 mod state;
 
+#[cfg(feature = "redis")]
+pub use export::SHARED_CHUNK_LEASE;
 pub use export::{
     Export, ExportError, ExportReport, FailedChunk, Pause, Progress, Summary, DEFAULT_CHUNK_DAYS,
     DEFAULT_MAX_PAGES_PER_CHUNK,

@@ -39,6 +39,8 @@ pub enum StateError {
         /// Why.
         reason: String,
     },
+    /// The shared state in Redis cannot be used (unreachable, or an answer out of bounds).
+    Shared(String),
     /// It belongs to another report's export.
     OtherReport {
         /// The file.
@@ -57,6 +59,7 @@ impl std::fmt::Display for StateError {
             StateError::Invalid { path, reason } => {
                 write!(f, "export state {} cannot be read: {reason}", path.display())
             }
+            StateError::Shared(reason) => write!(f, "export state: {reason}"),
             StateError::OtherReport { path, found, exporting } => write!(
                 f,
                 "export state {} records an export of {found}, not {exporting}: give each report its own \
@@ -83,6 +86,15 @@ impl ExportState {
             format: FORMAT,
             report: report.to_owned(),
             done: BTreeMap::new(),
+        }
+    }
+
+    /// The state the finished partitions' records make (`date=2026-10-01` → when fetched).
+    #[cfg(feature = "redis")]
+    pub(crate) fn from_records(report: &str, records: Vec<(String, String)>) -> Self {
+        Self {
+            done: records.into_iter().collect(),
+            ..Self::new(report)
         }
     }
 

@@ -29,6 +29,8 @@ struct Args {
     start_at: u128,
     hold: bool,
     export: Option<String>,
+    /// `--shared`: the export's state in the quota's Redis, split with the other workers.
+    shared: bool,
     out: String,
     from: String,
     to: String,
@@ -47,6 +49,7 @@ fn args() -> Result<Args, String> {
         start_at: 0,
         hold: false,
         export: None,
+        shared: false,
         out: String::new(),
         from: String::new(),
         to: String::new(),
@@ -55,6 +58,10 @@ fn args() -> Result<Args, String> {
     while let Some(name) = it.next() {
         if name == "--hold" {
             out.hold = true;
+            continue;
+        }
+        if name == "--shared" {
+            out.shared = true;
             continue;
         }
         let value = it.next().ok_or(format!("{name} needs a value"))?;
@@ -82,14 +89,16 @@ fn args() -> Result<Args, String> {
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let args = args()?;
-    let store = if args.store == "memory" {
-        QuotaStore::Memory
+    let redis = if args.store == "memory" {
+        None
     } else {
-        RedisQuota::new(&args.store, &args.account)
-            .map_err(|e| e.to_string())?
-            .lease(args.lease)
-            .into()
+        Some(
+            RedisQuota::new(&args.store, &args.account)
+                .map_err(|e| e.to_string())?
+                .lease(args.lease),
+        )
     };
+    let store = redis.clone().map_or(QuotaStore::Memory, QuotaStore::from);
     let client = vidplat::Client::builder()
         .analytics_url(&args.analytics)
         .api_key(&args.key)
@@ -120,7 +129,8 @@ async fn main() -> Result<(), String> {
     }
     let analytics = client.analytics().map_err(|e| e.to_string())?;
     if let Some(report) = &args.export {
-        return export(analytics, report, &args).await;
+        let shared = redis.filter(|_| args.shared);
+        return export(analytics, report, &args, shared).await;
     }
     for _ in 0..args.calls {
         let started = epoch_ms();
@@ -143,32 +153,50 @@ async fn main() -> Result<(), String> {
     Ok(())
 }
 
-/// `--export`: one report, a day a chunk, into CSV files.
-async fn export(analytics: &vidplat::analytics::Client, report: &str, args: &Args) -> Result<(), String> {
+/// `--export`: one report, a day a chunk, into CSV files; `shared`: the
+/// state in Redis, split with the other workers. Prints `exported <rows>
+/// <calls> <paused> <chunks done> <chunks left to others>`.
+async fn export(
+    analytics: &vidplat::analytics::Client,
+    report: &str,
+    args: &Args,
+    shared: Option<RedisQuota>,
+) -> Result<(), String> {
     let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|e| e.to_string());
     let period = vidplat::Period::days(day(&args.from)?, day(&args.to)?).map_err(|e| e.to_string())?;
     struct Run<'a> {
         period: vidplat::Period,
         out: &'a str,
+        shared: Option<RedisQuota>,
     }
     impl vidplat_export::RunNamed for Run<'_> {
         type Output = Result<vidplat_export::Summary, vidplat_export::ExportError>;
         async fn run<R: vidplat_export::Report>(self, report: R) -> Self::Output {
             use vidplat_export::ExportReport as _;
             let files = vidplat_export::Files::new(self.out, vidplat_export::Format::Csv);
-            report.export(self.period).chunk_days(1).run(files).await
+            let export = report.export(self.period).chunk_days(1);
+            match self.shared {
+                Some(store) => export.shared_state(store).run(files).await,
+                None => export.run(files).await,
+            }
         }
     }
-    let run = Run { period, out: &args.out };
+    let run = Run {
+        period,
+        out: &args.out,
+        shared,
+    };
     let summary = vidplat_export::run_named(analytics, report, run)
         .await
         .ok_or(format!("no report {report}"))?
         .map_err(|e| e.to_string())?;
     println!(
-        "exported {} {} {}",
+        "exported {} {} {} {} {}",
         summary.rows,
         summary.calls,
-        summary.paused.is_some()
+        summary.paused.is_some(),
+        summary.chunks_done,
+        summary.chunks_by_others
     );
     Ok(())
 }

@@ -218,6 +218,58 @@ async fn every_client_sees_the_held_slot_and_the_window_without_taking_a_turn() 
     assert_eq!(gone.fetch_activity().await, None);
 }
 
+#[tokio::test]
+async fn shared_work_has_one_plan_one_holder_per_item_and_a_lost_claim_records_nothing() {
+    use vidplat_core::{SharedWork, WorkClaim};
+    let Some(redis) = RedisServer::start() else { return };
+    let work = |account: &str| SharedWork::new(RedisQuota::new(&redis.url(), account).unwrap(), "job");
+    let (a, b) = (work("acct"), work("acct"));
+    let plan = a.agree_plan("one\ntwo").await.unwrap();
+    assert_eq!(b.agree_plan("other").await.unwrap(), plan, "the first plan stands");
+    assert_eq!(plan.text, "one\ntwo");
+    // Another account's job of the same name is its own.
+    let elsewhere = work("other").agree_plan("three").await.unwrap();
+    assert_eq!(elsewhere.text, "three");
+
+    let WorkClaim::Claimed(first) = a.claim(&plan, 0, Duration::from_secs(5)).await.unwrap() else {
+        panic!("item 0 is free")
+    };
+    assert_eq!(
+        b.claim(&plan, 0, Duration::from_secs(5)).await.unwrap(),
+        WorkClaim::Taken
+    );
+    let record = [("date=2026-10-01".to_owned(), "fetched".to_owned())];
+    assert!(a.finish(&first, 2, &record).await.unwrap());
+    assert_eq!(
+        b.claim(&plan, 0, Duration::from_secs(5)).await.unwrap(),
+        WorkClaim::Done
+    );
+    assert_eq!(b.records().await.unwrap(), record);
+
+    // A claim whose lease ended is lost: its finish records nothing, and another worker takes the item.
+    let WorkClaim::Claimed(late) = b.claim(&plan, 1, Duration::from_millis(50)).await.unwrap() else {
+        panic!("item 1 is free")
+    };
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert!(!b.renew(&late, Duration::from_secs(5)).await.unwrap());
+    let WorkClaim::Claimed(taken) = a.claim(&plan, 1, Duration::from_secs(5)).await.unwrap() else {
+        panic!("item 1's lease ended")
+    };
+    assert!(!b
+        .finish(&late, 2, &[("date=x".to_owned(), "late".to_owned())])
+        .await
+        .unwrap());
+    assert!(a.finish(&taken, 2, &[]).await.unwrap());
+    assert_eq!(b.records().await.unwrap(), record, "nothing of the lost claim");
+    // Both items finished: the plan ended, the next run agrees on a new one.
+    assert_eq!(b.agree_plan("next").await.unwrap().text, "next");
+    // A worker still holding the old plan finds its items finished.
+    assert_eq!(
+        b.claim(&plan, 1, Duration::from_secs(5)).await.unwrap(),
+        WorkClaim::Done
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_release_never_frees_another_holders_slot() {
     let Some(redis) = RedisServer::start() else { return };
@@ -713,6 +765,83 @@ async fn two_processes_export_different_reports_through_one_account() {
     }
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
     assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+async fn three_processes_split_one_export_through_its_shared_state_and_each_day_is_asked_once() {
+    let Some(redis) = RedisServer::start() else { return };
+    let sim = windowed_sim().await;
+    let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
+    let (from, to) = ((last - chrono::Days::new(5)).to_string(), last.to_string());
+    let out = tempfile_dir("shared");
+    let args: Vec<String> = {
+        let mut args = worker_args(&sim, &redis.url(), "shared-export", 0, 0, Duration::from_secs(5));
+        args.extend(
+            [
+                "--export",
+                "cloud_viewing_history",
+                "--shared",
+                "--out",
+                &out.to_string_lossy(),
+                "--from",
+                &from,
+                "--to",
+                &to,
+            ]
+            .map(String::from),
+        );
+        args
+    };
+    let lines = tokio::task::spawn_blocking(move || {
+        let running: Vec<Worker> = (0..3).map(|_| Worker::spawn(&args)).collect();
+        running
+            .into_iter()
+            .map(|worker| {
+                let lines = worker.lines.clone();
+                worker.finish(Duration::from_secs(60));
+                let found = lines.lock().unwrap().clone();
+                found
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    // `exported <rows> <calls> <paused> <chunks done> <chunks left to others>`, one line a worker.
+    let mut done = 0;
+    for lines in &lines {
+        let exported = lines
+            .iter()
+            .find(|l| l.starts_with("exported "))
+            .unwrap_or_else(|| panic!("{lines:?}"));
+        let parts: Vec<usize> = exported.split(' ').skip(1).filter_map(|p| p.parse().ok()).collect();
+        assert!(exported.contains(" false "), "not paused: {exported}");
+        let [_, _, chunks_done, by_others] = parts[..] else {
+            panic!("{exported}")
+        };
+        assert_eq!(
+            chunks_done + by_others,
+            6,
+            "every chunk done here or left to another: {exported}"
+        );
+        done += chunks_done;
+    }
+    assert_eq!(done, 6, "six one-day chunks, each done by one worker: {lines:?}");
+    let days = std::fs::read_dir(&out).unwrap().count();
+    assert_eq!(days, 6, "{}", out.display());
+    let _ = std::fs::remove_dir_all(&out);
+    // Each day asked for once, whoever asked.
+    let mut asked: Vec<String> = sim
+        .journal()
+        .into_iter()
+        .filter(|r| r.operation == Some("cloud_viewing_history"))
+        .map(|r| r.query.unwrap_or_default())
+        .collect();
+    asked.sort();
+    let before = asked.len();
+    asked.dedup();
+    assert_eq!((before, asked.len()), (6, 6), "{asked:?}");
+    assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {

@@ -9,3 +9,5 @@ pub(crate) mod limits;
 pub(crate) mod redis;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_wire;
+#[cfg(feature = "redis")]
+pub(crate) mod work;

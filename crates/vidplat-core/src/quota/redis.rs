@@ -326,7 +326,7 @@ impl RedisQuota {
 
     /// Runs `script`, connecting first if needed, within the command timeout
     /// and never past `deadline` (the call's), whichever ends first.
-    async fn run<T: redis::FromRedisValue>(
+    pub(crate) async fn run<T: redis::FromRedisValue>(
         &self,
         script: &LuaScript,
         keys: &[&str],
@@ -673,13 +673,13 @@ const JAPAN_MINUTES: i32 = 9 * 60;
 
 /// A Lua script run by hash (`EVALSHA`), or by its text (`EVAL`) when the
 /// server does not hold it yet.
-struct LuaScript {
+pub(crate) struct LuaScript {
     code: &'static str,
     hash: String,
 }
 
 impl LuaScript {
-    fn new(code: &'static str) -> Self {
+    pub(crate) fn new(code: &'static str) -> Self {
         Self {
             code,
             hash: redis::Script::new(code).get_hash().to_owned(),
