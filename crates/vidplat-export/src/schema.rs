@@ -107,19 +107,91 @@ pub enum Value<'a> {
 
 impl Value<'_> {
     /// The value as CSV or NDJSON text writes it (`None` for null): RFC 3339
-    /// timestamps with their +09:00 offset, ISO dates.
+    /// timestamps with their offset (`+09:00`), ISO dates.
     pub fn to_text(&self) -> Option<std::borrow::Cow<'_, str>> {
         use std::borrow::Cow;
         Some(match self {
             Value::Null => return None,
             Value::Text(text) => Cow::Borrowed(*text),
-            Value::Integer(n) => Cow::Owned(n.to_string()),
-            Value::Float(x) => Cow::Owned(x.to_string()),
             Value::Boolean(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
-            Value::Timestamp(at) => Cow::Owned(at.to_rfc3339()),
-            Value::Date(day) => Cow::Owned(day.to_string()),
             Value::Json(json) => Cow::Borrowed(json.as_str()),
+            other => {
+                let mut text = String::new();
+                other.write_text(&mut text);
+                Cow::Owned(text)
+            }
         })
+    }
+
+    /// Appends [`to_text`](Value::to_text)'s text to `out` (nothing for
+    /// null): the encoders reuse one buffer instead of a string a value.
+    pub fn write_text(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        match self {
+            Value::Null => {}
+            Value::Text(text) => out.push_str(text),
+            Value::Integer(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Value::Float(x) => {
+                let _ = write!(out, "{x}");
+            }
+            Value::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Timestamp(at) => push_rfc3339(out, at),
+            Value::Date(day) => push_date(out, *day),
+            Value::Json(json) => out.push_str(json),
+        }
+    }
+}
+
+/// `YYYY-MM-DD`, as `NaiveDate`'s `Display` writes it (which years outside 0..=9999 keep).
+fn push_date(out: &mut String, day: NaiveDate) {
+    use chrono::Datelike as _;
+    match u32::try_from(day.year()) {
+        Ok(year) if year <= 9999 => {
+            push_digits(out, year, 4);
+            out.push('-');
+            push_digits(out, day.month(), 2);
+            out.push('-');
+            push_digits(out, day.day(), 2);
+        }
+        _ => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{day}");
+        }
+    }
+}
+
+/// RFC 3339 as `DateTime::to_rfc3339` writes it: whole seconds written
+/// digit by digit (every time the services send), anything else by chrono.
+fn push_rfc3339(out: &mut String, at: &DateTime<FixedOffset>) {
+    use chrono::Timelike as _;
+    let local = at.naive_local();
+    let offset = at.offset().local_minus_utc();
+    let year_fits = (0..=9999).contains(&chrono::Datelike::year(&local));
+    if local.nanosecond() != 0 || !year_fits || offset % 60 != 0 {
+        out.push_str(&at.to_rfc3339());
+        return;
+    }
+    push_date(out, local.date());
+    out.push('T');
+    push_digits(out, local.hour(), 2);
+    out.push(':');
+    push_digits(out, local.minute(), 2);
+    out.push(':');
+    push_digits(out, local.second(), 2);
+    out.push(if offset < 0 { '-' } else { '+' });
+    let minutes = offset.unsigned_abs() / 60;
+    push_digits(out, minutes / 60, 2);
+    out.push(':');
+    push_digits(out, minutes % 60, 2);
+}
+
+/// `n` in exactly `width` decimal digits (`n` has no more).
+fn push_digits(out: &mut String, n: u32, width: u32) {
+    for place in (0..width).rev() {
+        let digit = n / 10_u32.pow(place) % 10;
+        out.push(char::from(b'0' + digit as u8));
     }
 }
 
@@ -254,6 +326,35 @@ pub fn day_of(value: &Value<'_>) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_are_written_as_chrono_writes_them() {
+        let zones = [9 * 3600, 0, -(5 * 3600 + 30 * 60), 14 * 3600, 45];
+        let moments = [
+            0_i64,
+            1_767_225_600,
+            951_782_400,
+            -86_401,
+            253_402_300_799,
+            253_402_300_800,
+        ];
+        for zone in zones {
+            let zone = FixedOffset::east_opt(zone).unwrap();
+            for unix in moments {
+                for nanos in [0, 5_000_000] {
+                    let at = DateTime::from_timestamp(unix, nanos).unwrap().with_timezone(&zone);
+                    let mut text = String::new();
+                    Value::Timestamp(at).write_text(&mut text);
+                    assert_eq!(text, at.to_rfc3339(), "{unix} {zone}");
+                    let mut day = String::new();
+                    Value::Date(at.date_naive()).write_text(&mut day);
+                    assert_eq!(day, at.date_naive().to_string());
+                }
+            }
+        }
+        let far = NaiveDate::from_ymd_opt(-44, 3, 15).unwrap();
+        assert_eq!(Value::Date(far).to_text().as_deref(), Some(far.to_string().as_str()));
+    }
 
     #[test]
     fn time_members_read_as_japan_time_down_to_the_day() {

@@ -222,22 +222,48 @@ pub(crate) trait Encoder: Send {
 
 struct CsvEncoder {
     writer: csv::Writer<BufWriter<File>>,
+    /// One buffer for every value's text.
+    text: String,
+    /// Per column, the last time value and its text: the lineage columns
+    /// are the same on every row of a chunk, a day column on a day's rows.
+    last_times: Vec<Option<(Value<'static>, String)>>,
 }
 
 impl CsvEncoder {
     fn new(file: File, columns: &[Column]) -> Result<Self, SinkError> {
         let mut writer = csv::Writer::from_writer(BufWriter::with_capacity(64 * 1024, file));
         writer.write_record(columns.iter().map(|c| c.name))?;
-        Ok(Self { writer })
+        Ok(Self {
+            writer,
+            text: String::with_capacity(256),
+            last_times: vec![None; columns.len()],
+        })
     }
 }
 
 impl Encoder for CsvEncoder {
     fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
-        for value in row {
-            match value.to_text() {
-                Some(text) => self.writer.write_field(text.as_bytes())?,
-                None => self.writer.write_field(b"")?,
+        for (column, value) in row.iter().enumerate() {
+            let time = match value {
+                Value::Timestamp(at) => Some(Value::Timestamp(*at)),
+                Value::Date(day) => Some(Value::Date(*day)),
+                _ => None,
+            };
+            match (time, self.last_times.get_mut(column)) {
+                (Some(time), Some(last)) => {
+                    if last.as_ref().is_none_or(|(seen, _)| *seen != time) {
+                        let mut text = String::new();
+                        time.write_text(&mut text);
+                        *last = Some((time, text));
+                    }
+                    let text = last.as_ref().map_or("", |(_, text)| text.as_str());
+                    self.writer.write_field(text.as_bytes())?;
+                }
+                _ => {
+                    self.text.clear();
+                    value.write_text(&mut self.text);
+                    self.writer.write_field(self.text.as_bytes())?;
+                }
             }
         }
         self.writer.write_record(None::<&[u8]>)?;
@@ -253,6 +279,8 @@ impl Encoder for CsvEncoder {
 struct NdjsonEncoder {
     writer: BufWriter<File>,
     names: Vec<String>,
+    /// One buffer for every time value's text.
+    text: String,
 }
 
 impl NdjsonEncoder {
@@ -264,6 +292,7 @@ impl NdjsonEncoder {
                 .iter()
                 .map(|c| serde_json::Value::from(c.name).to_string())
                 .collect(),
+            text: String::with_capacity(64),
         }
     }
 }
@@ -286,6 +315,14 @@ impl Encoder for NdjsonEncoder {
                 Value::Boolean(b) => out.write_all(if *b { b"true" } else { b"false" })?,
                 // Nested members stay JSON, not JSON in a string.
                 Value::Json(json) => out.write_all(json.as_bytes())?,
+                // Digits and signs only: nothing to escape.
+                Value::Timestamp(_) | Value::Date(_) => {
+                    self.text.clear();
+                    value.write_text(&mut self.text);
+                    out.write_all(b"\"")?;
+                    out.write_all(self.text.as_bytes())?;
+                    out.write_all(b"\"")?;
+                }
                 other => serde_json::to_writer(&mut *out, other.to_text().as_deref().unwrap_or_default())?,
             }
         }
