@@ -4,8 +4,11 @@
 //! query parameters and JSON body as [`Check`]s (typify already refuses strings
 //! that break a length or pattern when a body is built; these cover the rest:
 //! number ranges, item counts, uniqueness, and lengths inside free-form values).
+//! The test kit checks a mock's answers with the same rules ([`Rule::holds`],
+//! and their words), against the bounds the YAML gives returned values.
 
 use serde_json::Value;
+use std::fmt;
 
 /// One documented bound at a place of the request.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,27 +39,8 @@ pub enum Rule {
 }
 
 impl Rule {
-    fn describe(&self) -> String {
-        let n = |x: f64| {
-            if x.fract() == 0.0 {
-                format!("{}", x as i64)
-            } else {
-                x.to_string()
-            }
-        };
-        match self {
-            Rule::Minimum(x) => format!("must be at least {} (minimum)", n(*x)),
-            Rule::Maximum(x) => format!("must be at most {} (maximum)", n(*x)),
-            Rule::MinLength(x) => format!("must have at least {x} characters (minLength)"),
-            Rule::MaxLength(x) => format!("must have at most {x} characters (maxLength)"),
-            Rule::MinItems(x) => format!("must have at least {x} items (minItems)"),
-            Rule::MaxItems(x) => format!("must have at most {x} items (maxItems)"),
-            Rule::UniqueItems => "must not repeat an item (uniqueItems)".into(),
-        }
-    }
-
     /// Whether `value` keeps the rule; values of another type are not this rule's business.
-    fn holds(&self, value: &Value) -> bool {
+    pub fn holds(&self, value: &Value) -> bool {
         match (self, value) {
             (Rule::Minimum(min), Value::Number(n)) => n.as_f64().is_none_or(|v| v >= *min),
             (Rule::Maximum(max), Value::Number(n)) => n.as_f64().is_none_or(|v| v <= *max),
@@ -67,6 +51,36 @@ impl Rule {
             (Rule::UniqueItems, Value::Array(items)) => items.iter().enumerate().all(|(i, a)| !items[..i].contains(a)),
             _ => true,
         }
+    }
+}
+
+/// What a value breaking the rule must be: `must be at most 100 (maximum)`.
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = |x: f64| {
+            if x.fract() == 0.0 {
+                format!("{}", x as i64)
+            } else {
+                x.to_string()
+            }
+        };
+        match self {
+            Rule::Minimum(x) => write!(f, "must be at least {} (minimum)", n(*x)),
+            Rule::Maximum(x) => write!(f, "must be at most {} (maximum)", n(*x)),
+            Rule::MinLength(x) => write!(f, "must have at least {x} character{} (minLength)", plural(*x)),
+            Rule::MaxLength(x) => write!(f, "must have at most {x} character{} (maxLength)", plural(*x)),
+            Rule::MinItems(x) => write!(f, "must have at least {x} item{} (minItems)", plural(*x)),
+            Rule::MaxItems(x) => write!(f, "must have at most {x} item{} (maxItems)", plural(*x)),
+            Rule::UniqueItems => f.write_str("must not repeat an item (uniqueItems)"),
+        }
+    }
+}
+
+fn plural(count: u64) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 
@@ -85,7 +99,7 @@ pub fn query_violation(checks: &[Check], name: &str, value: &Value) -> Option<(S
             items
                 .iter()
                 .any(|item| !check.rule.holds(item))
-                .then(|| (name.to_owned(), check.rule.describe()))
+                .then(|| (name.to_owned(), check.rule.to_string()))
         })
 }
 
@@ -98,7 +112,7 @@ pub fn body_violation(checks: &[Check], body: &Value) -> Option<(String, String)
         let mut found = None;
         visit(body, rest, String::new(), &mut |place, value| {
             if found.is_none() && !check.rule.holds(value) {
-                found = Some((place, check.rule.describe()));
+                found = Some((place, check.rule.to_string()));
             }
         });
         if found.is_some() {
@@ -260,5 +274,20 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn a_rule_reads_as_what_the_value_must_be() {
+        assert_eq!(
+            Rule::MinLength(1).to_string(),
+            "must have at least 1 character (minLength)"
+        );
+        assert_eq!(Rule::MaxItems(7).to_string(), "must have at most 7 items (maxItems)");
+        assert_eq!(Rule::Minimum(-0.5).to_string(), "must be at least -0.5 (minimum)");
+        assert!(Rule::Minimum(1.0).holds(&json!(1)) && !Rule::Minimum(1.0).holds(&json!(0)));
+        assert!(
+            Rule::Minimum(1.0).holds(&json!("0")),
+            "a string is not a number's business"
+        );
     }
 }

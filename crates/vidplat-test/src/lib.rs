@@ -12,8 +12,10 @@
 //!   ([`Rule::then`], [`Rule::times`]); [`Mock::verify`] names unmet
 //!   expectations and unanswered requests by operation id.
 //! - **A mock cannot teach what the service cannot do**: an answer is
-//!   checked against the operation's documented statuses and the service's
-//!   error codes when it is set ([`Rule::respond_raw`] is the named escape hatch).
+//!   checked against the operation's documented statuses, the service's
+//!   error codes and the documented bounds of the success body (lengths,
+//!   ranges, item counts, patterns: [`SuccessCheck`]) when it is set
+//!   ([`Rule::respond_raw`] is the named escape hatch).
 //! - **Time**: the client behind a mock waits in tokio's time, so under
 //!   `#[tokio::test(start_paused = true)]` backoff, waiters and the analytics
 //!   quota's minute-long waits take no wall-clock time.
@@ -48,12 +50,14 @@ mod operation;
 mod rule;
 #[cfg(feature = "sim")]
 pub mod sim;
+mod success;
 
 pub use cassette::{Cassette, CASSETTE_FORMAT, RECORD_VARIABLE};
 pub use fixtures::Fixture;
 pub use mock::{Mock, ANALYTICS_URL, ENCODER_URL, VMS_URL};
 pub use operation::{Incoming, MockOperation, Sent, Unreadable};
 pub use rule::Rule;
+pub use success::{SuccessCheck, SuccessRule};
 
 // The generated files are formatted by prettyplease; rustfmt must leave them as written.
 

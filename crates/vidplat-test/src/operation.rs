@@ -2,6 +2,7 @@
 //! markers), and a request as the mock received it, read back into the
 //! operation's typed members.
 
+use crate::SuccessCheck;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt;
@@ -20,6 +21,9 @@ pub trait MockOperation: Copy + Send + Sync + 'static {
     const ERROR_STATUSES: &'static [RangeInclusive<u16>];
     /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
     const CODE_STATUSES: &'static [(&'static str, u16)];
+    /// The documented rules of the success body beyond its Rust type (the
+    /// YAML's `x-returned-bounds`), checked when a rule answers a value.
+    const SUCCESS_CHECKS: &'static [SuccessCheck] = &[];
     /// The decoded success body, as a call returns it.
     type Success: serde::Serialize;
     /// The path, query and header members of a request, typed as the builder's setters take them.

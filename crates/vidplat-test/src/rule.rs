@@ -1,6 +1,7 @@
 //! A rule: which requests of one operation it answers, and its answers in order.
 
 use crate::operation::{Incoming, MockOperation, Sent};
+use crate::success::first_break;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -110,9 +111,11 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// it answers ([`when`](Rule::when)) and how, in order ([`then`](Rule::then)).
 ///
 /// Its answers are checked against the document when they are set: a success
-/// status the operation does not document, an error status it does not
-/// document or an error code its service does not list panics there, naming
-/// the operation. [`respond_raw`](Rule::respond_raw) is the one way around it.
+/// status the operation does not document, a success value that breaks a
+/// documented bound of the body, an error status it does not document or an
+/// error code its service does not list panics there, naming the operation
+/// (and the member, for a value). [`respond_raw`](Rule::respond_raw) is the
+/// one way around it.
 ///
 /// The rule is live as soon as [`Mock::on`](crate::Mock::on) returns it; keep
 /// the handle to read [`calls`](Rule::calls).
@@ -153,7 +156,9 @@ impl<Op: MockOperation> Rule<Op> {
     /// Answers with `value` under `status`.
     ///
     /// # Panics
-    /// If the operation does not document `status` as a success.
+    /// If the operation does not document `status` as a success, or `value`
+    /// breaks a documented rule of the success body (a length, a range, an
+    /// item count, a pattern: [`MockOperation::SUCCESS_CHECKS`]).
     #[track_caller]
     pub fn respond_with_status(self, status: u16, value: Op::Success) -> Self {
         if !Op::META.documents_success(status) {
@@ -166,10 +171,7 @@ impl<Op: MockOperation> Rule<Op> {
         let body = if Op::META.reading == vidplat_core::Reading::Empty {
             Vec::new()
         } else {
-            match serde_json::to_vec(&value) {
-                Ok(body) => body,
-                Err(e) => panic!("{}: the success value does not serialise: {e}", Op::META.id),
-            }
+            documented_body::<Op>(&value)
         };
         self.answer(Answer::Http {
             status,
@@ -315,6 +317,20 @@ impl<Op: MockOperation> Rule<Op> {
             step.answer = Some(answer);
         }
         self
+    }
+}
+
+/// `value` as its JSON body, once it is known to keep the documented rules of
+/// `Op`'s success body.
+#[track_caller]
+fn documented_body<Op: MockOperation>(value: &Op::Success) -> Vec<u8> {
+    let id = Op::META.id;
+    if let Some((place, rule)) = first_break(Op::SUCCESS_CHECKS, value) {
+        panic!("{id}: the answer breaks the document at {place}: {rule}; use respond_raw to answer what the service does not");
+    }
+    match serde_json::to_vec(value) {
+        Ok(body) => body,
+        Err(e) => panic!("{id}: the success value does not serialise: {e}"),
     }
 }
 

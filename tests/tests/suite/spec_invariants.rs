@@ -180,7 +180,11 @@ fn returned_schemas_carry_no_bound_that_could_fail_a_decode() {
         let mut problems = Vec::new();
         for name in &reachable {
             walk(&schemas[name.as_str()], &mut vec![name.clone()], &mut |path, map| {
-                if path.last().is_some_and(|k| k == "properties") {
+                // Member names, and the bounds of returned values, which no decoder reads.
+                if path
+                    .last()
+                    .is_some_and(|k| k == "properties" || k == "x-returned-bounds")
+                {
                     return;
                 }
                 for keyword in DECODE_BOUNDS {
@@ -197,6 +201,54 @@ fn returned_schemas_carry_no_bound_that_could_fail_a_decode() {
         assert!(
             problems.is_empty(),
             "{service}: returned schemas with decode-failing bounds:\n{}",
+            problems.join("\n")
+        );
+    }
+}
+
+/// `x-returned-bounds` states the bounds of values only answers carry: a schema
+/// a request also reaches states its bounds in the keywords (CONVENTIONS.md).
+#[test]
+fn returned_bounds_sit_only_in_schemas_no_request_reaches() {
+    for service in SERVICES {
+        let spec = load_spec(service);
+        let schemas = &spec["components"]["schemas"];
+        let mut sent = BTreeSet::new();
+        let mut queue: Vec<&Value> = Vec::new();
+        for item in spec["paths"].as_object().unwrap().values() {
+            queue.extend(item.get("parameters"));
+            for op in item.as_object().unwrap().values() {
+                queue.extend(op.get("requestBody"));
+                queue.extend(op.get("parameters"));
+            }
+        }
+        while let Some(node) = queue.pop() {
+            walk(node, &mut Vec::new(), &mut |_, map| {
+                let reference = map.get("$ref").and_then(Value::as_str).unwrap_or_default();
+                if let Some(name) = reference.strip_prefix("#/components/schemas/") {
+                    if sent.insert(name.to_owned()) {
+                        queue.push(&schemas[name]);
+                    }
+                } else if let Some(target) = spec
+                    .pointer(reference.trim_start_matches('#'))
+                    .filter(|_| !reference.is_empty())
+                {
+                    queue.push(target);
+                }
+            });
+        }
+        let mut problems = Vec::new();
+        for name in &sent {
+            walk(&schemas[name.as_str()], &mut vec![name.clone()], &mut |path, map| {
+                if map.contains_key("x-returned-bounds") {
+                    problems.push(path.join("/"));
+                }
+            });
+        }
+        assert!(!sent.is_empty());
+        assert!(
+            problems.is_empty(),
+            "{service}: x-returned-bounds in sent schemas:\n{}",
             problems.join("\n")
         );
     }

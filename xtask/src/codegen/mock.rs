@@ -1,16 +1,22 @@
 //! `crates/vidplat-test/src/generated/<service>.rs`: one marker per operation
 //! for the test kit's mocks (`vidplat_test::encoder::GetTask`), with its
-//! documented error statuses, its typed members (`GetTaskParams`) and how a
-//! received request is read back into them.
+//! documented error statuses, the documented rules of its success body beyond
+//! its Rust type, its typed members (`GetTaskParams`) and how a received
+//! request is read back into them.
 
 use crate::codegen::driver::in_crate;
 use crate::codegen::model::{Body, Location, Operation};
+use crate::codegen::spec::{returned_bounds_problems, success_checks_of};
 use crate::services::Service;
 use anyhow::{bail, Context, Result};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
 pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
+    let problems = returned_bounds_problems(spec);
+    if !problems.is_empty() {
+        bail!("{}: {}", service.name, problems.join("\n"));
+    }
     let krate = format_ident!("service");
     let module = format_ident!("{}", service.name);
     let mut items = Vec::new();
@@ -106,6 +112,11 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Some(Body::Raw { .. }) => (quote!(Option<Vec<u8>>), quote!(incoming.raw())),
         };
         let index = proc_macro2::Literal::usize_unsuffixed(index);
+        // Most success bodies document nothing beyond their type: the trait's empty default.
+        let success_checks = success_checks_of(spec, yaml).with_context(|| op.id.clone())?;
+        let success_checks = (!success_checks.is_empty()).then(|| {
+            quote! { const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[#(#success_checks),*]; }
+        });
         let incoming = if fields.is_empty() && op.body.is_none() {
             format_ident!("_incoming")
         } else {
@@ -121,6 +132,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 const TABLE: &'static ServiceTable = &service::operations::TABLE;
                 const ERROR_STATUSES: &'static [RangeInclusive<u16>] = #statuses_name;
                 const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+                #success_checks
                 type Success = #success;
                 type Params = #params_ty;
                 type Body = #body_ty;

@@ -158,24 +158,98 @@ pub fn secret_members(spec: &Value) -> BTreeMap<String, Vec<String>> {
 /// The documented bounds the runtime checks before sending: those on query
 /// parameters and the JSON body (typify's newtypes already enforce patterns).
 pub fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStream)> {
-    use crate::bounds::Bound;
     crate::bounds::of_operation(spec, path, op)
         .into_iter()
         .filter(|(at, _)| at.starts_with("query.") || at.starts_with("body"))
-        .filter_map(|(at, bound)| {
-            let rule = match bound {
-                Bound::Minimum(x) => quote!(Minimum(#x)),
-                Bound::Maximum(x) => quote!(Maximum(#x)),
-                Bound::MinLength(x) => quote!(MinLength(#x)),
-                Bound::MaxLength(x) => quote!(MaxLength(#x)),
-                Bound::MinItems(x) => quote!(MinItems(#x)),
-                Bound::MaxItems(x) => quote!(MaxItems(#x)),
-                Bound::UniqueItems => quote!(UniqueItems),
-                Bound::Pattern(_) => return None,
+        .filter_map(|(at, bound)| Some((at, core_rule(&bound)?)))
+        .collect()
+}
+
+/// The documented rules of an operation's success body that the test kit
+/// checks a mock's answer against, as `vidplat_test::SuccessCheck` values:
+/// the bounds of its returned schemas (`x-returned-bounds`), patterns
+/// translated to regex-lite's syntax as the generated crates' are.
+pub fn success_checks_of(spec: &Value, op: &Value) -> Result<Vec<TokenStream>> {
+    let Some(schema) = success_schema(spec, op) else {
+        return Ok(Vec::new());
+    };
+    crate::bounds::of_returned(spec, schema)
+        .into_iter()
+        .map(|(at, bound)| {
+            let rule = match (&bound, core_rule(&bound)) {
+                (_, Some(rule)) => quote!(Bound(vidplat_core::Rule::#rule)),
+                (crate::bounds::Bound::Pattern(pattern), None) => {
+                    let regex = crate::codegen::patterns::translate(pattern)?;
+                    quote!(Pattern { pattern: #pattern, regex: #regex })
+                }
+                (other, None) => anyhow::bail!("{at}: the test kit has no check for {other}"),
             };
-            Some((at, rule))
+            Ok(quote!(crate::SuccessCheck { at: #at, rule: crate::SuccessRule::#rule }))
         })
         .collect()
+}
+
+/// The `x-returned-bounds` maps of a spec that hold something other than the
+/// bound keywords the readers know, or in the wrong type, as `schema: problem`
+/// (a misspelt keyword would otherwise check nothing).
+pub fn returned_bounds_problems(spec: &Value) -> Vec<String> {
+    fn walk(node: &Value, at: &str, out: &mut Vec<String>) {
+        match node {
+            Value::Object(map) => {
+                if let Some(bounds) = map.get("x-returned-bounds") {
+                    let Some(bounds) = bounds.as_object() else {
+                        out.push(format!("{at}: x-returned-bounds is not a map"));
+                        return;
+                    };
+                    for (keyword, value) in bounds {
+                        let fits = match keyword.as_str() {
+                            "minimum" | "maximum" => value.is_number(),
+                            "minLength" | "maxLength" | "minItems" | "maxItems" => value.is_u64(),
+                            "uniqueItems" => value == &Value::Bool(true),
+                            "pattern" => value
+                                .as_str()
+                                .is_some_and(|p| crate::codegen::patterns::translate(p).is_ok()),
+                            _ => false,
+                        };
+                        if !fits {
+                            out.push(format!(
+                                "{at}: x-returned-bounds.{keyword}: {value} is not a bound the readers know"
+                            ));
+                        }
+                    }
+                }
+                for (key, child) in map {
+                    walk(child, &format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&spec["components"], "#/components", &mut out);
+    walk(&spec["paths"], "#/paths", &mut out);
+    out
+}
+
+/// A bound as the runtime's `vidplat_core::Rule` variant, if it has one
+/// (patterns have none: typify's newtypes check what is sent).
+fn core_rule(bound: &crate::bounds::Bound) -> Option<TokenStream> {
+    use crate::bounds::Bound;
+    Some(match bound {
+        Bound::Minimum(x) => quote!(Minimum(#x)),
+        Bound::Maximum(x) => quote!(Maximum(#x)),
+        Bound::MinLength(x) => quote!(MinLength(#x)),
+        Bound::MaxLength(x) => quote!(MaxLength(#x)),
+        Bound::MinItems(x) => quote!(MinItems(#x)),
+        Bound::MaxItems(x) => quote!(MaxItems(#x)),
+        Bound::UniqueItems => quote!(UniqueItems),
+        Bound::Pattern(_) => return None,
+    })
 }
 
 /// Names of the object schemas a response can contain (directly or nested).
@@ -329,4 +403,51 @@ pub fn response_only_schemas(spec: &Value) -> BTreeSet<String> {
         .into_iter()
         .filter(|name| !sent.contains(name))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn success_checks_are_the_kit_s_rules_and_unknown_returned_bounds_are_refused() {
+        let spec = json!({"components": {"schemas": {
+            "Task": {"type": "object", "properties": {
+                "id": {"type": "integer", "x-returned-bounds": {"minimum": 1}},
+                "name": {"type": "string", "x-returned-bounds": {"pattern": "^\\S*$"}},
+            }},
+        }}});
+        let op = json!({"responses": {"200": {"content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Task"}
+        }}}}});
+        let checks: Vec<String> = success_checks_of(&spec, &op)
+            .unwrap()
+            .iter()
+            .map(|tokens| tokens.to_string().split_whitespace().collect())
+            .collect();
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        assert!(
+            checks[0].contains(r#"at:"body.id""#) && checks[0].contains("Rule::Minimum(1f64)"),
+            "{}",
+            checks[0]
+        );
+        // The pattern is kept as written for the message and translated for regex-lite.
+        assert!(
+            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("regex:"),
+            "{}",
+            checks[1]
+        );
+        assert_eq!(returned_bounds_problems(&spec), Vec::<String>::new());
+        let misspelt = json!({"components": {"schemas": {"Task": {"properties": {
+            "id": {"x-returned-bounds": {"minimun": 1, "maxLength": -1}},
+        }}}}});
+        assert_eq!(
+            returned_bounds_problems(&misspelt),
+            [
+                "#/components/schemas/Task/properties/id: x-returned-bounds.maxLength: -1 is not a bound the readers know",
+                "#/components/schemas/Task/properties/id: x-returned-bounds.minimun: 1 is not a bound the readers know",
+            ]
+        );
+    }
 }

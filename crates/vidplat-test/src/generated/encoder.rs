@@ -31,6 +31,36 @@ impl MockOperation for GetTaskCounts {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.canceled",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.canceling",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.encoding",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.failed",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.ready",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.uploading",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.waiting",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+    ];
     type Success = service::types::TaskCounts;
     type Params = ();
     type Body = ();
@@ -47,6 +77,16 @@ impl MockOperation for GetExternalId {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.external_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.external_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(96u64)),
+        },
+    ];
     type Success = service::types::ExternalId;
     type Params = ();
     type Body = ();
@@ -98,6 +138,39 @@ impl MockOperation for ListPresets {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+    ];
     type Success = service::types::PresetList;
     type Params = ();
     type Body = ();
@@ -114,6 +187,12 @@ impl MockOperation for RegisterPreset {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+    ];
     type Success = service::types::CreatedId;
     type Params = ();
     type Body = service::types::PresetCreate;
@@ -161,6 +240,39 @@ impl MockOperation for GetPreset {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+    ];
     type Success = service::types::Preset;
     type Params = GetPresetParams;
     type Body = ();
@@ -217,6 +329,35 @@ impl MockOperation for ListProfiles {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.data[].presets[]",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+    ];
     type Success = service::types::ProfileList;
     type Params = ();
     type Body = ();
@@ -233,6 +374,12 @@ impl MockOperation for RegisterProfile {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+    ];
     type Success = service::types::CreatedId;
     type Params = ();
     type Body = service::types::ProfileCreate;
@@ -280,6 +427,35 @@ impl MockOperation for GetProfile {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.presets[]",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+    ];
     type Success = service::types::Profile;
     type Params = GetProfileParams;
     type Body = ();
@@ -336,6 +512,20 @@ impl MockOperation for ListTaskImports {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+    ];
     type Success = service::types::TaskImportList;
     type Params = ();
     type Body = ();
@@ -352,6 +542,20 @@ impl MockOperation for ImportTasksCsv {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+    ];
     type Success = service::types::TaskImport;
     type Params = ();
     type Body = Option<Vec<u8>>;
@@ -399,6 +603,20 @@ impl MockOperation for GetTaskImport {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
+        },
+    ];
     type Success = service::types::TaskImport;
     type Params = GetTaskImportParams;
     type Body = ();
@@ -443,6 +661,76 @@ impl MockOperation for ListTasks {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.current_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].error_code",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].input_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].multi_angles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].output_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].preset_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].preset_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].profile_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].profile_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.from",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.last_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.per_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.per_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.to",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.total",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+    ];
     type Success = service::types::TaskList;
     type Params = ListTasksParams;
     type Body = ();
@@ -477,6 +765,56 @@ impl MockOperation for RegisterTask {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.failure_count",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.success_count",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].error_code",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].input_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].multi_angles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].output_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].preset_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].preset_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].profile_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tasks[].profile_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+    ];
     type Success = service::types::TaskRegistration;
     type Params = ();
     type Body = service::types::TaskCreate;
@@ -524,6 +862,48 @@ impl MockOperation for GetTask {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.destination",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.error_code",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.input_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.multi_angles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.output_filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.preset_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.preset_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.profile_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.profile_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
+        },
+    ];
     type Success = service::types::Task;
     type Params = GetTaskParams;
     type Body = ();

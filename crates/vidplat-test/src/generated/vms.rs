@@ -28,6 +28,12 @@ impl MockOperation for ListCategories {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(302u64)),
+        },
+    ];
     type Success = service::types::CategoryList;
     type Params = ListCategoriesParams;
     type Body = ();
@@ -112,6 +118,12 @@ impl MockOperation for GetCategory {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(302u64)),
+        },
+    ];
     type Success = service::types::Category;
     type Params = GetCategoryParams;
     type Body = ();
@@ -174,6 +186,20 @@ impl MockOperation for ListForwardPolicies {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].rules",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+    ];
     type Success = service::types::ForwardPolicyList;
     type Params = ();
     type Body = ();
@@ -190,6 +216,20 @@ impl MockOperation for GetForwardPolicy {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.rules",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+    ];
     type Success = service::types::ForwardPolicy;
     type Params = GetForwardPolicyParams;
     type Body = ();
@@ -218,6 +258,75 @@ impl MockOperation for ListContents {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.current_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].chapters",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(100u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].duration",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].encoder_transaction_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].labels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].labels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.data[].playback_count",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].poster_slideshow_interval",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].primary_poster_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].seek_preview_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].tags",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.per_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+    ];
     type Success = service::types::ContentList;
     type Params = ListContentsParams;
     type Body = ();
@@ -317,6 +426,195 @@ impl MockOperation for GetContent {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.chapters",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(100u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.documents[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.documents[].filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.documents[].title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.documents[].type",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.documents[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.duration",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.encoder_transaction_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.labels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.labels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.playback_count",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.poster_slideshow_interval",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.posters[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.posters[].height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.posters[].timestamp",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.posters[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.posters[].width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.primary_poster_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.seek_preview_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.stream_sets[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.stream_sets[].streams",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.stream_sets[].subtitles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].audio_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].audio_label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].channels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].encoder_task_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].filesize",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].framerate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].path",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].playback_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].sample_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].video_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams[].width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles[].label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles[].language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles[].language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.tags",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::Content;
     type Params = GetContentParams;
     type Body = ();
@@ -373,6 +671,28 @@ impl MockOperation for ListDocuments {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].type",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::DocumentList;
     type Params = ListDocumentsParams;
     type Body = ();
@@ -488,6 +808,28 @@ impl MockOperation for GetDocument {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.filename",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.type",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::Document;
     type Params = GetDocumentParams;
     type Body = ();
@@ -550,6 +892,44 @@ impl MockOperation for GetPlayInformation {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.category",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.default_subtitle_index",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.duration",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.image_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.poster_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.seek_preview_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.stream_set_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.video_url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2000u64)),
+        },
+    ];
     type Success = service::types::PlayInformation;
     type Params = GetPlayInformationParams;
     type Body = ();
@@ -603,6 +983,28 @@ impl MockOperation for ListPosters {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].timestamp",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+    ];
     type Success = service::types::PosterList;
     type Params = ListPostersParams;
     type Body = ();
@@ -746,6 +1148,28 @@ impl MockOperation for GetPoster {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.timestamp",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+    ];
     type Success = service::types::Poster;
     type Params = GetPosterParams;
     type Body = ();
@@ -845,6 +1269,20 @@ impl MockOperation for ListStreamSets {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].streams",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].subtitles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+    ];
     type Success = service::types::StreamSetList;
     type Params = ListStreamSetsParams;
     type Body = ();
@@ -932,6 +1370,20 @@ impl MockOperation for GetStreamSet {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.streams",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+        crate::SuccessCheck {
+            at: "body.subtitles",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
+        },
+    ];
     type Success = service::types::StreamSet;
     type Params = GetStreamSetParams;
     type Body = ();
@@ -994,6 +1446,64 @@ impl MockOperation for ListStreams {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].audio_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].audio_label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].channels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].encoder_task_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].filesize",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].framerate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].path",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].playback_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].sample_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].video_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+    ];
     type Success = service::types::StreamList;
     type Params = ListStreamsParams;
     type Body = ();
@@ -1109,6 +1619,64 @@ impl MockOperation for GetStream {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.audio_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.audio_label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.audio_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.channels",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.encoder_task_id",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.filesize",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.framerate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.height",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.path",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.playback_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.sample_rate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.video_bitrate",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.width",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
+        },
+    ];
     type Success = service::types::Stream;
     type Params = GetStreamParams;
     type Body = ();
@@ -1171,6 +1739,28 @@ impl MockOperation for ListSubtitles {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::SubtitleList;
     type Params = ListSubtitlesParams;
     type Body = ();
@@ -1286,6 +1876,28 @@ impl MockOperation for GetSubtitle {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.content",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.label",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.url",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::Subtitle;
     type Params = GetSubtitleParams;
     type Body = ();
@@ -1348,6 +1960,47 @@ impl MockOperation for ListViewingPages {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.current_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].access_denial_timeout",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].content_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].content_name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.data[].max_simultaneous_viewers",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].revoked_audiences",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(1000u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.per_page",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
+        },
+    ];
     type Success = service::types::ViewingPageList;
     type Params = ListViewingPagesParams;
     type Body = ();
@@ -1394,6 +2047,16 @@ impl MockOperation for RegisterViewingPage {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
+        },
+    ];
     type Success = service::types::ViewingPageRegistration;
     type Params = ();
     type Body = service::types::ViewingPageCreate;
@@ -1441,6 +2104,39 @@ impl MockOperation for GetViewingPage {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.access_denial_timeout",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.content_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.content_name",
+            rule: crate::SuccessRule::Pattern {
+                pattern: "^[0-9a-zA-Z_-]+$",
+                regex: "^[0-9a-zA-Z_-]+$",
+            },
+        },
+        crate::SuccessCheck {
+            at: "body.max_simultaneous_viewers",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.revoked_audiences",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(1000u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.signing_key",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
+        },
+    ];
     type Success = service::types::ViewingPage;
     type Params = GetViewingPageParams;
     type Body = ();
@@ -1525,6 +2221,12 @@ impl MockOperation for ListLabels {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(100u64)),
+        },
+    ];
     type Success = service::types::LabelList;
     type Params = ();
     type Body = ();
@@ -1588,6 +2290,12 @@ impl MockOperation for GetLabel {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(100u64)),
+        },
+    ];
     type Success = service::types::Label;
     type Params = GetLabelParams;
     type Body = ();
@@ -1644,6 +2352,20 @@ impl MockOperation for GetPlaylistItems {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.playlist_description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.playlist_name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.playlist_title",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+    ];
     type Success = service::types::PlaylistItems;
     type Params = GetPlaylistItemsParams;
     type Body = ();
@@ -1675,6 +2397,20 @@ impl MockOperation for ListSites {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].access_denial_timeout",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].domain_names",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(5u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].max_simultaneous_viewers",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
+        },
+    ];
     type Success = service::types::SiteList;
     type Params = ();
     type Body = ();
@@ -1691,6 +2427,20 @@ impl MockOperation for GetSite {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.access_denial_timeout",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
+        },
+        crate::SuccessCheck {
+            at: "body.domain_names",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(5u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.max_simultaneous_viewers",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
+        },
+    ];
     type Success = service::types::Site;
     type Params = GetSiteParams;
     type Body = ();
@@ -1719,6 +2469,32 @@ impl MockOperation for ListStreamingPolicies {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.data[].description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].preferred_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].preferred_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].rules",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.data[].url_lifetime",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(300f64)),
+        },
+    ];
     type Success = service::types::StreamingPolicyList;
     type Params = ();
     type Body = ();
@@ -1735,6 +2511,32 @@ impl MockOperation for GetStreamingPolicy {
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
     const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
+    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
+        crate::SuccessCheck {
+            at: "body.description",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.name",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.preferred_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.preferred_language",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.rules",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
+        },
+        crate::SuccessCheck {
+            at: "body.url_lifetime",
+            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(300f64)),
+        },
+    ];
     type Success = service::types::StreamingPolicy;
     type Params = GetStreamingPolicyParams;
     type Body = ();

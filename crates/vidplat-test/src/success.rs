@@ -1,0 +1,600 @@
+//! The rules the document gives an operation's success body beyond its Rust
+//! type, checked when a rule is told to answer a value: a typed value can
+//! still hold a name longer than the service ever returns, or a count below
+//! its documented minimum. The YAML states these bounds of returned values in
+//! `x-returned-bounds` (its decoders read answers tolerantly, so the keywords
+//! stay out of their way); the generator writes them per operation, as
+//! [`MockOperation::SUCCESS_CHECKS`](crate::MockOperation::SUCCESS_CHECKS).
+//!
+//! The value is checked as it serialises, without building a JSON tree, and
+//! only the members that have a rule below them are visited: a page of 50,000
+//! rows costs a fraction of writing it out.
+
+use serde::ser::{self, Serialize};
+use serde_json::{Error, Value};
+use std::cell::RefCell;
+
+/// One documented rule of an operation's success body, at one place.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SuccessCheck {
+    /// `body`, then `.member` and `[]` steps (`body.data[].name`), as in
+    /// [`vidplat_core::Check::at`].
+    pub at: &'static str,
+    /// The rule.
+    pub rule: SuccessRule,
+}
+
+/// A documented rule of a returned value.
+///
+/// An enumeration has no rule here: every enumeration the documents give is
+/// open (its values may grow, so an unknown one is an answer the service may
+/// give), and a closed one would be a closed Rust enum. Nor has `required`:
+/// typify gives a required member a type without `None`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SuccessRule {
+    /// A bound the client also checks on what it sends (a range, a length,
+    /// an item count, unique items): the same rule and the same words.
+    Bound(vidplat_core::Rule),
+    /// `pattern`: a string matching `pattern` (ECMA-262, as the YAML writes
+    /// it); `regex` is the same language in regex-lite's syntax, as the
+    /// generator translates the generated crates' patterns.
+    Pattern {
+        /// As the YAML writes it.
+        pattern: &'static str,
+        /// For regex-lite.
+        regex: &'static str,
+    },
+}
+
+/// The first value of `value`, as it serialises, that breaks one of
+/// `checks`: its place (`data[3].name`) and what it must be. `None` also when
+/// `value` does not serialise (writing it out says why).
+///
+/// # Panics
+/// If a check's `regex` does not compile (the generator's never fail to).
+#[track_caller]
+pub(crate) fn first_break<T: Serialize + ?Sized>(checks: &[SuccessCheck], value: &T) -> Option<(String, String)> {
+    if checks.is_empty() {
+        return None;
+    }
+    let root = Node::of(checks);
+    let mut state = State {
+        path: Vec::new(),
+        found: None,
+    };
+    // An error here is the value's own: the caller's serialisation reports it.
+    let _ = value.serialize(At {
+        node: &root,
+        state: &mut state,
+    });
+    state.found
+}
+
+/// A rule ready to judge a value.
+enum Judge {
+    Bound(vidplat_core::Rule),
+    Pattern {
+        pattern: &'static str,
+        regex: regex_lite::Regex,
+        /// The last text that matched: the rows of a test's page are mostly
+        /// one fixture repeated, and a match costs more than a comparison.
+        matched: RefCell<Option<String>>,
+    },
+}
+
+/// The rules of one place and the places below it, by the step that reaches them.
+#[derive(Default)]
+struct Node {
+    rules: Vec<Judge>,
+    members: Vec<(&'static str, Node)>,
+    items: Option<Box<Node>>,
+}
+
+impl Node {
+    #[track_caller]
+    fn of(checks: &[SuccessCheck]) -> Node {
+        let mut root = Node::default();
+        for check in checks {
+            let Some(mut path) = check.at.strip_prefix("body") else {
+                continue;
+            };
+            let mut node = &mut root;
+            while !path.is_empty() {
+                if let Some(rest) = path.strip_prefix("[]") {
+                    node = node.items.get_or_insert_with(Box::default);
+                    path = rest;
+                    continue;
+                }
+                let step = path.strip_prefix('.').unwrap_or(path);
+                let (member, rest) = step.split_at(step.find(['.', '[']).unwrap_or(step.len()));
+                let index = match node.members.iter().position(|(name, _)| *name == member) {
+                    Some(index) => index,
+                    None => {
+                        node.members.push((member, Node::default()));
+                        node.members.len() - 1
+                    }
+                };
+                node = &mut node.members[index].1;
+                path = rest;
+            }
+            node.rules.push(match check.rule {
+                SuccessRule::Bound(rule) => Judge::Bound(rule),
+                SuccessRule::Pattern { pattern, regex } => match regex_lite::Regex::new(regex) {
+                    Ok(regex) => Judge::Pattern {
+                        pattern,
+                        regex,
+                        matched: RefCell::default(),
+                    },
+                    Err(e) => panic!(
+                        "the check at {} has a pattern regex-lite cannot read ({regex}): {e}",
+                        check.at
+                    ),
+                },
+            });
+        }
+        root
+    }
+
+    fn member(&self, name: &str) -> Option<&Node> {
+        self.members
+            .iter()
+            .find(|(member, _)| *member == name)
+            .map(|(_, node)| node)
+    }
+}
+
+/// One step from the body to a value.
+enum Step {
+    Member(&'static str),
+    Key(String),
+    Item(usize),
+}
+
+struct State {
+    path: Vec<Step>,
+    found: Option<(String, String)>,
+}
+
+impl State {
+    /// Records the first rule of `node` that `value` breaks, at the current place.
+    fn judge(&mut self, node: &Node, value: &Value) {
+        if self.found.is_some() {
+            return;
+        }
+        let broken = node.rules.iter().find_map(|judge| match judge {
+            Judge::Bound(rule) => (!rule.holds(value)).then(|| rule.to_string()),
+            Judge::Pattern {
+                pattern,
+                regex,
+                matched,
+            } => {
+                let text = value.as_str()?;
+                if matched.borrow().as_deref() == Some(text) {
+                    return None;
+                }
+                if regex.is_match(text) {
+                    *matched.borrow_mut() = Some(text.to_owned());
+                    return None;
+                }
+                Some(format!("must match {pattern} (pattern)"))
+            }
+        });
+        if let Some(rule) = broken {
+            self.found = Some((self.place(), rule));
+        }
+    }
+
+    /// `tasks[0].status`; `body` for the body itself.
+    fn place(&self) -> String {
+        let mut out = String::new();
+        for step in &self.path {
+            match step {
+                Step::Member(name) => push_member(&mut out, name),
+                Step::Key(name) => push_member(&mut out, name),
+                Step::Item(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        if out.is_empty() {
+            "body".into()
+        } else {
+            out
+        }
+    }
+
+    /// Serialises `value` at `node`, one `step` below the current place.
+    fn descend<T: Serialize + ?Sized>(&mut self, node: &Node, step: Step, value: &T) -> Result<(), Error> {
+        self.path.push(step);
+        let outcome = value.serialize(At { node, state: self });
+        self.path.pop();
+        outcome
+    }
+}
+
+fn push_member(out: &mut String, name: &str) {
+    if !out.is_empty() {
+        out.push('.');
+    }
+    out.push_str(name);
+}
+
+/// The serialiser of the value at one place: judges scalars against the
+/// place's rules, and goes down only where a rule waits below.
+struct At<'n, 's> {
+    node: &'n Node,
+    state: &'s mut State,
+}
+
+impl<'n, 's> At<'n, 's> {
+    fn scalar(self, value: impl FnOnce() -> Value) -> Result<(), Error> {
+        if !self.node.rules.is_empty() {
+            self.state.judge(self.node, &value());
+        }
+        Ok(())
+    }
+
+    fn compound(self, step: Option<&'static str>) -> Compound<'n, 's> {
+        // A variant with data is written as `{variant: data}`: its rules sit one member down.
+        let node = match step {
+            Some(variant) => self.node.member(variant),
+            None => Some(self.node),
+        };
+        Compound {
+            node,
+            state: self.state,
+            count: 0,
+            items: None,
+            key: None,
+            unique: node.is_some_and(|n| {
+                n.rules
+                    .iter()
+                    .any(|j| matches!(j, Judge::Bound(vidplat_core::Rule::UniqueItems)))
+            }),
+        }
+    }
+}
+
+impl<'n, 's> ser::Serializer for At<'n, 's> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'n, 's>;
+    type SerializeTuple = Compound<'n, 's>;
+    type SerializeTupleStruct = Compound<'n, 's>;
+    type SerializeTupleVariant = Compound<'n, 's>;
+    type SerializeMap = Compound<'n, 's>;
+    type SerializeStruct = Compound<'n, 's>;
+    type SerializeStructVariant = Compound<'n, 's>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.scalar(|| Value::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        self.scalar(|| Value::from(v))
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.scalar(|| Value::String(v.to_string()))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.scalar(|| Value::String(v.to_owned()))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match self.node.member(variant) {
+            Some(node) => self.state.descend(node, Step::Member(variant), value),
+            None => Ok(()),
+        }
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(None))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(None))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(None))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(Some(variant)))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(None))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(None))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'n, 's>, Error> {
+        Ok(self.compound(Some(variant)))
+    }
+}
+
+/// An array, an object or a variant's data being serialised at one place
+/// (`node`: `None` when no rule waits at or below it).
+struct Compound<'n, 's> {
+    node: Option<&'n Node>,
+    state: &'s mut State,
+    /// Items seen, for the item counts.
+    count: usize,
+    /// The items as JSON, kept only for `uniqueItems`.
+    items: Option<Vec<Value>>,
+    /// The key of the map entry whose value comes next.
+    key: Option<String>,
+    unique: bool,
+}
+
+impl Compound<'_, '_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let index = self.count;
+        self.count += 1;
+        let Some(node) = self.node else { return Ok(()) };
+        if self.state.found.is_some() {
+            return Ok(());
+        }
+        if self.unique {
+            self.items
+                .get_or_insert_with(Vec::new)
+                .push(serde_json::to_value(value)?);
+        }
+        match &node.items {
+            Some(items) => self.state.descend(items, Step::Item(index), value),
+            None => Ok(()),
+        }
+    }
+
+    fn member<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
+        match self.node.and_then(|node| node.member(name)) {
+            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(name), value),
+            _ => Ok(()),
+        }
+    }
+
+    /// Judges the array just written against its place's rules (item counts, unique items).
+    fn end_array(self) -> Result<(), Error> {
+        if let Some(node) = self.node.filter(|node| !node.rules.is_empty()) {
+            // Only the count matters to every rule but uniqueItems, which has the items.
+            let items = self.items.unwrap_or_else(|| vec![Value::Null; self.count]);
+            self.state.judge(node, &Value::Array(items));
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.end_array()
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.end_array()
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.end_array()
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.end_array()
+    }
+}
+
+impl ser::SerializeMap for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        // Map keys (a flattened `extra`, say) are looked up only where rules wait.
+        self.key = match self.node {
+            Some(node) if !node.members.is_empty() => match serde_json::to_value(key)? {
+                Value::String(key) => Some(key),
+                other => Some(other.to_string()),
+            },
+            _ => None,
+        };
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let Some(key) = self.key.take() else { return Ok(()) };
+        match self.node.and_then(|node| node.member(&key)) {
+            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Key(key), value),
+            _ => Ok(()),
+        }
+    }
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
+        self.member(name, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
+        self.member(name, value)
+    }
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use vidplat_core::Rule;
+
+    const CHECKS: &[SuccessCheck] = &[
+        SuccessCheck {
+            at: "body.per_page",
+            rule: SuccessRule::Bound(Rule::Maximum(100.0)),
+        },
+        SuccessCheck {
+            at: "body.data",
+            rule: SuccessRule::Bound(Rule::MaxItems(3)),
+        },
+        SuccessCheck {
+            at: "body.data[].labels",
+            rule: SuccessRule::Bound(Rule::UniqueItems),
+        },
+        SuccessCheck {
+            at: "body.data[].name",
+            rule: SuccessRule::Pattern {
+                pattern: "^[a-z]+$",
+                regex: "^[a-z]+$",
+            },
+        },
+    ];
+
+    /// The same as JSON and as a typed value: the check sees what is written.
+    #[test]
+    fn the_first_break_is_named_by_its_whole_path() {
+        let ok = json!({"per_page": 100, "data": [{"name": "a", "labels": ["x", "y"]}], "other": [1, 1]});
+        assert_eq!(first_break(CHECKS, &ok), None);
+        let cases = [
+            (json!({"per_page": 101}), "per_page", "must be at most 100 (maximum)"),
+            (
+                json!({"data": [{}, {}, {}, {}]}),
+                "data",
+                "must have at most 3 items (maxItems)",
+            ),
+            (
+                json!({"data": [{"labels": ["x"]}, {"labels": ["x", "x"]}]}),
+                "data[1].labels",
+                "must not repeat an item (uniqueItems)",
+            ),
+            (
+                json!({"data": [{"name": "Ab"}]}),
+                "data[0].name",
+                "must match ^[a-z]+$ (pattern)",
+            ),
+            (
+                json!({"data": [{"name": "a"}, {"name": ""}]}),
+                "data[1].name",
+                "must match ^[a-z]+$ (pattern)",
+            ),
+        ];
+        for (body, place, rule) in cases {
+            assert_eq!(first_break(CHECKS, &body), Some((place.into(), rule.into())), "{body}");
+        }
+        // A typed value's members are the same steps.
+        #[derive(serde::Serialize)]
+        struct Row {
+            name: &'static str,
+        }
+        #[derive(serde::Serialize)]
+        struct Page {
+            data: Vec<Row>,
+        }
+        let typed = Page {
+            data: vec![Row { name: "a" }, Row { name: "B" }],
+        };
+        assert_eq!(
+            first_break(CHECKS, &typed),
+            Some(("data[1].name".into(), "must match ^[a-z]+$ (pattern)".into()))
+        );
+    }
+}
