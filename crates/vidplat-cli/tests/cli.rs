@@ -821,17 +821,7 @@ async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
     assert!(sim.alive(), "the simulator runs after the command returned");
 
     // The lines as a shell evaluates them, then a command with nothing else in its environment.
-    let mut shell = tokio::process::Command::new("/bin/sh");
-    shell
-        .args([
-            "-c",
-            r#"eval "$1" && exec "$2" encoder list-tasks -o json"#,
-            "sh",
-            &printed.stdout,
-            env!("CARGO_BIN_EXE_vidplat"),
-        ])
-        .env_clear()
-        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+    let shell = after_exports(&printed.stdout, "encoder list-tasks -o json", cli.config_dir.path());
     let listed = cli.run_with(shell, "").await;
     assert_eq!((listed.code, listed.stdout.as_str()), (0, "[]\n"), "{listed:?}");
 
@@ -841,6 +831,23 @@ async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(!sim.alive(), "the printed PID stops it");
+}
+
+/// `/bin/sh` evaluating `exports` (what `vidplat sim --print-env` printed),
+/// then running `vidplat <command>` with nothing else in its environment.
+fn after_exports(exports: &str, command: &str, config_dir: &std::path::Path) -> tokio::process::Command {
+    let mut shell = tokio::process::Command::new("/bin/sh");
+    shell
+        .args([
+            "-c",
+            &format!(r#"eval "$1" && exec "$2" {command}"#),
+            "sh",
+            exports,
+            env!("CARGO_BIN_EXE_vidplat"),
+        ])
+        .env_clear()
+        .env("VIDPLAT_CONFIG_DIR", config_dir);
+    shell
 }
 
 #[tokio::test]
@@ -858,17 +865,7 @@ async fn sim_scenario_sets_up_a_hard_case_in_the_background_simulator() {
         .and_then(|p| p.parse().ok())
         .map(Background)
         .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
-    let mut shell = tokio::process::Command::new("/bin/sh");
-    shell
-        .args([
-            "-c",
-            r#"eval "$1" && exec "$2" analytics cloud-by-region"#,
-            "sh",
-            &printed.stdout,
-            env!("CARGO_BIN_EXE_vidplat"),
-        ])
-        .env_clear()
-        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+    let shell = after_exports(&printed.stdout, "analytics cloud-by-region", cli.config_dir.path());
     let slow = cli.run_with(shell, "").await;
     sim.stop();
     assert_eq!((slow.code, slow.stdout.as_str()), (1, ""), "{slow:?}");

@@ -734,20 +734,7 @@ async fn two_processes_export_different_reports_through_one_account() {
             args
         })
         .collect();
-    let lines = tokio::task::spawn_blocking(move || {
-        let running: Vec<Worker> = workers.iter().map(|args| Worker::spawn(args)).collect();
-        running
-            .into_iter()
-            .map(|worker| {
-                let lines = worker.lines.clone();
-                worker.finish(Duration::from_secs(60));
-                let found = lines.lock().unwrap().clone();
-                found
-            })
-            .collect::<Vec<_>>()
-    })
-    .await
-    .unwrap();
+    let lines = lines_of_workers(workers).await;
     for (lines, dir) in lines.iter().zip(&dirs) {
         let exported = lines
             .iter()
@@ -793,20 +780,7 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
         );
         args
     };
-    let lines = tokio::task::spawn_blocking(move || {
-        let running: Vec<Worker> = (0..3).map(|_| Worker::spawn(&args)).collect();
-        running
-            .into_iter()
-            .map(|worker| {
-                let lines = worker.lines.clone();
-                worker.finish(Duration::from_secs(60));
-                let found = lines.lock().unwrap().clone();
-                found
-            })
-            .collect::<Vec<_>>()
-    })
-    .await
-    .unwrap();
+    let lines = lines_of_workers(vec![args; 3]).await;
     // `exported <rows> <calls> <paused> <chunks done> <chunks left to others>`, one line a worker.
     let mut done = 0;
     for lines in &lines {
@@ -842,6 +816,24 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     asked.dedup();
     assert_eq!((before, asked.len()), (6, 6), "{asked:?}");
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
+}
+
+/// Runs one worker process per argument list at once; the lines each printed, when all ended (60 s each at most).
+async fn lines_of_workers(workers: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    tokio::task::spawn_blocking(move || {
+        let running: Vec<Worker> = workers.iter().map(|args| Worker::spawn(args)).collect();
+        running
+            .into_iter()
+            .map(|worker| {
+                let lines = worker.lines.clone();
+                worker.finish(Duration::from_secs(60));
+                let found = lines.lock().unwrap().clone();
+                found
+            })
+            .collect()
+    })
+    .await
+    .unwrap()
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {
