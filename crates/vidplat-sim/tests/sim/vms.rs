@@ -1742,7 +1742,15 @@ async fn viewing_pages_answer_only_valid_signed_urls() {
         "adding twice changes nothing"
     );
     assert_eq!(fetch(valid).await.0, 403, "revoked audience");
-    assert_eq!(fetch(sign(&page_url, key, &grant(now() + 60, "viewer-3"))).await.0, 200);
+    let for_a_minute = sign(&page_url, key, &grant(now() + 60, "viewer-3"));
+    assert_eq!(fetch(for_a_minute.clone()).await.0, 200);
+    // The simulator's clock, moved on, expires it without a wait; the wall clock has not moved.
+    sim.advance_clock(std::time::Duration::from_secs(61));
+    assert_eq!(fetch(for_a_minute).await.0, 403, "expired on the simulator's clock");
+    assert_eq!(
+        fetch(sign(&page_url, key, &grant(now() + 120, "viewer-3"))).await.0,
+        200
+    );
     assert_eq!(
         fetch(format!("https://{PORTAL_DOMAIN}/pages/{}", Uuid::new_v4()))
             .await
