@@ -1,6 +1,7 @@
-//! What the SDK never prints: the API key, and the values of members the YAML
+//! What the SDK never prints: the API key, the values of members the YAML
 //! marks `x-secret: true` (a viewing page's `signing_key`, passwords, client
-//! secrets). Every excerpt of a body, and every server or URL text an error
+//! secrets), and the `signature` of signed viewing-page URLs (a credential
+//! until it expires). Every excerpt of a body, and every server or URL text an error
 //! quotes, goes through here.
 
 use secrecy::{ExposeSecret, SecretString};
@@ -40,7 +41,8 @@ impl Redactor {
         }
     }
 
-    /// `text` with every occurrence of the key and every secret member's value replaced.
+    /// `text` with every occurrence of the key, every secret member's value
+    /// and every `signature=` parameter's value replaced.
     pub fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut text = Cow::Borrowed(text);
         if let Some(key) = &self.api_key {
@@ -50,6 +52,9 @@ impl Redactor {
             }
         }
         if let Some(redacted) = redact_members(&text, self.secret_members) {
+            text = Cow::Owned(redacted);
+        }
+        if let Cow::Owned(redacted) = redact_signatures(&text) {
             text = Cow::Owned(redacted);
         }
         text
@@ -155,6 +160,57 @@ pub fn without_credentials(url: &str) -> Cow<'_, str> {
         }
     }
     out
+}
+
+/// `text` with the value of every `signature=` parameter replaced by
+/// `[redacted]`: in a query (`?signature=`, `&signature=`), inside a URL
+/// quoted in JSON (`\u0026signature=`) or percent-encoded in another URL's
+/// query (`%26signature%3D`). The value ends at the next delimiter.
+fn redact_signatures(text: &str) -> Cow<'_, str> {
+    const NAME: &str = "signature";
+    // ASCII lowercase keeps every byte offset.
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(found) = lower[at..].find(NAME) {
+        let start = at + found;
+        let after_name = start + NAME.len();
+        at = after_name;
+        let separator = if lower[after_name..].starts_with('=') {
+            1
+        } else if lower[after_name..].starts_with("%3d") {
+            3
+        } else {
+            continue;
+        };
+        if !starts_parameter(&lower[..start]) {
+            continue;
+        }
+        let value_start = after_name + separator;
+        let rest = &lower[value_start..];
+        let delimiter = rest.find(|c: char| c.is_whitespace() || "&\"'#<>\\,;()[]{}".contains(c));
+        let encoded = ["%26", "%23", "%22"].iter().filter_map(|d| rest.find(d)).min();
+        let value_end = value_start + delimiter.into_iter().chain(encoded).min().unwrap_or(rest.len());
+        if value_end == value_start {
+            continue;
+        }
+        out.push_str(&text[copied..value_start]);
+        out.push_str(REDACTED);
+        copied = value_end;
+        at = value_end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// Whether a parameter name starts after `before` (lowercase): not inside a longer word.
+fn starts_parameter(before: &str) -> bool {
+    ["%3f", "%26", "\\u0026"].iter().any(|p| before.ends_with(p))
+        || !before.ends_with(|c: char| c.is_ascii_alphanumeric() || "_-.%".contains(c))
 }
 
 /// Replaces the string value of every member whose name, once its JSON
@@ -295,5 +351,35 @@ b"}"#;
         assert_eq!(without_credentials("https://u:pw@[bad/"), "https://***@[bad/");
         assert_eq!(without_credentials("https://h.example/a@b"), "https://h.example/a@b");
         assert_eq!(without_credentials("not a url"), "not a url");
+    }
+
+    #[test]
+    fn signatures_are_scrubbed_wherever_a_url_carries_them() {
+        let cases = [
+            (
+                "expires=1&signature=abc123&version=1",
+                "expires=1&signature=[redacted]&version=1",
+            ),
+            ("signature=abc123", "signature=[redacted]"),
+            (
+                r#"{"url":"https://h/pages/p?aud=a\u0026signature=ff00\u0026expires=2"}"#,
+                r#"{"url":"https://h/pages/p?aud=a\u0026signature=[redacted]\u0026expires=2"}"#,
+            ),
+            (
+                "next=https%3A%2F%2Fh%2Fp%3FSignature%3Dab%2Bc%26v%3D1",
+                "next=https%3A%2F%2Fh%2Fp%3FSignature%3D[redacted]%26v%3D1",
+            ),
+            ("signature=[redacted]", "signature=[redacted]"),
+        ];
+        for (text, scrubbed) in cases {
+            assert_eq!(redact_signatures(text), scrubbed);
+        }
+        // Other parameters, and words that end in it, are left alone (and not copied).
+        for text in ["x_signature=1", "presignature=1", "signature: none", "signature="] {
+            assert!(
+                matches!(redact_signatures(text), Cow::Borrowed(t) if t == text),
+                "{text}"
+            );
+        }
     }
 }

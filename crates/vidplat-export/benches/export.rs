@@ -20,10 +20,8 @@
 //! `-- --only parquet --times 3` to run one side alone, for a profiler: the
 //! difference between two `--times` is that many runs' cost).
 
-use futures::StreamExt as _;
 use std::hint::black_box;
 use std::time::Instant;
-use vidplat::Rows as _;
 use vidplat_export::{Column, ExportReport as _, Files, Format, Partition, PartitionSink, RowSink, SinkError, Value};
 
 #[path = "support/page.rs"]
@@ -81,20 +79,7 @@ fn main() {
     runtime.block_on(async move {
         let client = page::client(&base);
         let dir = tempfile::tempdir().expect("tempdir");
-        let rows = || async {
-            let mut stream = client
-                .analytics()
-                .expect("analytics")
-                .cloud_viewing_history()
-                .limit(50_000u64)
-                .rows();
-            let mut count = 0usize;
-            while let Some(row) = stream.next().await {
-                black_box(row.expect("a row"));
-                count += 1;
-            }
-            assert_eq!(count, ROWS);
-        };
+        let rows = || async { assert_eq!(page::rows_alone(&client).await, ROWS) };
         let export = |format: Option<Format>| {
             let client = &client;
             let dir = dir.path();

@@ -7,10 +7,9 @@
 //! `cargo bench -p vidplat-export --features parquet --bench export_heap`
 //! (`-- --rate-mib 50` to send the page at 50 MiB/s).
 
-use futures::StreamExt as _;
 use std::hint::black_box;
 use std::sync::atomic::Ordering::Relaxed;
-use vidplat::{Call as _, Rows as _};
+use vidplat::Call as _;
 use vidplat_export::{ExportReport as _, Files, Format};
 
 #[path = "support/counting_alloc.rs"]
@@ -62,20 +61,7 @@ fn main() {
             assert_eq!(page.data.len(), ROWS);
             page.data
         };
-        let rows = || async {
-            let mut stream = client
-                .analytics()
-                .expect("analytics")
-                .cloud_viewing_history()
-                .limit(50_000u64)
-                .rows();
-            let mut count = 0usize;
-            while let Some(row) = stream.next().await {
-                black_box(row.expect("a row"));
-                count += 1;
-            }
-            assert_eq!(count, ROWS);
-        };
+        let rows = || async { assert_eq!(page::rows_alone(&client).await, ROWS) };
         let export = |format: Format| {
             let client = &client;
             let dir = dir.path().join(format.extension());

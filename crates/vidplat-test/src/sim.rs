@@ -82,18 +82,16 @@ fn incoming<Op: MockOperation>(received: &Received) -> Result<Incoming, Unreadab
         .into_iter()
         .map(|(name, value)| (name.to_owned(), decode(value)))
         .collect();
-    let query = received.query.as_deref().map_or_else(Vec::new, |query| {
-        // The journal keeps the query as sent: its pairs are form-encoded.
-        query
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .map(|pair| {
-                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-                let form = |text: &str| decode(&text.replace('+', " "));
-                (form(name), form(value))
-            })
-            .collect()
-    });
+    // The journal keeps the query as sent; the mock reads it the same way, through `Url`.
+    let query = received
+        .query
+        .as_deref()
+        .and_then(|query| reqwest::Url::parse(&format!("http://sim.invalid/?{query}")).ok())
+        .map_or_else(Vec::new, |url| {
+            url.query_pairs()
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect()
+        });
     Ok(Incoming {
         service: Op::TABLE.service,
         operation: Op::META,

@@ -11,6 +11,25 @@ pub const ROWS: usize = 50_000;
 /// The sending server's chunk, as in the SDK's `large_page` bench.
 const CHUNK: usize = 64 * 1024;
 
+/// Reads the page through `.rows()` alone (no file), each row given to
+/// `black_box`: the side every export is compared with. The rows read.
+pub async fn rows_alone(client: &vidplat::Client) -> usize {
+    use futures::StreamExt as _;
+    use vidplat::Rows as _;
+    let mut stream = client
+        .analytics()
+        .expect("analytics")
+        .cloud_viewing_history()
+        .limit(50_000u64)
+        .rows();
+    let mut count = 0usize;
+    while let Some(row) = stream.next().await {
+        std::hint::black_box(row.expect("a row"));
+        count += 1;
+    }
+    count
+}
+
 /// The day every row falls on (Japan time).
 pub fn day() -> chrono::NaiveDate {
     chrono::NaiveDate::from_ymd_opt(2026, 10, 1).expect("a day")

@@ -3,6 +3,7 @@
 //! own code): schema, row groups, values, determinism, and what a bad row
 //! leaves behind.
 
+use crate::columns::EVERY_KIND as COLUMNS;
 use arrow_array::cast::AsArray as _;
 use arrow_array::types::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampSecondType};
 use arrow_array::{Array, RecordBatch};
@@ -12,73 +13,9 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use vidplat_export::{Column, ColumnKind, Files, Format, Partition, PartitionSink as _, RowSink as _, Value};
+use vidplat_export::{Files, Format, Partition, PartitionSink as _, RowSink as _, Value};
 
 const REPORT: &str = "cloud_viewing_history";
-
-/// One column of every kind, nullable and not.
-const COLUMNS: [Column; 10] = [
-    Column {
-        name: "content_title",
-        kind: ColumnKind::Text,
-        nullable: true,
-        description: "Content title.",
-    },
-    Column {
-        name: "content_type",
-        kind: ColumnKind::OpenEnum,
-        nullable: true,
-        description: "Type of a content.",
-    },
-    Column {
-        name: "play_time",
-        kind: ColumnKind::Integer,
-        nullable: true,
-        description: "Play time.",
-    },
-    Column {
-        name: "complete_play_percent",
-        kind: ColumnKind::Float,
-        nullable: true,
-        description: "Share of plays watched to the end.",
-    },
-    Column {
-        name: "is_live",
-        kind: ColumnKind::Boolean,
-        nullable: true,
-        description: "Whether the content is live.",
-    },
-    Column {
-        name: "date_time",
-        kind: ColumnKind::Timestamp,
-        nullable: true,
-        description: "Time of the viewing.",
-    },
-    Column {
-        name: "engagement_bitmap",
-        kind: ColumnKind::Json,
-        nullable: false,
-        description: "Engagement per position.",
-    },
-    Column {
-        name: "user_id",
-        kind: ColumnKind::Text,
-        nullable: false,
-        description: "User ID.",
-    },
-    Column {
-        name: "export_chunk_first",
-        kind: ColumnKind::Date,
-        nullable: false,
-        description: "The first day of the period the row was asked for in (Japan time).",
-    },
-    Column {
-        name: "export_fetched_at",
-        kind: ColumnKind::Timestamp,
-        nullable: false,
-        description: "When the row's period was fetched (Japan time).",
-    },
-];
 
 fn day() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 10, 1).expect("a day")

@@ -1,6 +1,7 @@
 //! The exporter's tests, in one binary (one link instead of four).
 
 mod against_the_simulator;
+mod columns;
 // Read back with the parquet crate's and arrow-ipc's own readers.
 #[cfg(feature = "parquet")]
 mod columnar;
