@@ -1,7 +1,10 @@
 //! One "process" of the multi-process quota runs (tests/tests/redis_quota.rs):
 //! makes `--calls` analytics calls against the simulator, counting the quota in
-//! Redis (`--store redis://...`) or in its own memory (`--store memory`), and
-//! prints one line per call: `call ok|429|error <start ms> <end ms>` (Unix
+//! Redis (`--store redis://...`, or `--store cluster:URL,URL,...` for some
+//! nodes of a Redis Cluster) or in its own memory (`--store memory`), and
+//! prints one line per call: `call ok|429|unavailable|refused|timeout|error
+//! <start ms> <end ms>` (`unavailable`: refused because the store could not be
+//! reached; `refused`: the quota wait reached the call's deadline; Unix
 //! epoch), then `round_trips <n>`. With `--hold` it takes the analytics slot,
 //! prints `holding`, and keeps it until killed. With `--export REPORT --out DIR
 //! --from DATE --to DATE` it exports the report one day a chunk instead, and
@@ -26,6 +29,8 @@ struct Args {
     window: Duration,
     margin: Duration,
     lease: Duration,
+    command_timeout: Option<Duration>,
+    total_timeout: Option<Duration>,
     start_at: u128,
     hold: bool,
     export: Option<String>,
@@ -46,6 +51,8 @@ fn args() -> Result<Args, String> {
         window: Duration::from_secs(60),
         margin: Duration::from_millis(250),
         lease: Duration::from_secs(30),
+        command_timeout: None,
+        total_timeout: None,
         start_at: 0,
         hold: false,
         export: None,
@@ -75,6 +82,8 @@ fn args() -> Result<Args, String> {
             "--window-ms" => out.window = Duration::from_millis(number()?),
             "--margin-ms" => out.margin = Duration::from_millis(number()?),
             "--lease-ms" => out.lease = Duration::from_millis(number()?),
+            "--command-timeout-ms" => out.command_timeout = Some(Duration::from_millis(number()?)),
+            "--total-timeout-ms" => out.total_timeout = Some(Duration::from_millis(number()?)),
             "--start-at" => out.start_at = u128::from(number()?),
             "--export" => out.export = Some(value.clone()),
             "--out" => out.out = value.clone(),
@@ -92,14 +101,22 @@ async fn main() -> Result<(), String> {
     let redis = if args.store == "memory" {
         None
     } else {
-        Some(
-            RedisQuota::new(&args.store, &args.account)
-                .map_err(|e| e.to_string())?
-                .lease(args.lease),
-        )
+        let store = match args.store.strip_prefix("cluster:") {
+            Some(nodes) => RedisQuota::cluster(nodes.split(','), &args.account),
+            None => RedisQuota::new(&args.store, &args.account),
+        };
+        let store = store.map_err(|e| e.to_string())?.lease(args.lease);
+        Some(match args.command_timeout {
+            Some(timeout) => store.command_timeout(timeout),
+            None => store,
+        })
     };
     let store = redis.clone().map_or(QuotaStore::Memory, QuotaStore::from);
-    let client = vidplat::Client::builder()
+    let mut builder = vidplat::Client::builder();
+    if let Some(timeout) = args.total_timeout {
+        builder = builder.total_timeout(timeout);
+    }
+    let client = builder
         .analytics_url(&args.analytics)
         .api_key(&args.key)
         .retry(RetryPolicy::never())
@@ -138,6 +155,12 @@ async fn main() -> Result<(), String> {
         let kind = match outcome {
             Ok(_) => "ok",
             Err(Error::RateLimited { response: Some(_), .. }) => "429",
+            Err(Error::RateLimited {
+                quota: vidplat::Quota::StoreUnavailable,
+                ..
+            }) => "unavailable",
+            Err(Error::RateLimited { response: None, .. }) => "refused",
+            Err(Error::Timeout(_)) => "timeout",
             Err(e) => {
                 eprintln!("{e}");
                 "error"

@@ -16,7 +16,7 @@ use vidplat::{
 };
 use vidplat_core::OperationMeta;
 use vidplat_sim::{SimConfig, Simulator};
-use vidplat_tests::redis_server::RedisServer;
+use vidplat_tests::redis_server::{RedisCluster, RedisServer};
 
 fn cloud_by_os() -> &'static OperationMeta {
     vidplat::analytics::operations::TABLE.operation("cloud_by_os").unwrap()
@@ -816,6 +816,85 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     asked.dedup();
     assert_eq!((before, asked.len()), (6, 6), "{asked:?}");
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+async fn four_processes_share_the_quota_on_a_redis_cluster_through_a_fail_over_of_the_slots_master() {
+    const ACCOUNT: &str = "cluster";
+    let Some(mut cluster) = RedisCluster::start(&format!("{{vidplat:{ACCOUNT}}}")) else {
+        return;
+    };
+    let sim = windowed_sim().await;
+    // Named: the two masters that do not own the account's slot. The first
+    // call is redirected to the owner; when the owner dies, they redirect to
+    // the replica once it is promoted.
+    let others: Vec<String> = (0..3)
+        .filter(|&i| i != cluster.owner)
+        .map(|i| cluster.masters[i].url())
+        .collect();
+    let store = format!("cluster:{}", others.join(","));
+    const CALLS: u32 = 6;
+    let command_timeout = Duration::from_secs(4);
+    let deadline = Duration::from_secs(8);
+    let lease = Duration::from_secs(2);
+    let start_at = epoch_ms() + 1500;
+    let mut args = worker_args(&sim, &store, ACCOUNT, CALLS, start_at, lease);
+    args.extend(["--command-timeout-ms", &command_timeout.as_millis().to_string()].map(String::from));
+    args.extend(["--total-timeout-ms", &deadline.as_millis().to_string()].map(String::from));
+    let (calls, killed_at, promoted_at, cluster) = tokio::task::spawn_blocking(move || {
+        let workers: Vec<Worker> = (0..4).map(|_| Worker::spawn(&args)).collect();
+        // Mid-run: the master of the account's slot dies without a word.
+        std::thread::sleep(Duration::from_millis(
+            u64::try_from(start_at + 2_500 - epoch_ms()).unwrap_or(0),
+        ));
+        let owner = cluster.owner;
+        cluster.masters[owner].stop(); // SIGKILL
+        let killed_at = epoch_ms();
+        let until = Instant::now() + Duration::from_secs(20);
+        while !cluster.replica_promoted() {
+            assert!(Instant::now() < until, "no fail-over within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let promoted_at = epoch_ms();
+        let mut calls = Vec::new();
+        for worker in workers {
+            calls.extend(worker.finish(Duration::from_secs(60)).0);
+        }
+        (calls, killed_at, promoted_at, cluster)
+    })
+    .await
+    .unwrap();
+    let count = |kind: &str| calls.iter().filter(|c| c.0 == kind).count();
+    let (ok, unavailable, at_deadline) = (count("ok"), count("unavailable"), count("refused"));
+    let longest = calls.iter().map(|c| c.2 - c.1).max().unwrap_or(0);
+    println!(
+        "redis cluster: {ok} ok, {unavailable} refused as store unavailable, {at_deadline} refused at the call's deadline, {} x 429, fail-over {} ms after the kill, longest call {longest} ms, max in flight at the server {}",
+        sim.analytics_stats().refused(),
+        promoted_at - killed_at,
+        sim.analytics_stats().max_in_flight()
+    );
+    // Every call either went within the limits or was refused as documented.
+    assert_eq!(ok + unavailable + at_deadline, 4 * CALLS as usize, "{calls:?}");
+    assert_eq!(
+        sim.analytics_stats().refused(),
+        0,
+        "no limit broken: no 429 from the server"
+    );
+    assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+    // Calls went before the fail-over, and again after it, on the promoted replica.
+    assert!(calls.iter().any(|c| c.0 == "ok" && c.2 < killed_at), "{calls:?}");
+    assert!(calls.iter().any(|c| c.0 == "ok" && c.1 > promoted_at), "{calls:?}");
+    // A refused waiter's ticket leaves the queue once the cluster answers again:
+    // none is left at its head to hold the others up to their deadline.
+    assert_eq!(at_deadline, 0, "{calls:?}");
+    // None outlives its deadline (the start line is written just before the call).
+    let bound = deadline + Duration::from_millis(300);
+    assert!(
+        longest <= bound.as_millis(),
+        "a call took {longest} ms (deadline {deadline:?})"
+    );
+    assert!(cluster.replica_promoted());
 }
 
 /// Runs one worker process per argument list at once; the lines each printed, when all ended (60 s each at most).

@@ -8,6 +8,8 @@ pub(crate) mod limits;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
 #[cfg(feature = "redis")]
+pub(crate) mod redis_nodes;
+#[cfg(feature = "redis")]
 pub(crate) mod redis_wire;
 #[cfg(feature = "redis")]
 pub(crate) mod work;

@@ -21,10 +21,14 @@
 //!   date). The documents do not say when the month turns (GAPS.md).
 //!
 //! All of an account's keys share the hash tag `{vidplat:<account>}`, so one
-//! slot holds them; but the store speaks to one node and does not follow a
-//! cluster's redirections (README: Redis Cluster is not supported yet).
+//! slot holds them and each script touches one slot only. A store made with
+//! [`RedisQuota::cluster`] follows the cluster's `MOVED` redirections to the
+//! node that owns that slot, and tries the other nodes it knows when that one
+//! stops answering, so it finds the replica a fail-over promotes
+//! (`quota::redis_nodes`).
 
 use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
+use crate::quota::redis_nodes::Nodes;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -71,7 +75,10 @@ pub struct RedisQuota {
 }
 
 struct Inner {
-    client: redis::Client,
+    /// The node in use and the others known (one, unless a cluster).
+    nodes: Nodes,
+    /// What every connection sends first: database, user, password, protocol.
+    login: redis::RedisConnectionInfo,
     redacted_url: String,
     account: String,
     keys: Keys,
@@ -131,6 +138,32 @@ impl fmt::Debug for RedisQuota {
     }
 }
 
+fn check_account(account: &str) -> Result<(), RedisQuotaError> {
+    if account.is_empty() || account.contains(['{', '}']) {
+        return Err(RedisQuotaError {
+            message: "the account key must be non-empty and hold no braces".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The address and login of a Redis URL; `#insecure` TLS refused.
+fn parse_url(url: &str) -> Result<redis::ConnectionInfo, RedisQuotaError> {
+    use redis::IntoConnectionInfo;
+    let info = url.into_connection_info().map_err(|e| RedisQuotaError {
+        message: format!("invalid URL {}: {:?}", redact_url(url), e.kind()),
+    })?;
+    if let redis::ConnectionAddr::TcpTls { insecure: true, .. } = info.addr() {
+        return Err(RedisQuotaError {
+            message: format!(
+                "{}: `#insecure` (TLS without checking the server's name) is not supported",
+                redact_url(url)
+            ),
+        });
+    }
+    Ok(info)
+}
+
 /// The URL with any password replaced by `***` (the URL is shown in Debug output and logs).
 fn redact_url(url: &str) -> String {
     // Every form: `user:password@`, and the `pass=`/`password=` of the unix-socket URLs.
@@ -144,35 +177,87 @@ impl RedisQuota {
     pub fn new(url: &str, account: &str) -> Result<Self, RedisQuotaError> {
         // `rediss://` connects with rustls, through the process's default provider.
         crate::tls::install_default_tls_provider();
-        if account.is_empty() || account.contains(['{', '}']) {
-            return Err(RedisQuotaError {
-                message: "the account key must be non-empty and hold no braces".to_owned(),
-            });
-        }
-        let client = redis::Client::open(url).map_err(|e| RedisQuotaError {
-            message: format!("invalid URL {}: {:?}", redact_url(url), e.kind()),
-        })?;
-        if let redis::ConnectionAddr::TcpTls { insecure: true, .. } = client.get_connection_info().addr() {
-            return Err(RedisQuotaError {
-                message: format!(
-                    "{}: `#insecure` (TLS without checking the server's name) is not supported",
-                    redact_url(url)
-                ),
-            });
-        }
+        check_account(account)?;
+        let info = parse_url(url)?;
         Ok(Self::build(
-            client,
+            Nodes::standalone(info.addr().clone()),
+            info.redis_settings().clone(),
             redact_url(url),
             account.to_owned(),
             Settings::default(),
         ))
     }
 
-    fn build(client: redis::Client, redacted_url: String, account: String, settings: Settings) -> Self {
+    /// A store on a Redis Cluster, from the URLs of some of its nodes
+    /// (`redis://[user:password@]host:port/` or `rediss://…`; the first one's
+    /// user, password and TLS apply to every node). It follows the cluster's
+    /// `MOVED` redirections to the node that owns the account's hash slot, and
+    /// when that node stops answering it asks the others it knows, so it
+    /// reaches the replica a fail-over promotes. Name two or more nodes: with
+    /// one, a store whose node is gone has no other to ask.
+    ///
+    /// The cluster's nodes are trusted with the password, as with every
+    /// cluster client: a redirection is followed to the address the cluster
+    /// names. A slot being migrated (`ASK`), `TRYAGAIN` and `CLUSTERDOWN` are
+    /// waited out, at most until the command timeout.
+    pub fn cluster<I, S>(node_urls: I, account: &str) -> Result<Self, RedisQuotaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        crate::tls::install_default_tls_provider();
+        check_account(account)?;
+        let urls: Vec<S> = node_urls.into_iter().collect();
+        let Some(first) = urls.first() else {
+            return Err(RedisQuotaError {
+                message: "a cluster store needs the URL of at least one node".to_owned(),
+            });
+        };
+        let first = parse_url(first.as_ref())?;
+        let mut addrs = Vec::new();
+        for url in &urls {
+            let info = parse_url(url.as_ref())?;
+            let addr = info.addr();
+            let same_kind = matches!(
+                (addr, first.addr()),
+                (redis::ConnectionAddr::Tcp(..), redis::ConnectionAddr::Tcp(..))
+                    | (
+                        redis::ConnectionAddr::TcpTls { .. },
+                        redis::ConnectionAddr::TcpTls { .. }
+                    )
+            );
+            if !same_kind {
+                return Err(RedisQuotaError {
+                    message: format!(
+                        "{}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)",
+                        redact_url(url.as_ref())
+                    ),
+                });
+            }
+            addrs.push(addr.clone());
+        }
+        let shown: Vec<String> = urls.iter().map(|url| redact_url(url.as_ref())).collect();
+        Ok(Self::build(
+            Nodes::cluster(addrs),
+            first.redis_settings().clone(),
+            format!("cluster {}", shown.join(",")),
+            account.to_owned(),
+            Settings::default(),
+        ))
+    }
+
+    fn build(
+        nodes: Nodes,
+        login: redis::RedisConnectionInfo,
+        redacted_url: String,
+        account: String,
+        settings: Settings,
+    ) -> Self {
         let tag = format!("{{vidplat:{account}}}");
         Self {
             inner: Arc::new(Inner {
-                client,
+                nodes,
+                login,
                 redacted_url,
                 keys: Keys {
                     leases: format!("{tag}:leases"),
@@ -199,7 +284,8 @@ impl RedisQuota {
         change(&mut settings);
         let inner = &self.inner;
         Self::build(
-            inner.client.clone(),
+            inner.nodes.fresh_copy(),
+            inner.login.clone(),
             inner.redacted_url.clone(),
             inner.account.clone(),
             settings,
@@ -256,15 +342,19 @@ impl RedisQuota {
         }
         let timeout = inner.settings.op_timeout;
         let connect = async {
-            let info = inner.client.get_connection_info();
-            let socket = crate::quota::redis_wire::open(info.addr()).await?;
-            let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(timeout));
-            let (connection, driver) =
-                redis::aio::MultiplexedConnection::new_with_config(info.redis_settings(), socket, config)
-                    .await
-                    .map_err(|e| crate::redact::bounded(&e.to_string(), 200).to_string())?;
-            tokio::spawn(driver);
-            Ok::<_, String>(connection)
+            // The node in use, then (on a cluster) the others it knows: after a
+            // fail-over, one of them redirects to the promoted replica.
+            let mut failed = None;
+            for addr in inner.nodes.candidates() {
+                match self.connect_to(&addr, timeout).await {
+                    Ok(connection) => {
+                        inner.nodes.use_node(&addr);
+                        return Ok(connection);
+                    }
+                    Err(e) => failed = Some(e),
+                }
+            }
+            Err(failed.unwrap_or_default())
         };
         let connection = match tokio::time::timeout(timeout, connect).await {
             Ok(Ok(connection)) => connection,
@@ -282,6 +372,22 @@ impl RedisQuota {
         Ok(connection)
     }
 
+    /// A connection to the node `addr`, its replies read within bounds.
+    async fn connect_to(
+        &self,
+        addr: &redis::ConnectionAddr,
+        timeout: Duration,
+    ) -> Result<redis::aio::MultiplexedConnection, String> {
+        let socket = crate::quota::redis_wire::open(addr).await?;
+        let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(timeout));
+        let (connection, driver) =
+            redis::aio::MultiplexedConnection::new_with_config(&self.inner.login, socket, config)
+                .await
+                .map_err(|e| crate::redact::bounded(&e.to_string(), 200).to_string())?;
+        tokio::spawn(driver);
+        Ok(connection)
+    }
+
     /// Forgets a connection that broke: the next command makes a new one.
     fn forget_connection(&self) {
         // A connection being made meanwhile is new: it stays.
@@ -296,18 +402,25 @@ impl RedisQuota {
         if listener.is_some() {
             return;
         }
-        let client = self.inner.client.clone();
+        // Weak: the task must not keep the store alive (its Drop ends the task).
+        let store = Arc::downgrade(&self.inner);
         let channel = self.inner.keys.channel.clone();
         let woken = self.inner.woken.clone();
         let timeout = self.inner.settings.op_timeout;
         *listener = Some(tokio::spawn(async move {
             use futures::StreamExt;
-            let info = client.get_connection_info();
-            // Lives as long as the store; reconnects after a pause if Redis goes away.
+            // Lives as long as the store; reconnects after a pause if Redis goes away,
+            // to the node in use then (a cluster publishes to every node).
             loop {
+                let Some((addr, login)) = store
+                    .upgrade()
+                    .map(|inner| (inner.nodes.current(), inner.login.clone()))
+                else {
+                    return;
+                };
                 let subscribed = tokio::time::timeout(timeout, async {
-                    let socket = crate::quota::redis_wire::open(info.addr()).await.ok()?;
-                    let mut pubsub = redis::aio::PubSub::new(info.redis_settings(), socket).await.ok()?;
+                    let socket = crate::quota::redis_wire::open(&addr).await.ok()?;
+                    let mut pubsub = redis::aio::PubSub::new(&login, socket).await.ok()?;
                     pubsub.subscribe(&channel).await.ok()?;
                     Some(pubsub)
                 });
@@ -342,32 +455,83 @@ impl RedisQuota {
             (until, _) => (until, "the command timeout"),
         };
         let attempt = async {
-            let mut connection = self.connection().await?;
-            self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
-            // By hash; a server that does not have the script yet gets its text (EVAL).
-            // Not redis::Script::invoke, whose SCRIPT LOAD panics when a server
-            // answers with another hash than the script's.
-            let outcome = match script.command("EVALSHA", keys, args).query_async(&mut connection).await {
-                Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                    self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
-                    script.command("EVAL", keys, args).query_async(&mut connection).await
-                }
-                outcome => outcome,
-            };
-            outcome.map_err(|e| {
-                // A connection that broke (a reply out of bounds among them) is made anew next time.
-                if e.is_unrecoverable_error() || e.is_io_error() || e.is_connection_dropped() {
+            // On a cluster, a command the cluster did not run (redirected, or
+            // the slot's master down) is asked again, after a pause once the
+            // redirections go round: the outer timeout ends the waiting.
+            let mut asked = 0u32;
+            loop {
+                asked += 1;
+                let mut connection = self.connection().await?;
+                let e = match self.run_once(script, keys, args, &mut connection).await {
+                    Ok(value) => return Ok(value),
+                    Err(e) => e,
+                };
+                let cluster = self.inner.nodes.is_cluster();
+                let kind = e.kind();
+                let moved = kind == redis::ErrorKind::Server(redis::ServerErrorKind::Moved);
+                let not_run = matches!(
+                    kind,
+                    redis::ErrorKind::Server(
+                        redis::ServerErrorKind::Ask
+                            | redis::ServerErrorKind::TryAgain
+                            | redis::ServerErrorKind::ClusterDown
+                            | redis::ServerErrorKind::MasterDown
+                            | redis::ServerErrorKind::BusyLoading
+                    )
+                );
+                if moved {
+                    // Named by the cluster: the next connection goes there (refused on a standalone store).
+                    let named = e.redirect_node().map(|(addr, _)| addr.to_owned()).unwrap_or_default();
                     drop(connection);
+                    self.inner.nodes.moved_to(&named)?;
                     self.forget_connection();
+                } else if !(cluster && not_run) {
+                    // A connection that broke (a reply out of bounds among them) is made anew next time.
+                    if e.is_unrecoverable_error() || e.is_io_error() || e.is_connection_dropped() {
+                        drop(connection);
+                        self.forget_connection();
+                    }
+                    // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
+                    return Err(format!(
+                        "Redis at {url} failed: {}",
+                        crate::redact::bounded(&e.to_string(), 200)
+                    ));
                 }
-                // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
-                format!("Redis at {url} failed: {}", crate::redact::bounded(&e.to_string(), 200))
-            })
+                if asked >= MAX_CLUSTER_ASKS {
+                    return Err(format!(
+                        "Redis at {url} failed: {asked} tries, the last {}",
+                        crate::redact::bounded(&e.to_string(), 200)
+                    ));
+                }
+                if asked.is_multiple_of(3) || not_run {
+                    tokio::time::sleep(CLUSTER_NAP).await;
+                }
+            }
         };
         let Some(until) = until else { return attempt.await };
         match tokio::time::timeout_at(until, attempt).await {
             Ok(outcome) => outcome,
             Err(_) => Err(format!("no answer from Redis at {url} within {cut_by}")),
+        }
+    }
+
+    /// Runs `script` once on `connection`: by hash, or by its text when the
+    /// server does not hold it yet (EVAL). Not redis::Script::invoke, whose
+    /// SCRIPT LOAD panics when a server answers with another hash than the script's.
+    async fn run_once<T: redis::FromRedisValue>(
+        &self,
+        script: &LuaScript,
+        keys: &[&str],
+        args: &[String],
+        connection: &mut redis::aio::MultiplexedConnection,
+    ) -> redis::RedisResult<T> {
+        self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+        match script.command("EVALSHA", keys, args).query_async(connection).await {
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+                script.command("EVAL", keys, args).query_async(connection).await
+            }
+            outcome => outcome,
         }
     }
 
@@ -428,11 +592,10 @@ impl RedisQuota {
                         retry_after: None,
                     })));
                 }
-                Err(e) => {
-                    // Redis is not answering: the ticket expires on its own.
-                    ticket.store = None;
-                    return Err(e);
-                }
+                // The ticket leaves in the background (its Drop), within the command
+                // timeout: a Redis back soon (a cluster's fail-over) then does not
+                // keep a dead ticket at the head of the queue until it expires.
+                Err(e) => return Err(e),
             };
             let &[code, hint, used, ahead] = answer.as_slice() else {
                 return Err(unexpected(&answer));
@@ -693,6 +856,15 @@ impl LuaScript {
         command
     }
 }
+
+/// The pause before a cluster is asked again, when its redirections went
+/// round or it said it could not run the command now (a fail-over, a slot
+/// being migrated): a fail-over takes about a second or two.
+const CLUSTER_NAP: Duration = Duration::from_millis(100);
+
+/// The most times one command is asked of a cluster (the command timeout ends
+/// the asking sooner, at its default: 2 s).
+const MAX_CLUSTER_ASKS: u32 = 100;
 
 /// The shortest wait between two turns asked of Redis, whatever it answers:
 /// a store answering "wait −5 ms" costs at most 50 round trips a second.
@@ -1027,6 +1199,99 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(200)).await;
         let sent = sent.load(Ordering::Relaxed);
         assert!(sent < 64 * 1024 * 1024, "{sent} bytes sent");
+    }
+
+    /// `text` as a `&'static [u8]` reply (for replies built at run time).
+    fn leaked(text: String) -> &'static [u8] {
+        Box::leak(text.into_bytes().into_boxed_slice())
+    }
+
+    /// GRANTED, as the quota script answers it.
+    const GRANTED_REPLY: &[u8] = b"*4\r\n:0\r\n:0\r\n:1\r\n:0\r\n";
+
+    async fn cluster_turn(store: &RedisQuota) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+        let waits = tokio::sync::watch::channel(None).0;
+        let waiting = Waiting::new(&waits);
+        let config = QuotaConfig::default();
+        // Unlimited and not queued: one script a turn, no ticket to leave afterwards.
+        store.acquire(&config, false, false, None, &waiting, &|_| {}).await
+    }
+
+    #[tokio::test]
+    async fn a_cluster_store_follows_moved_and_a_standalone_one_names_the_cluster_constructor() {
+        let (owner, owner_scripts) = hostile_redis(GRANTED_REPLY, Some(Duration::ZERO)).await;
+        let owner_port = owner.trim_end_matches('/').rsplit(':').next().unwrap().to_owned();
+        let (other, other_scripts) = hostile_redis(
+            leaked(format!("-MOVED 1234 127.0.0.1:{owner_port}\r\n")),
+            Some(Duration::ZERO),
+        )
+        .await;
+
+        let standalone = RedisQuota::new(&other, "acct").unwrap();
+        let message = cluster_turn(&standalone).await.unwrap_err();
+        assert!(
+            message.contains("MOVED") && message.contains("RedisQuota::cluster"),
+            "{message}"
+        );
+        assert_eq!(
+            owner_scripts.load(Ordering::Relaxed),
+            0,
+            "a standalone store never follows"
+        );
+
+        // The first node named is gone; the second redirects to the owner of the slot.
+        let gone = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let cluster = RedisQuota::cluster([format!("redis://{gone}/"), other.clone()], "acct").unwrap();
+        assert!(cluster_turn(&cluster).await.unwrap().is_ok());
+        assert_eq!(owner_scripts.load(Ordering::Relaxed), 1);
+        // Then it speaks to the owner straight away.
+        assert!(cluster_turn(&cluster).await.unwrap().is_ok());
+        assert_eq!(
+            (
+                owner_scripts.load(Ordering::Relaxed),
+                other_scripts.load(Ordering::Relaxed)
+            ),
+            (2, 2)
+        );
+        let shown = format!("{cluster:?}");
+        assert!(shown.contains("cluster redis://"), "{shown}");
+    }
+
+    #[tokio::test]
+    async fn a_cluster_that_stays_down_or_redirects_in_circles_ends_at_the_command_timeout() {
+        let (down, asked) = hostile_redis(b"-CLUSTERDOWN The cluster is down\r\n", Some(Duration::ZERO)).await;
+        let store = RedisQuota::cluster([down], "acct")
+            .unwrap()
+            .command_timeout(Duration::from_millis(500));
+        let started = Instant::now();
+        let message = cluster_turn(&store).await.unwrap_err();
+        assert!(message.ends_with("within the command timeout"), "{message}");
+        assert!(
+            started.elapsed() < Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
+        // Waited out a pause at a time, not in a busy loop.
+        let asked = asked.load(Ordering::Relaxed);
+        assert!((2..=6).contains(&asked), "{asked} scripts in 500 ms");
+
+        // A node that redirects to a node that is gone: bounded the same way.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let (circle, asked) =
+            hostile_redis(leaked(format!("-MOVED 1 127.0.0.1:{port}\r\n")), Some(Duration::ZERO)).await;
+        let store = RedisQuota::cluster([circle], "acct")
+            .unwrap()
+            .command_timeout(Duration::from_millis(500));
+        assert!(cluster_turn(&store).await.is_err());
+        assert!(asked.load(Ordering::Relaxed) <= 20, "{}", asked.load(Ordering::Relaxed));
+        assert!(RedisQuota::cluster(Vec::<String>::new(), "acct").is_err());
+        let mixed = RedisQuota::cluster(["redis://127.0.0.1:1/", "rediss://127.0.0.1:2/"], "acct").unwrap_err();
+        assert!(mixed.to_string().contains("the same way"), "{mixed}");
     }
 
     #[tokio::test]

@@ -1,0 +1,193 @@
+//! Which Redis node the quota store speaks to: the one node of a standalone
+//! Redis, or, on a Redis Cluster, the node that owns the account's hash slot,
+//! learned from the cluster's own `MOVED` replies.
+//!
+//! A cluster's nodes are trusted with the store's password, as with every
+//! cluster client: a redirection is followed to the address the cluster names
+//! (over TLS when the first node's URL is `rediss://`, its name checked).
+//! A standalone store never follows one.
+
+use std::sync::{Mutex, PoisonError};
+
+/// The most nodes a cluster store remembers (the ones named when it was made
+/// come first; a hostile node naming endless addresses cannot grow the list).
+const MAX_KNOWN_NODES: usize = 32;
+
+/// The nodes of one store.
+pub(crate) struct Nodes {
+    /// Whether redirections are followed (a Redis Cluster).
+    cluster: bool,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// The node in use: an index into `known`.
+    current: usize,
+    /// The nodes named at creation, then the ones redirections named.
+    known: Vec<redis::ConnectionAddr>,
+}
+
+impl Nodes {
+    /// One standalone node.
+    pub(crate) fn standalone(addr: redis::ConnectionAddr) -> Self {
+        Self {
+            cluster: false,
+            state: Mutex::new(State {
+                current: 0,
+                known: vec![addr],
+            }),
+        }
+    }
+
+    /// Some nodes of one Redis Cluster (at least one), the first in use.
+    pub(crate) fn cluster(mut addrs: Vec<redis::ConnectionAddr>) -> Self {
+        addrs.dedup();
+        addrs.truncate(MAX_KNOWN_NODES);
+        Self {
+            cluster: true,
+            state: Mutex::new(State {
+                current: 0,
+                known: addrs,
+            }),
+        }
+    }
+
+    /// The same nodes, for a store of its own.
+    pub(crate) fn fresh_copy(&self) -> Self {
+        let state = self.state();
+        Self {
+            cluster: self.cluster,
+            state: Mutex::new(State {
+                current: state.current,
+                known: state.known.clone(),
+            }),
+        }
+    }
+
+    pub(crate) fn is_cluster(&self) -> bool {
+        self.cluster
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The node in use.
+    pub(crate) fn current(&self) -> redis::ConnectionAddr {
+        let state = self.state();
+        state.known[state.current].clone()
+    }
+
+    /// The node in use, then the others in the order they became known: where
+    /// a new connection is tried when the node in use stops answering.
+    pub(crate) fn candidates(&self) -> Vec<redis::ConnectionAddr> {
+        let state = self.state();
+        let count = state.known.len();
+        (0..count)
+            .map(|i| state.known[(state.current + i) % count].clone())
+            .collect()
+    }
+
+    /// Makes `addr` (one of `candidates()`) the node in use.
+    pub(crate) fn use_node(&self, addr: &redis::ConnectionAddr) {
+        let mut state = self.state();
+        if let Some(at) = state.known.iter().position(|known| known == addr) {
+            state.current = at;
+        }
+    }
+
+    /// Follows a `MOVED <slot> <host>:<port>`: the named node is in use from
+    /// now on. Refused on a standalone store, and for an address that names
+    /// no port.
+    pub(crate) fn moved_to(&self, named: &str) -> Result<(), String> {
+        if !self.cluster {
+            return Err(format!(
+                "Redis answered MOVED ({}): it is a Redis Cluster node; make the store with RedisQuota::cluster",
+                crate::redact::bounded(named, 100)
+            ));
+        }
+        let (host, port) = named
+            .rsplit_once(':')
+            .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
+            .filter(|(host, port)| !host.is_empty() && *port != 0)
+            .ok_or_else(|| {
+                format!(
+                    "Redis redirected to `{}`, which is not host:port",
+                    crate::redact::bounded(named, 100)
+                )
+            })?;
+        // An IPv6 address may come bracketed or bare.
+        let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+        let mut state = self.state();
+        let addr = match &state.known[0] {
+            redis::ConnectionAddr::TcpTls {
+                insecure, tls_params, ..
+            } => redis::ConnectionAddr::TcpTls {
+                host,
+                port,
+                insecure: *insecure,
+                tls_params: tls_params.clone(),
+            },
+            _ => redis::ConnectionAddr::Tcp(host, port),
+        };
+        match state.known.iter().position(|known| *known == addr) {
+            Some(at) => state.current = at,
+            None if state.known.len() < MAX_KNOWN_NODES => {
+                state.known.push(addr);
+                state.current = state.known.len() - 1;
+            }
+            None => {
+                // Full: the newest learned node gives way (the ones named at creation stay).
+                let last = state.known.len() - 1;
+                state.known[last] = addr;
+                state.current = last;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many nodes are known (for tests and diagnostics).
+    #[cfg(test)]
+    pub(crate) fn known(&self) -> usize {
+        self.state().known.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tcp(port: u16) -> redis::ConnectionAddr {
+        redis::ConnectionAddr::Tcp("127.0.0.1".to_owned(), port)
+    }
+
+    #[test]
+    fn a_redirection_is_followed_on_a_cluster_only_and_the_list_stays_bounded() {
+        let standalone = Nodes::standalone(tcp(1));
+        let refused = standalone.moved_to("127.0.0.1:2").unwrap_err();
+        assert!(refused.contains("RedisQuota::cluster"), "{refused}");
+        assert_eq!(standalone.current(), tcp(1));
+
+        let cluster = Nodes::cluster(vec![tcp(1), tcp(2)]);
+        cluster.moved_to("127.0.0.1:3").unwrap();
+        assert_eq!(cluster.current(), tcp(3));
+        assert_eq!(cluster.candidates(), vec![tcp(3), tcp(1), tcp(2)]);
+        // A node already known is reused, not added again.
+        cluster.moved_to("127.0.0.1:1").unwrap();
+        assert_eq!((cluster.current(), cluster.known()), (tcp(1), 3));
+        cluster.moved_to("[::1]:7000").unwrap();
+        assert_eq!(cluster.current(), redis::ConnectionAddr::Tcp("::1".to_owned(), 7000));
+        for bad in ["no-port", ":7000", "host:0", "host:99999"] {
+            assert!(cluster.moved_to(bad).is_err(), "{bad}");
+        }
+        for port in 10..200 {
+            cluster.moved_to(&format!("127.0.0.1:{port}")).unwrap();
+        }
+        assert_eq!(cluster.known(), MAX_KNOWN_NODES);
+        assert_eq!(cluster.current(), tcp(199));
+        assert!(
+            cluster.candidates().contains(&tcp(2)),
+            "the nodes named at creation stay"
+        );
+    }
+}
