@@ -23,6 +23,12 @@ every JSON response, with the first three disturbances at once, goes through the
 generated `_parse_response`, as a user's call would.
 
 Fails (exit 1) naming schema, body and member; prints the counts checked.
+
+With `--bodies FILE`, also writes the schema bodies (before decoding them) to FILE
+as `[{"schema", "disturbance", "body", "kept"}]`, for the Go clients' decode check
+(`cargo xtask lint`): `kept` is the body with the unknown member only in the
+objects whose schema declares `additionalProperties`, the ones every generator
+must keep it in.
 """
 
 import argparse
@@ -46,6 +52,9 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 # Disturbances a body carries. OTHER_FORM picks the last form of every value with
 # two documented forms (`forms`), where the other bodies pick the first.
 MEMBER, ENUM, NULL, OTHER_FORM = "unknown member", "unknown enum value", "null", "other form"
+# Not a disturbance: with MEMBER, adds the unknown member only to the objects whose
+# schema declares `additionalProperties` (those a generator keeps unknown members of).
+DECLARED_ONLY = "unknown members only where declared"
 
 
 class Spec:
@@ -153,7 +162,7 @@ class Bodies:
                 extra = schema.get("additionalProperties")
                 if isinstance(extra, dict) and extra and not schema.get("properties"):
                     body["some_key"] = self.build(extra, disturb, depth + 1)
-            if MEMBER in disturb:
+            if MEMBER in disturb and (DECLARED_ONLY not in disturb or schema.get("additionalProperties") not in (None, False)):
                 body[UNKNOWN_MEMBER] = copy.deepcopy(UNKNOWN_MEMBER_VALUE)
             return body
         kind = schema.get("type")
@@ -368,6 +377,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spec", required=True)
     parser.add_argument("--package", required=True)
+    parser.add_argument("--bodies", help="also write the schema bodies to this JSON file")
     args = parser.parse_args()
     started = time.monotonic()
 
@@ -381,6 +391,7 @@ def main():
     names = reachable_objects(spec, [schema for _, _, schema in responses])
 
     schema_bodies = 0
+    written = []
     for name in names:
         model = checker.model_class(name)
         if model is None:
@@ -389,6 +400,8 @@ def main():
         for disturbance, members in disturbances(spec, name):
             body = checker.bodies.build({"$ref": f"#/components/schemas/{name}"}, {disturbance})
             schema_bodies += 1
+            kept = checker.bodies.build({"$ref": f"#/components/schemas/{name}"}, {disturbance, DECLARED_ONLY})
+            written.append({"schema": name, "disturbance": disturbance, "body": copy.deepcopy(body), "kept": kept})
             checker.check(
                 f"{name} ({disturbance})",
                 model.from_dict,
@@ -396,6 +409,10 @@ def main():
                 {"$ref": f"#/components/schemas/{name}"},
                 members,
             )
+
+    if args.bodies:
+        with open(args.bodies, "w", encoding="utf-8") as f:
+            json.dump(written, f, indent=1)
 
     from_client = importlib.import_module(f"{args.package}.client")
     client = from_client.Client(base_url="https://localhost", raise_on_unexpected_status=True)
