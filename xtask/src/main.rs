@@ -7,6 +7,7 @@ mod codegen;
 mod conformance;
 mod crosscheck;
 mod gaps;
+mod go_client;
 mod lint;
 // Read by its own tests, which keep vidplat-core and this xtask free of module cycles.
 #[cfg(test)]

@@ -91,7 +91,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself.
+    ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself; a value is one form or the other, never both.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -7084,12 +7084,14 @@ pub mod types {
         }
     }
     ///Response of a single registration: the id of the new item.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredId {
         ///Id of the registered item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
+        #[serde(flatten)]
+        pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     #[cfg(feature = "builders")]
     impl RegisteredId {
@@ -17392,11 +17394,18 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
+            extra: ::std::result::Result<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                ::vidplat_core::Refusal,
+            >,
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredId {
             fn default() -> Self {
-                Self { id: Ok(Default::default()) }
+                Self {
+                    id: Ok(Default::default()),
+                    extra: ::std::result::Result::Ok(::std::default::Default::default()),
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -17409,6 +17418,16 @@ pub mod types {
                     .map_err(|refusal| refusal.at("id"));
                 self
             }
+            pub fn extra<T>(mut self, value: T) -> Self
+            where
+                T: ::vidplat_core::IntoValue<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                >,
+            {
+                self.extra = ::vidplat_core::IntoValue::into_value(value)
+                    .map_err(|refusal| refusal.at("extra"));
+                self
+            }
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredId> for super::RegisteredId {
@@ -17416,13 +17435,19 @@ pub mod types {
             fn try_from(
                 value: RegisteredId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { id: value.id? })
+                Ok(Self {
+                    id: value.id?,
+                    extra: value.extra?,
+                })
             }
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredId> for RegisteredId {
             fn from(value: super::RegisteredId) -> Self {
-                Self { id: Ok(value.id) }
+                Self {
+                    id: Ok(value.id),
+                    extra: Ok(value.extra),
+                }
             }
         }
         #[derive(Clone, Debug)]

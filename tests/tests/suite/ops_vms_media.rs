@@ -1654,10 +1654,11 @@ async fn register_subtitle() {
 #[tokio::test]
 async fn register_subtitles_bulk() {
     let wire = Wire::ok(json!({
-        // "array of id": the bare-string reading, beside the `{id}` one of the other bulk operations.
+        // "array of id": the bare-string reading, beside the `{id}` one of the other bulk operations;
+        // an id object carrying a member the documents do not show is still an id object.
         "responses": [
             "c4d5e6f7-0819-4a2b-8c3d-4e5f60718297",
-            {"id": "c4d5e6f7-0819-4a2b-8c3d-4e5f60718298"},
+            {"id": "c4d5e6f7-0819-4a2b-8c3d-4e5f60718298", "registered_at": "2025-06-01 12:00:00"},
             "c4d5e6f7-0819-4a2b-8c3d-4e5f60718299"
         ]
     }))
@@ -1724,7 +1725,10 @@ async fn register_subtitles_bulk() {
         ]
     );
     assert!(matches!(registered.responses[0], BulkRegisteredId::String(_)));
-    assert!(matches!(registered.responses[1], BulkRegisteredId::RegisteredId(_)));
+    let BulkRegisteredId::RegisteredId(object) = &registered.responses[1] else {
+        panic!("not the object form: {:?}", registered.responses[1]);
+    };
+    assert_eq!(object.extra["registered_at"], "2025-06-01 12:00:00");
 }
 
 #[tokio::test]

@@ -342,7 +342,10 @@ pub(super) async fn register_label(
         created_at: now.clone(),
         updated_at: now,
     });
-    Ok(Json(types::RegisteredId { id: Some(id) }))
+    Ok(Json(types::RegisteredId {
+        id: Some(id),
+        extra: serde_json::Map::new(),
+    }))
 }
 
 pub(super) async fn get_label(

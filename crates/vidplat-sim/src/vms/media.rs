@@ -284,6 +284,7 @@ impl<T: Clone> Kind<T> {
             .iter()
             .map(|item| types::RegisteredId {
                 id: (self.id)(item).cloned(),
+                extra: serde_json::Map::new(),
             })
             .collect();
         (self.items)(&mut record.body).extend(records);
@@ -325,7 +326,10 @@ impl<T: Clone> Kind<T> {
 }
 
 fn registered(ids: Vec<types::RegisteredId>) -> Json<types::RegisteredId> {
-    Json(ids.into_iter().next().unwrap_or_default())
+    Json(ids.into_iter().next().unwrap_or(types::RegisteredId {
+        id: None,
+        extra: serde_json::Map::new(),
+    }))
 }
 
 fn bulk_registered(ids: Vec<types::RegisteredId>) -> Json<types::BulkRegistration> {
