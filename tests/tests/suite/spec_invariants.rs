@@ -52,6 +52,12 @@ fn is_null_only(map: &serde_json::Map<String, Value>) -> bool {
             .is_some_and(|e| e == &[Value::Null])
 }
 
+/// Whether the map at `path` holds member names or example values, not a schema.
+fn holds_names_or_examples(path: &[String]) -> bool {
+    path.last()
+        .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples" || k == "example")
+}
+
 /// The one nullable form every generator reads (CONVENTIONS.md): `type` + `nullable`
 /// on a scalar, array or inline object; `anyOf: [{$ref}, {enum: [null]}]` on a reference.
 /// And defaults where generators read them: none on a named component, none
@@ -63,10 +69,7 @@ fn nullable_references_and_defaults_use_the_forms_generators_read() {
         let mut problems = Vec::new();
         walk(&spec, &mut Vec::new(), &mut |path, map| {
             let at = path.join("/");
-            if path
-                .last()
-                .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples" || k == "example")
-            {
+            if holds_names_or_examples(path) {
                 return;
             }
             if map.contains_key("nullable") {
@@ -136,10 +139,7 @@ fn two_forms_are_any_of_and_their_object_form_keeps_unknown_members() {
         let mut problems = Vec::new();
         walk(&spec, &mut Vec::new(), &mut |path, map| {
             let at = path.join("/");
-            if path
-                .last()
-                .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples" || k == "example")
-            {
+            if holds_names_or_examples(path) {
                 return;
             }
             if map.contains_key("oneOf") {
