@@ -191,25 +191,14 @@ impl Fixture for vidplat::vms::types::Content {
     }
 }
 
-/// `Content::fixture()` as a list shows it.
+/// `Content::fixture()` as a list shows it: its members that a list shows.
 #[cfg(feature = "vms")]
 impl Fixture for vidplat::vms::types::ContentSummary {
     fn fixture() -> Self {
-        use vidplat::vms::types::{ContentStatus, ContentType, EncodeStatus};
-        Self {
-            name: Some("movie".to_owned()),
-            title: Some("Movie".to_owned()),
-            type_: Some(ContentType::Vod),
-            status: Some(ContentStatus::Public),
-            encode_status: Some(EncodeStatus::None),
-            duration: Some(60),
-            playback_count: Some(0),
-            poster_slideshow_interval: Some(1000),
-            category_id: Some(VMS_ID_1.to_owned()),
-            created_at: at("2025-12-08 12:34:56"),
-            updated_at: at("2025-12-08 12:34:56"),
-            ..Self::default()
-        }
+        let content = serde_json::to_value(vidplat::vms::types::Content::fixture());
+        content
+            .and_then(serde_json::from_value)
+            .expect("a content reads as its summary")
     }
 }
 

@@ -716,30 +716,11 @@ async fn two_processes_export_different_reports_through_one_account() {
     let dirs = [tempfile_dir("history"), tempfile_dir("periods")];
     let workers: Vec<_> = [("cloud_viewing_history", &dirs[0]), ("cloud_by_time_period", &dirs[1])]
         .into_iter()
-        .map(|(report, dir)| {
-            let mut args = worker_args(&sim, &redis.url(), "exports", 0, 0, Duration::from_secs(5));
-            args.extend(
-                [
-                    "--export",
-                    report,
-                    "--out",
-                    &dir.to_string_lossy(),
-                    "--from",
-                    &from,
-                    "--to",
-                    &to,
-                ]
-                .map(String::from),
-            );
-            args
-        })
+        .map(|(report, dir)| export_worker_args(&sim, &redis.url(), "exports", report, dir, [&from, &to]))
         .collect();
     let lines = lines_of_workers(workers).await;
     for (lines, dir) in lines.iter().zip(&dirs) {
-        let exported = lines
-            .iter()
-            .find(|l| l.starts_with("exported "))
-            .unwrap_or_else(|| panic!("{lines:?}"));
+        let exported = exported_line(lines);
         let parts: Vec<&str> = exported.split(' ').collect();
         assert_eq!(
             (parts[2], parts[3]),
@@ -762,32 +743,20 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
     let (from, to) = ((last - chrono::Days::new(5)).to_string(), last.to_string());
     let out = tempfile_dir("shared");
-    let args: Vec<String> = {
-        let mut args = worker_args(&sim, &redis.url(), "shared-export", 0, 0, Duration::from_secs(5));
-        args.extend(
-            [
-                "--export",
-                "cloud_viewing_history",
-                "--shared",
-                "--out",
-                &out.to_string_lossy(),
-                "--from",
-                &from,
-                "--to",
-                &to,
-            ]
-            .map(String::from),
-        );
-        args
-    };
+    let mut args = export_worker_args(
+        &sim,
+        &redis.url(),
+        "shared-export",
+        "cloud_viewing_history",
+        &out,
+        [&from, &to],
+    );
+    args.push("--shared".to_owned());
     let lines = lines_of_workers(vec![args; 3]).await;
     // `exported <rows> <calls> <paused> <chunks done> <chunks left to others>`, one line a worker.
     let mut done = 0;
     for lines in &lines {
-        let exported = lines
-            .iter()
-            .find(|l| l.starts_with("exported "))
-            .unwrap_or_else(|| panic!("{lines:?}"));
+        let exported = exported_line(lines);
         let parts: Vec<usize> = exported.split(' ').skip(1).filter_map(|p| p.parse().ok()).collect();
         assert!(exported.contains(" false "), "not paused: {exported}");
         let [_, _, chunks_done, by_others] = parts[..] else {
@@ -895,6 +864,29 @@ async fn four_processes_share_the_quota_on_a_redis_cluster_through_a_fail_over_o
         "a call took {longest} ms (deadline {deadline:?})"
     );
     assert!(cluster.replica_promoted());
+}
+
+/// A worker's arguments to export `report` over the days `from..=to` (`YYYY-MM-DD`) into `out`.
+fn export_worker_args(
+    sim: &Simulator,
+    store: &str,
+    account: &str,
+    report: &str,
+    out: &std::path::Path,
+    [from, to]: [&str; 2],
+) -> Vec<String> {
+    let mut args = worker_args(sim, store, account, 0, 0, Duration::from_secs(5));
+    let out = out.to_string_lossy();
+    args.extend(["--export", report, "--out", &out, "--from", from, "--to", to].map(String::from));
+    args
+}
+
+/// The worker's `exported …` line.
+fn exported_line(lines: &[String]) -> &str {
+    lines
+        .iter()
+        .find(|l| l.starts_with("exported "))
+        .unwrap_or_else(|| panic!("no `exported` line: {lines:?}"))
 }
 
 /// Runs one worker process per argument list at once; the lines each printed, when all ended (60 s each at most).

@@ -22,6 +22,20 @@ const DECODE_BOUNDS: [&str; 11] = [
 /// Called with each object's path and members.
 type Visit<'a, 'v> = &'a mut dyn FnMut(&[String], &'v serde_json::Map<String, Value>);
 
+/// Calls `visit` with the path (`a/b/c`) and members of each object of `spec`
+/// that is a schema or an operation: not the maps that hold member names
+/// (`properties`, `x-limits`) or example values.
+fn walk_schemas<'v>(spec: &'v Value, mut visit: impl FnMut(&str, &'v serde_json::Map<String, Value>)) {
+    walk(spec, &mut Vec::new(), &mut |path, map| {
+        let names_or_examples = path
+            .last()
+            .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples" || k == "example");
+        if !names_or_examples {
+            visit(&path.join("/"), map);
+        }
+    });
+}
+
 fn walk<'v>(value: &'v Value, path: &mut Vec<String>, visit: Visit<'_, 'v>) {
     match value {
         Value::Object(map) => {
@@ -52,12 +66,6 @@ fn is_null_only(map: &serde_json::Map<String, Value>) -> bool {
             .is_some_and(|e| e == &[Value::Null])
 }
 
-/// Whether the map at `path` holds member names or example values, not a schema.
-fn holds_names_or_examples(path: &[String]) -> bool {
-    path.last()
-        .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples" || k == "example")
-}
-
 /// The one nullable form every generator reads (CONVENTIONS.md): `type` + `nullable`
 /// on a scalar, array or inline object; `anyOf: [{$ref}, {enum: [null]}]` on a reference.
 /// And defaults where generators read them: none on a named component, none
@@ -67,11 +75,7 @@ fn nullable_references_and_defaults_use_the_forms_generators_read() {
     for service in SERVICES {
         let spec = load_spec(service);
         let mut problems = Vec::new();
-        walk(&spec, &mut Vec::new(), &mut |path, map| {
-            let at = path.join("/");
-            if holds_names_or_examples(path) {
-                return;
-            }
+        walk_schemas(&spec, |at, map| {
             if map.contains_key("nullable") {
                 if !map.contains_key("type") {
                     problems.push(format!("{at}: `nullable` without `type`"));
@@ -137,11 +141,7 @@ fn two_forms_are_any_of_and_their_object_form_keeps_unknown_members() {
     for service in SERVICES {
         let spec = load_spec(service);
         let mut problems = Vec::new();
-        walk(&spec, &mut Vec::new(), &mut |path, map| {
-            let at = path.join("/");
-            if holds_names_or_examples(path) {
-                return;
-            }
+        walk_schemas(&spec, |at, map| {
             if map.contains_key("oneOf") {
                 problems.push(format!("{at}: `oneOf` (two exclusive forms are written `anyOf`)"));
             }
@@ -172,14 +172,7 @@ fn no_closed_enums_rfc3339_or_closed_objects() {
     for service in SERVICES {
         let spec = load_spec(service);
         let mut problems = Vec::new();
-        walk(&spec, &mut Vec::new(), &mut |path, map| {
-            let at = path.join("/");
-            if path
-                .last()
-                .is_some_and(|k| k == "properties" || k == "x-limits" || k == "examples")
-            {
-                return; // member names, not keywords
-            }
+        walk_schemas(&spec, |at, map| {
             if map.contains_key("enum") && !is_null_only(map) {
                 problems.push(format!("{at}: closed `enum` (use x-extensible-enum)"));
             }
