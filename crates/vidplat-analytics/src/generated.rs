@@ -8,7 +8,7 @@
 #[allow(clippy::all)]
 pub mod types {
     ///One audience entry holding the rating per playback position.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudience {
         ///Count and rating per playback position.
@@ -24,7 +24,7 @@ pub mod types {
         }
     }
     ///Response of the basic audience-rating operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingPage {
         ///One row per content title.
@@ -47,7 +47,7 @@ pub mod types {
         }
     }
     ///Audience rating of one content title (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicAudienceRatingRow {
         ///Audience entries, each holding a positional segment array.
@@ -64,7 +64,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-category operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryPage {
         ///One row per content category.
@@ -87,7 +87,7 @@ pub mod types {
         }
     }
     ///Metric set A for one content category (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentCategoryRow {
         ///Number of ad playbacks.
@@ -137,7 +137,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitlePage {
         ///One row per content title.
@@ -160,7 +160,7 @@ pub mod types {
         }
     }
     ///Metric set A for one content title (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleRow {
         ///Number of ad playbacks.
@@ -215,7 +215,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-content-title-and-user operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserPage {
         ///One row per content title and user.
@@ -238,7 +238,7 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicContentTitleUserRow {
         ///Content category.
@@ -281,7 +281,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-viewing-environment operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentPage {
         ///One row per viewing environment and player.
@@ -304,7 +304,7 @@ pub mod types {
         }
     }
     ///Metric set A for one viewing environment and player (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicEnvironmentRow {
         ///Number of ad playbacks.
@@ -363,7 +363,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-OS operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsPage {
         ///One row per OS, OS version, player and player version.
@@ -386,7 +386,7 @@ pub mod types {
         }
     }
     ///Metric set A for one OS and player (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicOsRow {
         ///Number of ad playbacks.
@@ -445,7 +445,7 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (basic audience rating and viewing situation).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicPlaybackPointSegment {
         ///Number of viewers at the position.
@@ -465,7 +465,7 @@ pub mod types {
         }
     }
     ///Response of the basic dimension/metric query.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryPage {
         ///One row per combination of the requested dimensions.
@@ -488,7 +488,7 @@ pub mod types {
         }
     }
     ///One row of the basic dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicQueryRow {
         ///Number of ad playbacks.
@@ -589,7 +589,7 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionButton {
         ///Button ID.
@@ -609,7 +609,7 @@ pub mod types {
         }
     }
     ///Response of the basic reaction operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionPage {
         ///One row per content title.
@@ -632,7 +632,7 @@ pub mod types {
         }
     }
     ///Reactions of one content title (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionRow {
         ///Content title.
@@ -649,7 +649,7 @@ pub mod types {
         }
     }
     ///Reaction count at one position (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionSegment {
         ///Number of reactions at the position.
@@ -666,7 +666,7 @@ pub mod types {
         }
     }
     ///Active users of one content title.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeTitleCount {
         ///Content title.
@@ -683,7 +683,7 @@ pub mod types {
         }
     }
     ///Active users in one minute (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountRow {
         ///Number of active users.
@@ -766,7 +766,7 @@ pub mod types {
         }
     }
     ///Response of the basic real-time active-users operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountsPage {
         ///One row per minute.
@@ -789,7 +789,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-region operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionPage {
         ///One row per country, region and city.
@@ -812,7 +812,7 @@ pub mod types {
         }
     }
     ///Metric set A for one country, region and city (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRegionRow {
         ///Number of ad playbacks.
@@ -868,7 +868,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-site-or-app operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSitePage {
         ///One row per site or app and player.
@@ -891,7 +891,7 @@ pub mod types {
         }
     }
     ///Metric set A for one site or app and player (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSiteRow {
         ///Number of ad playbacks.
@@ -947,7 +947,7 @@ pub mod types {
         }
     }
     ///One viewing situation with count and rating per playback position (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicSituation {
         ///Bitrate (a string in the basic edition).
@@ -976,7 +976,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-time-period operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodPage {
         ///One row per time period.
@@ -999,7 +999,7 @@ pub mod types {
         }
     }
     ///Metric set A for one time period (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicTimePeriodRow {
         ///Number of ad playbacks.
@@ -1049,7 +1049,7 @@ pub mod types {
         }
     }
     ///Response of the basic by-user operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserPage {
         ///One row per user.
@@ -1072,7 +1072,7 @@ pub mod types {
         }
     }
     ///Metric set A without show_user_count and user_count for one user (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicUserRow {
         ///Number of ad playbacks.
@@ -1116,7 +1116,7 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-history operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryPage {
         ///Viewing records, newest first.
@@ -1139,7 +1139,7 @@ pub mod types {
         }
     }
     ///One viewing record (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingHistoryRow {
         ///Content category.
@@ -1194,7 +1194,7 @@ pub mod types {
         }
     }
     ///Response of the basic viewing-situation operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationPage {
         ///One row per content title.
@@ -1217,7 +1217,7 @@ pub mod types {
         }
     }
     ///Viewing situation of one content title (basic edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicViewingSituationRow {
         ///Content title.
@@ -1234,7 +1234,7 @@ pub mod types {
         }
     }
     ///Active users in one time period (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUserRow {
         ///Number of active users.
@@ -1251,7 +1251,7 @@ pub mod types {
         }
     }
     ///Response of the cloud active-users operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUsersPage {
         ///One row per time period.
@@ -1330,7 +1330,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-browser operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserPage {
         ///One row per browser, browser version, player and player version.
@@ -1347,7 +1347,7 @@ pub mod types {
         }
     }
     ///Metric set B for one browser and player (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudBrowserRow {
         ///Number of ad impressions.
@@ -2081,7 +2081,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-category operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryPage {
         ///One row per content category.
@@ -2098,7 +2098,7 @@ pub mod types {
         }
     }
     ///Metric set B for one content category (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentCategoryRow {
         ///Number of ad impressions.
@@ -2139,7 +2139,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNamePage {
         ///One row per content name.
@@ -2156,7 +2156,7 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content name (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameRow {
         ///Number of ad impressions.
@@ -2205,7 +2205,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-name-and-user operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserPage {
         ///One row per content name and user.
@@ -2222,7 +2222,7 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content name (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentNameUserRow {
         ///Content category.
@@ -2262,7 +2262,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitlePage {
         ///One row per content title.
@@ -2279,7 +2279,7 @@ pub mod types {
         }
     }
     ///Metric set B and complete_play_percent for one content title (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleRow {
         ///Number of ad impressions.
@@ -2328,7 +2328,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-content-title-and-user operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserPage {
         ///One row per content title and user.
@@ -2345,7 +2345,7 @@ pub mod types {
         }
     }
     ///Viewing data of one user for one content title (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudContentTitleUserRow {
         ///Content category.
@@ -2385,7 +2385,7 @@ pub mod types {
         }
     }
     ///Response of the cloud engagement operation (data only).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPage {
         ///One item per playback position.
@@ -2399,7 +2399,7 @@ pub mod types {
         }
     }
     ///Count and rating at one playback position (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPoint {
         ///Number of viewers at the position.
@@ -2419,7 +2419,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-OS operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsPage {
         ///One row per OS, OS version, player and player version.
@@ -2436,7 +2436,7 @@ pub mod types {
         }
     }
     ///Metric set B for one OS and player (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudOsRow {
         ///Number of ad impressions.
@@ -2486,7 +2486,7 @@ pub mod types {
         }
     }
     ///Response of the cloud dimension/metric query.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryPage {
         ///One row per combination of the requested dimensions.
@@ -2503,7 +2503,7 @@ pub mod types {
         }
     }
     ///One row of the cloud dimension/metric query; only the requested dimensions and metrics are present.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudQueryRow {
         ///Number of ad impressions.
@@ -2666,7 +2666,7 @@ pub mod types {
         }
     }
     ///Reactions of one reaction button (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionButton {
         ///Button ID.
@@ -2683,7 +2683,7 @@ pub mod types {
         }
     }
     ///Response of the cloud reaction operation (data only).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionPage {
         ///One item per reaction button.
@@ -2697,7 +2697,7 @@ pub mod types {
         }
     }
     ///Reaction count in one position bucket (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionSegment {
         ///Number of reactions in the bucket.
@@ -2714,7 +2714,7 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountRow {
         ///Content name; present only with group_per.
@@ -2737,7 +2737,7 @@ pub mod types {
         }
     }
     ///Response of the cloud real-time active-users operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRealtimeUserCountsPage {
         ///Active-user counts.
@@ -2816,7 +2816,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-region operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionPage {
         ///One row per country, region and city.
@@ -2833,7 +2833,7 @@ pub mod types {
         }
     }
     ///Metric set B for one country, region and city (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudRegionRow {
         ///Number of ad impressions.
@@ -2880,7 +2880,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-site-or-app operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSitePage {
         ///One row per site or app and player.
@@ -2897,7 +2897,7 @@ pub mod types {
         }
     }
     ///Metric set B for one site or app and player (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSiteRow {
         ///Number of ad impressions.
@@ -2944,7 +2944,7 @@ pub mod types {
         }
     }
     ///One viewing situation with the rating per playback position (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituation {
         ///Bitrate (an integer in the cloud edition).
@@ -2976,7 +2976,7 @@ pub mod types {
         }
     }
     ///Rating at one playback position (cloud viewing situation).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituationSegment {
         ///Playback position.
@@ -2993,7 +2993,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-time-period operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodPage {
         ///One row per time period.
@@ -3010,7 +3010,7 @@ pub mod types {
         }
     }
     ///Metric set B for one time period (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudTimePeriodRow {
         ///Number of ad impressions.
@@ -3051,7 +3051,7 @@ pub mod types {
         }
     }
     ///Active users at one time, optionally per content (unsupported predecessor operation).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountLegacyRow {
         ///Content name; present only with group_per.
@@ -3074,7 +3074,7 @@ pub mod types {
         }
     }
     ///Response of the unsupported predecessor of the cloud active-users operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserCountsLegacyPage {
         ///Active-user counts.
@@ -3153,7 +3153,7 @@ pub mod types {
         }
     }
     ///Response of the cloud by-user operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserPage {
         ///One row per user.
@@ -3170,7 +3170,7 @@ pub mod types {
         }
     }
     ///Metric set B without impression_user_count and user_count for one user (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudUserRow {
         ///Number of ad impressions.
@@ -3205,7 +3205,7 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-history operation.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryPage {
         ///Viewing records, newest first.
@@ -3222,7 +3222,7 @@ pub mod types {
         }
     }
     ///One viewing record (cloud edition).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingHistoryRow {
         ///Browser name.
@@ -3274,7 +3274,7 @@ pub mod types {
         }
     }
     ///Response of the cloud viewing-situation operation (data only).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudViewingSituationPage {
         ///One item per viewing situation.
@@ -3288,7 +3288,7 @@ pub mod types {
         }
     }
     ///Error body of both editions.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -13317,6 +13317,10065 @@ pub mod types {
             fn from(value: String) -> Self {
                 Self(value.into())
             }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicAudience {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["segment"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicAudience;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicAudience")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicAudience, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "segment",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicAudience {
+                        segment: member_0.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicAudienceRatingPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicAudienceRatingPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicAudienceRatingPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicAudienceRatingPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicAudienceRatingPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicAudienceRatingPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicAudienceRatingRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["audience", "content_title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicAudienceRatingRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicAudienceRatingRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicAudienceRatingRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audience",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicAudienceRatingRow {
+                        audience: member_0.unwrap_or_default(),
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicAudienceRatingRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentCategoryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentCategoryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentCategoryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentCategoryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentCategoryPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentCategoryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentCategoryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentCategoryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentCategoryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentCategoryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentCategoryRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        content_category: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        error_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        show_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentCategoryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentTitlePage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentTitlePage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentTitlePage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentTitlePage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentTitlePage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentTitlePage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentTitleRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "content_title",
+                "content_type",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentTitleRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentTitleRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentTitleRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentTitleRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        content_category: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        error_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        show_count: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentTitleRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentTitleUserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentTitleUserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentTitleUserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentTitleUserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentTitleUserPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentTitleUserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicContentTitleUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "play_count",
+                "playback_count",
+                "played_flags",
+                "played_percent",
+                "played_time",
+                "show_count",
+                "total_staytime",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicContentTitleUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicContentTitleUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicContentTitleUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "played_flags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicContentTitleUserRow {
+                        content_category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        play_count: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        played_flags: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_flags")?
+                            }
+                        },
+                        played_percent: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_percent")?
+                            }
+                        },
+                        played_time: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_time")?
+                            }
+                        },
+                        show_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        total_staytime: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_id: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicContentTitleUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicEnvironmentPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicEnvironmentPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicEnvironmentPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicEnvironmentPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicEnvironmentPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicEnvironmentPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicEnvironmentRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "playback_env_version",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicEnvironmentRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicEnvironmentRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicEnvironmentRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "playback_env",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "playback_env_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicEnvironmentRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        error_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        playback_env: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_env")?
+                            }
+                        },
+                        playback_env_version: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_env_version")?
+                            }
+                        },
+                        player_name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        show_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicEnvironmentRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicOsPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicOsPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicOsPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicOsPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicOsPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicOsPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicOsRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "os",
+                "os_version",
+                "play_count",
+                "playback_count",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicOsRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicOsRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicOsRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "os",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "os_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicOsRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        error_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        os: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os")?
+                            }
+                        },
+                        os_version: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os_version")?
+                            }
+                        },
+                        play_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        player_name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        show_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicOsRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicPlaybackPointSegment {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicPlaybackPointSegment;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicPlaybackPointSegment")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicPlaybackPointSegment, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "playback_point",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "rating",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicPlaybackPointSegment {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        playback_point: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_point")?
+                            }
+                        },
+                        rating: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("rating")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicPlaybackPointSegment", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicQueryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicQueryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicQueryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicQueryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicQueryPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicQueryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicQueryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "content_title",
+                "country",
+                "date",
+                "date_hour",
+                "date_time",
+                "day",
+                "error_count",
+                "hour",
+                "hour_minute",
+                "minute",
+                "month",
+                "os",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "region",
+                "show_count",
+                "show_user_count",
+                "site",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+                "user_id",
+                "year",
+                "year_month",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicQueryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicQueryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicQueryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_25 = ::std::option::Option::None;
+                    let mut member_26 = ::std::option::Option::None;
+                    let mut member_27 = ::std::option::Option::None;
+                    let mut member_28 = ::std::option::Option::None;
+                    let mut member_29 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "country",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "date",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "date_hour",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "day",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "hour",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "hour_minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "month",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "os",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "playback_env",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "site",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(25usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_25,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(26usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_26,
+                                    "user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(27usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_27,
+                                    "user_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(28usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_28,
+                                    "year",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(29usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_29,
+                                    "year_month",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicQueryRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        content_category: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        country: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("country")?
+                            }
+                        },
+                        date: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date")?
+                            }
+                        },
+                        date_hour: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_hour")?
+                            }
+                        },
+                        date_time: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        day: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("day")?
+                            }
+                        },
+                        error_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        hour: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hour")?
+                            }
+                        },
+                        hour_minute: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hour_minute")?
+                            }
+                        },
+                        minute: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("minute")?
+                            }
+                        },
+                        month: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("month")?
+                            }
+                        },
+                        os: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os")?
+                            }
+                        },
+                        play_count: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        playback_env: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_env")?
+                            }
+                        },
+                        region: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        show_count: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        site: match member_23 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("site")?
+                            }
+                        },
+                        total_played_time: match member_24 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_25 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_26 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                        user_id: match member_27 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                        year: match member_28 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("year")?
+                            }
+                        },
+                        year_month: match member_29 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("year_month")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicQueryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicReactionButton {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["button_id", "button_label", "segment"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicReactionButton;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicReactionButton")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicReactionButton, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "button_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "button_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "segment",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicReactionButton {
+                        button_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("button_id")?
+                            }
+                        },
+                        button_label: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("button_label")?
+                            }
+                        },
+                        segment: member_2.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicReactionButton", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicReactionPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicReactionPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicReactionPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicReactionPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicReactionPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicReactionPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicReactionRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content_title", "reaction"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicReactionRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicReactionRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicReactionRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "reaction",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicReactionRow {
+                        content_title: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        reaction: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicReactionRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicReactionSegment {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "reaction_point"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicReactionSegment;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicReactionSegment")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicReactionSegment, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "reaction_point",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicReactionSegment {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        reaction_point: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("reaction_point")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicReactionSegment", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicRealtimeTitleCount {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content_title", "count"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicRealtimeTitleCount;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicRealtimeTitleCount")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicRealtimeTitleCount, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicRealtimeTitleCount {
+                        content_title: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        count: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicRealtimeTitleCount", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicRealtimeUserCountRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "hour_minute", "titles"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicRealtimeUserCountRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicRealtimeUserCountRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicRealtimeUserCountRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "hour_minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "titles",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicRealtimeUserCountRow {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        hour_minute: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hour_minute")?
+                            }
+                        },
+                        titles: member_2.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicRealtimeUserCountRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicRealtimeUserCountsPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicRealtimeUserCountsPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicRealtimeUserCountsPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicRealtimeUserCountsPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicRealtimeUserCountsPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicRealtimeUserCountsPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicRegionPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicRegionPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicRegionPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicRegionPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicRegionPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicRegionPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicRegionRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "city",
+                "country",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "region",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicRegionRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicRegionRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicRegionRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "city",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "country",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicRegionRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        city: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("city")?
+                            }
+                        },
+                        country: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("country")?
+                            }
+                        },
+                        error_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        region: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        show_count: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicRegionRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicSitePage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicSitePage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicSitePage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicSitePage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicSitePage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicSitePage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicSiteRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "site",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicSiteRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicSiteRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicSiteRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "site",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicSiteRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        error_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        player_name: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        show_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        site: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("site")?
+                            }
+                        },
+                        total_played_time: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicSiteRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicSituation {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "bitrate",
+                "playback_rate",
+                "playback_status",
+                "screen_status",
+                "segment",
+                "subtitles",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicSituation;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicSituation")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicSituation, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "playback_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "screen_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "segment",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "subtitles",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicSituation {
+                        bitrate: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("bitrate")?
+                            }
+                        },
+                        playback_rate: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_rate")?
+                            }
+                        },
+                        playback_status: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_status")?
+                            }
+                        },
+                        screen_status: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("screen_status")?
+                            }
+                        },
+                        segment: member_4.unwrap_or_default(),
+                        subtitles: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subtitles")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicSituation", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicTimePeriodPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicTimePeriodPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicTimePeriodPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicTimePeriodPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicTimePeriodPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicTimePeriodPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicTimePeriodRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "date_time",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicTimePeriodRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicTimePeriodRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicTimePeriodRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "show_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicTimePeriodRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        date_time: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        error_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        show_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        show_user_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_user_count")?
+                            }
+                        },
+                        total_played_time: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicTimePeriodRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicUserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicUserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicUserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicUserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicUserPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicUserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "total_played_time",
+                "total_staytime",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "avg_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "error_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "total_played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "total_staytime",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicUserRow {
+                        ad_playback_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_playback_count")?
+                            }
+                        },
+                        avg_played_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_percent")?
+                            }
+                        },
+                        avg_played_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_played_time")?
+                            }
+                        },
+                        avg_staytime: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_staytime")?
+                            }
+                        },
+                        error_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_count")?
+                            }
+                        },
+                        play_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        show_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        total_played_time: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_played_time")?
+                            }
+                        },
+                        total_staytime: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_staytime")?
+                            }
+                        },
+                        user_id: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicViewingHistoryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicViewingHistoryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicViewingHistoryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicViewingHistoryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicViewingHistoryPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicViewingHistoryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicViewingHistoryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "date_time",
+                "os",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "played_flags",
+                "played_percent",
+                "played_time",
+                "region",
+                "show_count",
+                "stay_time",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicViewingHistoryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicViewingHistoryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicViewingHistoryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "os",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "playback_env",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "played_flags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "played_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "played_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "show_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "stay_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicViewingHistoryRow {
+                        content_category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        date_time: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        os: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os")?
+                            }
+                        },
+                        play_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_count")?
+                            }
+                        },
+                        playback_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        playback_env: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_env")?
+                            }
+                        },
+                        played_flags: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_flags")?
+                            }
+                        },
+                        played_percent: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_percent")?
+                            }
+                        },
+                        played_time: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("played_time")?
+                            }
+                        },
+                        region: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        show_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("show_count")?
+                            }
+                        },
+                        stay_time: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("stay_time")?
+                            }
+                        },
+                        user_id: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicViewingHistoryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicViewingSituationPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicViewingSituationPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicViewingSituationPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicViewingSituationPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "golden",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "truncated",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "unsampled",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicViewingSituationPage {
+                        data: member_0.unwrap_or_default(),
+                        golden: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("golden")?
+                            }
+                        },
+                        truncated: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                        unsampled: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("unsampled")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicViewingSituationPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BasicViewingSituationRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content_title", "situation"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BasicViewingSituationRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BasicViewingSituationRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BasicViewingSituationRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "situation",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BasicViewingSituationRow {
+                        content_title: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        situation: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BasicViewingSituationRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudActiveUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "date_time"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudActiveUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudActiveUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudActiveUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "date_time",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudActiveUserRow {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        date_time: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudActiveUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudActiveUsersPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudActiveUsersPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudActiveUsersPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudActiveUsersPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudActiveUsersPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudActiveUsersPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudBrowserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudBrowserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudBrowserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudBrowserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudBrowserPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudBrowserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudBrowserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "browser_name",
+                "browser_version",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudBrowserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudBrowserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudBrowserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "browser_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "browser_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudBrowserRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        browser_name: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("browser_name")?
+                            }
+                        },
+                        browser_version: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("browser_version")?
+                            }
+                        },
+                        impression_user_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        player_name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        total_play_time: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudBrowserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentCategoryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentCategoryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentCategoryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentCategoryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentCategoryPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentCategoryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentCategoryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "content_category",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentCategoryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentCategoryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentCategoryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentCategoryRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        content_category: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        impression_user_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentCategoryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentNamePage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentNamePage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentNamePage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentNamePage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentNamePage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentNamePage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentNameRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "complete_play_percent",
+                "content_category",
+                "content_name",
+                "content_type",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentNameRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentNameRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentNameRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "complete_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentNameRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        complete_play_percent: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("complete_play_percent")?
+                            }
+                        },
+                        content_category: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_name: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_type: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        impression_user_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentNameRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentNameUserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentNameUserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentNameUserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentNameUserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentNameUserPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentNameUserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentNameUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_name",
+                "content_type",
+                "engagement_bitmap",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentNameUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentNameUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentNameUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "engagement_bitmap",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentNameUserRow {
+                        content_category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_type: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        engagement_bitmap: member_3.unwrap_or_default(),
+                        play_percent: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_percent")?
+                            }
+                        },
+                        play_requested_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_id: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentNameUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentTitlePage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentTitlePage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentTitlePage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentTitlePage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentTitlePage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentTitlePage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentTitleRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "complete_play_percent",
+                "content_category",
+                "content_title",
+                "content_type",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentTitleRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentTitleRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentTitleRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "complete_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentTitleRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        complete_play_percent: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("complete_play_percent")?
+                            }
+                        },
+                        content_category: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        impression_user_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentTitleRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentTitleUserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentTitleUserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentTitleUserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentTitleUserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentTitleUserPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentTitleUserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudContentTitleUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "engagement_bitmap",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudContentTitleUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudContentTitleUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudContentTitleUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "engagement_bitmap",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudContentTitleUserRow {
+                        content_category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        engagement_bitmap: member_3.unwrap_or_default(),
+                        play_percent: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_percent")?
+                            }
+                        },
+                        play_requested_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_id: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudContentTitleUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudEngagementPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudEngagementPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudEngagementPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudEngagementPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudEngagementPage {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudEngagementPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudEngagementPoint {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudEngagementPoint;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudEngagementPoint")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudEngagementPoint, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "playback_point",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "rating",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudEngagementPoint {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        playback_point: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_point")?
+                            }
+                        },
+                        rating: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("rating")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudEngagementPoint", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudOsPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudOsPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudOsPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudOsPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudOsPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudOsPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudOsRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "impression_user_count",
+                "os_name",
+                "os_version",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudOsRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudOsRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudOsRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "os_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "os_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudOsRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        impression_user_count: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        os_name: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os_name")?
+                            }
+                        },
+                        os_version: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os_version")?
+                            }
+                        },
+                        play_requested_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        player_name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        total_play_time: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudOsRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudQueryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudQueryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudQueryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudQueryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudQueryPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudQueryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudQueryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "browser_name",
+                "complete_play_percent",
+                "content_category",
+                "content_name",
+                "content_title",
+                "country",
+                "date",
+                "date_hour",
+                "date_minute",
+                "date_time",
+                "day",
+                "hour",
+                "hour_minute",
+                "impression_user_count",
+                "minute",
+                "month",
+                "os_name",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "region",
+                "site",
+                "total_play_time",
+                "user_count",
+                "user_id",
+                "year",
+                "year_month",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudQueryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudQueryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudQueryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_25 = ::std::option::Option::None;
+                    let mut member_26 = ::std::option::Option::None;
+                    let mut member_27 = ::std::option::Option::None;
+                    let mut member_28 = ::std::option::Option::None;
+                    let mut member_29 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "browser_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "complete_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "country",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "date",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "date_hour",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "date_minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "day",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "hour",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "hour_minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "minute",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "month",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "os_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "site",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(25usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_25,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(26usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_26,
+                                    "user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(27usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_27,
+                                    "user_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(28usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_28,
+                                    "year",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(29usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_29,
+                                    "year_month",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudQueryRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        browser_name: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("browser_name")?
+                            }
+                        },
+                        complete_play_percent: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("complete_play_percent")?
+                            }
+                        },
+                        content_category: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_name: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_title: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        country: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("country")?
+                            }
+                        },
+                        date: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date")?
+                            }
+                        },
+                        date_hour: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_hour")?
+                            }
+                        },
+                        date_minute: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_minute")?
+                            }
+                        },
+                        date_time: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        day: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("day")?
+                            }
+                        },
+                        hour: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hour")?
+                            }
+                        },
+                        hour_minute: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hour_minute")?
+                            }
+                        },
+                        impression_user_count: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        minute: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("minute")?
+                            }
+                        },
+                        month: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("month")?
+                            }
+                        },
+                        os_name: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os_name")?
+                            }
+                        },
+                        play_requested_count: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        region: match member_23 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        site: match member_24 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("site")?
+                            }
+                        },
+                        total_play_time: match member_25 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_26 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                        user_id: match member_27 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                        year: match member_28 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("year")?
+                            }
+                        },
+                        year_month: match member_29 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("year_month")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudQueryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudReactionButton {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["button_id", "segment"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudReactionButton;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudReactionButton")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudReactionButton, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "button_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "segment",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudReactionButton {
+                        button_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("button_id")?
+                            }
+                        },
+                        segment: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudReactionButton", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudReactionPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudReactionPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudReactionPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudReactionPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudReactionPage {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudReactionPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudReactionSegment {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["count", "reaction_point"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudReactionSegment;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudReactionSegment")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudReactionSegment, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "reaction_point",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudReactionSegment {
+                        count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        reaction_point: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("reaction_point")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudReactionSegment", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudRealtimeUserCountRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_name",
+                "content_title",
+                "count",
+                "date_time",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudRealtimeUserCountRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudRealtimeUserCountRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudRealtimeUserCountRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "date_time",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudRealtimeUserCountRow {
+                        content_name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        count: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        date_time: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudRealtimeUserCountRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudRealtimeUserCountsPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudRealtimeUserCountsPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudRealtimeUserCountsPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudRealtimeUserCountsPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudRealtimeUserCountsPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudRealtimeUserCountsPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudRegionPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudRegionPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudRegionPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudRegionPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudRegionPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudRegionPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudRegionRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "city",
+                "country",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "region",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudRegionRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudRegionRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudRegionRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "city",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "country",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudRegionRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        city: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("city")?
+                            }
+                        },
+                        country: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("country")?
+                            }
+                        },
+                        impression_user_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        region: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        total_play_time: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudRegionRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudSitePage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudSitePage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudSitePage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudSitePage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudSitePage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudSitePage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudSiteRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "site",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudSiteRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudSiteRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudSiteRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "player_version",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "site",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudSiteRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        impression_user_count: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        player_name: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_name")?
+                            }
+                        },
+                        player_version: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_version")?
+                            }
+                        },
+                        site: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("site")?
+                            }
+                        },
+                        total_play_time: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudSiteRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudSituation {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "bitrate",
+                "cast",
+                "is_background",
+                "playback_rate",
+                "screen_type",
+                "segment",
+                "subtitle",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudSituation;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudSituation")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudSituation, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "cast",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "is_background",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "screen_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "segment",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "subtitle",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudSituation {
+                        bitrate: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("bitrate")?
+                            }
+                        },
+                        cast: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("cast")?
+                            }
+                        },
+                        is_background: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("is_background")?
+                            }
+                        },
+                        playback_rate: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_rate")?
+                            }
+                        },
+                        screen_type: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("screen_type")?
+                            }
+                        },
+                        segment: member_5.unwrap_or_default(),
+                        subtitle: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subtitle")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudSituation", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudSituationSegment {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["playback_point", "rating"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudSituationSegment;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudSituationSegment")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudSituationSegment, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "playback_point",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "rating",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudSituationSegment {
+                        playback_point: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_point")?
+                            }
+                        },
+                        rating: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("rating")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudSituationSegment", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudTimePeriodPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudTimePeriodPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudTimePeriodPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudTimePeriodPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudTimePeriodPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudTimePeriodPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudTimePeriodRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "date_time",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudTimePeriodRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudTimePeriodRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudTimePeriodRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "impression_user_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "user_count",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudTimePeriodRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        date_time: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        impression_user_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("impression_user_count")?
+                            }
+                        },
+                        play_requested_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_count")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudTimePeriodRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudUserCountLegacyRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_name",
+                "content_title",
+                "count",
+                "date_time",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudUserCountLegacyRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudUserCountLegacyRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudUserCountLegacyRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "date_time",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudUserCountLegacyRow {
+                        content_name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_title: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        count: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("count")?
+                            }
+                        },
+                        date_time: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudUserCountLegacyRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudUserCountsLegacyPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudUserCountsLegacyPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudUserCountsLegacyPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudUserCountsLegacyPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudUserCountsLegacyPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudUserCountsLegacyPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudUserPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudUserPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudUserPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudUserPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudUserPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudUserPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudUserRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudUserRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudUserRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudUserRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "ad_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "avg_play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "avg_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "player_impressions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "total_play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudUserRow {
+                        ad_impressions: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ad_impressions")?
+                            }
+                        },
+                        avg_play_percent: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_percent")?
+                            }
+                        },
+                        avg_play_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("avg_play_time")?
+                            }
+                        },
+                        play_requested_count: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        player_impressions: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_impressions")?
+                            }
+                        },
+                        total_play_time: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_play_time")?
+                            }
+                        },
+                        user_id: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudUserRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudViewingHistoryPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudViewingHistoryPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudViewingHistoryPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudViewingHistoryPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudViewingHistoryPage {
+                        data: member_0.unwrap_or_default(),
+                        truncated: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudViewingHistoryPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudViewingHistoryRow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "browser_name",
+                "content_category",
+                "content_name",
+                "content_title",
+                "content_type",
+                "date_time",
+                "engagement_bitmap",
+                "os_name",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "play_time",
+                "region",
+                "user_id",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudViewingHistoryRow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudViewingHistoryRow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudViewingHistoryRow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "browser_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "content_title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "date_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "engagement_bitmap",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "os_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "play_percent",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "play_requested_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "play_started_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "play_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "region",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "user_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudViewingHistoryRow {
+                        browser_name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("browser_name")?
+                            }
+                        },
+                        content_category: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_category")?
+                            }
+                        },
+                        content_name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        content_title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_title")?
+                            }
+                        },
+                        content_type: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        date_time: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date_time")?
+                            }
+                        },
+                        engagement_bitmap: member_6.unwrap_or_default(),
+                        os_name: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("os_name")?
+                            }
+                        },
+                        play_percent: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_percent")?
+                            }
+                        },
+                        play_requested_count: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_requested_count")?
+                            }
+                        },
+                        play_started_count: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_started_count")?
+                            }
+                        },
+                        play_time: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("play_time")?
+                            }
+                        },
+                        region: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("region")?
+                            }
+                        },
+                        user_id: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("user_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudViewingHistoryRow", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CloudViewingSituationPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CloudViewingSituationPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CloudViewingSituationPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CloudViewingSituationPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CloudViewingSituationPage {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CloudViewingSituationPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Error {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["code", "message"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Error;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Error")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Error, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "code",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "message",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Error {
+                        code: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("code")?
+                            }
+                        },
+                        message: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Error", MEMBERS, Read)
         }
     }
     vidplat_core::open_enum! {

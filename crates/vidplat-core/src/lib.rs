@@ -8,6 +8,7 @@ mod decode;
 mod exchange;
 mod failure;
 mod judge;
+mod members;
 mod observe;
 mod open_enum;
 mod operation;
@@ -67,6 +68,7 @@ pub use validate::{body_violation, first_violation, query_violation, Check, Rule
 /// the crate root, hidden, for the same code.)
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::members::{missing, read_once, read_unknown, skip, Member, MemberName};
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::request::Request;
     pub use crate::setter::{array_of, FromText};

@@ -8,7 +8,7 @@
 #[allow(clippy::all)]
 pub mod types {
     ///Id of a newly registered resource.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreatedId {
         ///At least 1.
@@ -52,7 +52,7 @@ pub mod types {
         }
     }
     ///Settings of the preset's destination.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DestinationSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -66,7 +66,7 @@ pub mod types {
         }
     }
     ///Error body.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -82,7 +82,7 @@ pub mod types {
         }
     }
     ///External ID of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExternalId {
         ///2..96 characters. Used when creating the access role that lets the service write to a customer-owned object-storage bucket.
@@ -96,7 +96,7 @@ pub mod types {
         }
     }
     ///HLS output settings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct HlsConfig {
         ///Multi-audio output flag.
@@ -171,7 +171,7 @@ pub mod types {
         }
     }
     ///Uploaded input file.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct InputFile {
         ///File name.
@@ -253,7 +253,7 @@ pub mod types {
         }
     }
     ///Notification settings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct NotificationSettings {
         ///Notify when a task status becomes failed.
@@ -276,7 +276,7 @@ pub mod types {
         }
     }
     ///Notification settings to store.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct NotificationSettingsUpdate {
         ///Notify when a task status becomes failed.
@@ -295,7 +295,7 @@ pub mod types {
         }
     }
     ///Settings of a customer-owned object-storage bucket destination.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ObjstoreSettings {
         ///How the service authenticates to the bucket; must be given for an `objstore://` destination.
@@ -310,7 +310,7 @@ pub mod types {
         }
     }
     ///Preset.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Preset {
         ///Creation time (response only).
@@ -367,7 +367,7 @@ pub mod types {
     /**Preset registration request. HLS and HLS_ENCRYPTED require hls_config;
 DASH and DASH_ENCRYPTED require dash_config. An `objstore://`
 destination requires destination_settings.objstore.authentication_method.*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetCreate {
         ///DASH output settings; required for DASH and DASH_ENCRYPTED.
@@ -645,7 +645,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///List of presets.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetList {
         ///The presets.
@@ -689,7 +689,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Poster image output settings of a preset.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetPoster {
         ///Upload destination of the poster image.
@@ -767,7 +767,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Settings of one stream of a preset.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetStream {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -784,7 +784,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Video settings of a preset stream.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetStreamVideo {
         ///Video height.
@@ -802,7 +802,7 @@ destination requires destination_settings.objstore.authentication_method.*/
 under the same rules. HLS and HLS_ENCRYPTED require hls_config; DASH and
 DASH_ENCRYPTED require dash_config. An `objstore://` destination
 requires destination_settings.objstore.authentication_method.*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PresetUpdate {
         ///DASH output settings; required for DASH and DASH_ENCRYPTED.
@@ -1138,7 +1138,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Profile {
         ///Creation time (response only).
@@ -1171,7 +1171,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile registration request. vms_config is accepted, and required, only when at least one preset of the profile has the post-execution action 'register to the video management service'. A sub-account cannot share a profile.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileCreate {
         ///Free description.
@@ -1312,7 +1312,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///List of profiles (own or shared).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileList {
         ///The profiles.
@@ -1326,7 +1326,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Profile update request: the registration fields under the same rules. vms_config is accepted, and required, only when at least one preset of the profile has the post-execution action 'register to the video management service'. FULL_PROFILE is returned when no more presets can be added.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileUpdate {
         ///Free description.
@@ -1467,7 +1467,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Registration settings of a profile for the video management service. Of these, the labels, content forward policy, streaming policy and distribution network are ignored when the profile is used from another account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProfileVmsConfig {
         ///Seek preview setting for content registered to the video management service.
@@ -1482,7 +1482,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Task detail.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Task {
         ///Creation time.
@@ -1563,7 +1563,7 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     ///Number of tasks in each status; every value is an integer >= 0.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCounts {
         ///Tasks in canceled. At least 0.
@@ -1601,7 +1601,7 @@ profile in profile_id contains at least one preset whose corresponding
 value is defined as 'specified at each run'. When the profile is shared
 from another account and registers to the video management service,
 vms_config.config_overrides.category_id is required.*/
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskCreate {
         ///Episode name; any characters except whitespace. Accepted and required only when a preset's episode name is specified at each run.
@@ -2087,7 +2087,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///CSV import job.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskImport {
         ///Creation time.
@@ -2114,7 +2114,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///List of CSV import jobs.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskImportList {
         ///The CSV import jobs.
@@ -2128,7 +2128,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///One page of tasks.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskList {
         ///Current page number. At least 1.
@@ -2190,7 +2190,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Result of a task registration.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskRegistration {
         ///Number of tasks that failed to register. At least 0.
@@ -2303,7 +2303,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Settings for registration to the video management service (task request only). When the profile is shared from another account, config_overrides.category_id must be given.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskVmsConfig {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2347,7 +2347,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     ///Overrides of the profile's video management service registration settings for this task.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaskVmsConfigOverrides {
         ///Id of the category of the video management service to register the content in (a UUID string there).
@@ -5752,6 +5752,3361 @@ vms_config.config_overrides.category_id is required.*/
             fn from(value: String) -> Self {
                 Self(value.into())
             }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CreatedId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CreatedId;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CreatedId")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CreatedId, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CreatedId {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CreatedId", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DestinationSettings {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["objstore"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DestinationSettings;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DestinationSettings")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DestinationSettings, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "objstore",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DestinationSettings {
+                        objstore: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("objstore")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Error {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["code", "message"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Error;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Error")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Error, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "code",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "message",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Error {
+                        code: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("code")?
+                            }
+                        },
+                        message: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Error", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ExternalId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["external_id"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ExternalId;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ExternalId")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ExternalId, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "external_id",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ExternalId {
+                        external_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("external_id")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ExternalId", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for HlsConfig {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["multi_audio_flag"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = HlsConfig;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct HlsConfig")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<HlsConfig, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "multi_audio_flag",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(HlsConfig {
+                        multi_audio_flag: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("multi_audio_flag")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for InputFile {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["filename", "filesize", "filetime"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = InputFile;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct InputFile")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<InputFile, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "filesize",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "filetime",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(InputFile {
+                        filename: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename")?
+                            }
+                        },
+                        filesize: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filesize")?
+                            }
+                        },
+                        filetime: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filetime")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("InputFile", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NotificationSettings {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "notify_error",
+                "notify_imported_tasks",
+                "notify_ready",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = NotificationSettings;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct NotificationSettings")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<NotificationSettings, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "notify_error",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "notify_imported_tasks",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "notify_ready",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(NotificationSettings {
+                        notify_error: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_error")?
+                            }
+                        },
+                        notify_imported_tasks: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_imported_tasks")?
+                            }
+                        },
+                        notify_ready: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_ready")?
+                            }
+                        },
+                        updated_at: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("NotificationSettings", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for NotificationSettingsUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "notify_error",
+                "notify_imported_tasks",
+                "notify_ready",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = NotificationSettingsUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct NotificationSettingsUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<NotificationSettingsUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "notify_error",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "notify_imported_tasks",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "notify_ready",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(NotificationSettingsUpdate {
+                        notify_error: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_error")?
+                            }
+                        },
+                        notify_imported_tasks: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_imported_tasks")?
+                            }
+                        },
+                        notify_ready: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("notify_ready")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("NotificationSettingsUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ObjstoreSettings {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["authentication_method"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ObjstoreSettings;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ObjstoreSettings")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ObjstoreSettings, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "authentication_method",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ObjstoreSettings {
+                        authentication_method: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("authentication_method")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Preset {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "id",
+                "name",
+                "output_filename",
+                "poster",
+                "seek_preview",
+                "streams",
+                "updated_at",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Preset;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Preset")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Preset, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "dash_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "destination",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "destination_settings",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "dynamic_streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "hls_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "output_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "poster",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "seek_preview",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Preset {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        dash_config: member_1.unwrap_or_default(),
+                        description: member_2.unwrap_or_default(),
+                        destination: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination")?
+                            }
+                        },
+                        destination_settings: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination_settings")?
+                            }
+                        },
+                        dynamic_streams: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("dynamic_streams")?
+                            }
+                        },
+                        format: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        hls_config: member_7.unwrap_or_default(),
+                        id: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        output_filename: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("output_filename")?
+                            }
+                        },
+                        poster: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster")?
+                            }
+                        },
+                        seek_preview: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview")?
+                            }
+                        },
+                        streams: member_13.unwrap_or_default(),
+                        updated_at: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        vms_config: member_15.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Preset", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "name",
+                "output_filename",
+                "poster",
+                "profile_config",
+                "seek_preview",
+                "streams",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "dash_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "destination",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "destination_settings",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "dynamic_streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "hls_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "output_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "poster",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "profile_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "seek_preview",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetCreate {
+                        dash_config: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("dash_config")?
+                            }
+                        },
+                        description: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        destination: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination")?
+                            }
+                        },
+                        destination_settings: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination_settings")?
+                            }
+                        },
+                        dynamic_streams: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("dynamic_streams")?
+                            }
+                        },
+                        format: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        hls_config: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hls_config")?
+                            }
+                        },
+                        name: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        output_filename: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("output_filename")?
+                            }
+                        },
+                        poster: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster")?
+                            }
+                        },
+                        profile_config: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("profile_config")?
+                            }
+                        },
+                        seek_preview: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview")?
+                            }
+                        },
+                        streams: member_12.unwrap_or_default(),
+                        vms_config: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("vms_config")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PresetCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PresetList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetPoster {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["destination", "filename_prefix"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetPoster;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetPoster")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetPoster, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "destination",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "filename_prefix",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetPoster {
+                        destination: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination")?
+                            }
+                        },
+                        filename_prefix: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename_prefix")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetStream {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["video", "watermarks"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetStream;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetStream")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetStream, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "video",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "watermarks",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetStream {
+                        video: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video")?
+                            }
+                        },
+                        watermarks: member_1.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetStreamVideo {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["height"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetStreamVideo;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetStreamVideo")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetStreamVideo, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetStreamVideo {
+                        height: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "name",
+                "output_filename",
+                "poster",
+                "seek_preview",
+                "streams",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PresetUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PresetUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PresetUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "dash_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "destination",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "destination_settings",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "dynamic_streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "hls_config",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "output_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "poster",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "seek_preview",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PresetUpdate {
+                        dash_config: member_0.unwrap_or_default(),
+                        description: member_1.unwrap_or_default(),
+                        destination: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination")?
+                            }
+                        },
+                        destination_settings: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination_settings")?
+                            }
+                        },
+                        dynamic_streams: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("dynamic_streams")?
+                            }
+                        },
+                        format: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        hls_config: member_6.unwrap_or_default(),
+                        name: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        output_filename: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("output_filename")?
+                            }
+                        },
+                        poster: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster")?
+                            }
+                        },
+                        seek_preview: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview")?
+                            }
+                        },
+                        streams: member_11.unwrap_or_default(),
+                        vms_config: member_12.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PresetUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Profile {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "name",
+                "presets",
+                "share",
+                "updated_at",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Profile;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Profile")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Profile, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "presets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "share",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Profile {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        description: member_1.unwrap_or_default(),
+                        id: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        presets: member_4.unwrap_or_default(),
+                        share: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("share")?
+                            }
+                        },
+                        updated_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        vms_config: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("vms_config")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Profile", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProfileCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "description",
+                "name",
+                "presets",
+                "share",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ProfileCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ProfileCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ProfileCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "presets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "share",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ProfileCreate {
+                        description: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        presets: member_2.unwrap_or_default(),
+                        share: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("share")?
+                            }
+                        },
+                        vms_config: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("vms_config")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ProfileCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProfileList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ProfileList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ProfileList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ProfileList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ProfileList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ProfileList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProfileUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "description",
+                "name",
+                "presets",
+                "share",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ProfileUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ProfileUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ProfileUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "presets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "share",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ProfileUpdate {
+                        description: member_0.unwrap_or_default(),
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        presets: member_2.unwrap_or_default(),
+                        share: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("share")?
+                            }
+                        },
+                        vms_config: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("vms_config")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ProfileUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ProfileVmsConfig {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["seek_preview"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ProfileVmsConfig;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ProfileVmsConfig")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ProfileVmsConfig, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "seek_preview",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ProfileVmsConfig {
+                        seek_preview: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Task {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "destination",
+                "encode_end",
+                "encode_start",
+                "episode_name",
+                "error_code",
+                "format",
+                "id",
+                "input_filename",
+                "multi_angles",
+                "output_filename",
+                "poster",
+                "preset_id",
+                "preset_name",
+                "profile_id",
+                "profile_name",
+                "publish_end",
+                "publish_start",
+                "seek_preview",
+                "status",
+                "streams",
+                "transaction",
+                "updated_at",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Task;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Task")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Task, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "destination",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "encode_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "encode_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "episode_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "error_code",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "input_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "multi_angles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "output_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "poster",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "preset_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "preset_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "profile_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "profile_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "publish_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "publish_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "seek_preview",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "transaction",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Task {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        destination: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("destination")?
+                            }
+                        },
+                        encode_end: member_2.unwrap_or_default(),
+                        encode_start: member_3.unwrap_or_default(),
+                        episode_name: member_4.unwrap_or_default(),
+                        error_code: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("error_code")?
+                            }
+                        },
+                        format: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        id: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        input_filename: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("input_filename")?
+                            }
+                        },
+                        multi_angles: member_9.unwrap_or_default(),
+                        output_filename: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("output_filename")?
+                            }
+                        },
+                        poster: member_11.unwrap_or_default(),
+                        preset_id: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("preset_id")?
+                            }
+                        },
+                        preset_name: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("preset_name")?
+                            }
+                        },
+                        profile_id: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("profile_id")?
+                            }
+                        },
+                        profile_name: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("profile_name")?
+                            }
+                        },
+                        publish_end: member_16.unwrap_or_default(),
+                        publish_start: member_17.unwrap_or_default(),
+                        seek_preview: member_18.unwrap_or_default(),
+                        status: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        streams: member_20.unwrap_or_default(),
+                        transaction: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("transaction")?
+                            }
+                        },
+                        updated_at: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        vms_config: member_23.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Task", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskCounts {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "canceled",
+                "canceling",
+                "encoding",
+                "failed",
+                "ready",
+                "uploading",
+                "waiting",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskCounts;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskCounts")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskCounts, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "canceled",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "canceling",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "encoding",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "failed",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "ready",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "uploading",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "waiting",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskCounts {
+                        canceled: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("canceled")?
+                            }
+                        },
+                        canceling: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("canceling")?
+                            }
+                        },
+                        encoding: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encoding")?
+                            }
+                        },
+                        failed: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("failed")?
+                            }
+                        },
+                        ready: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("ready")?
+                            }
+                        },
+                        uploading: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("uploading")?
+                            }
+                        },
+                        waiting: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("waiting")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskCounts", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "episode_name",
+                "input_filepath",
+                "multi_angle_labels",
+                "multi_angles",
+                "output_filename",
+                "poster_filename_prefix",
+                "preset_overrides",
+                "priority",
+                "profile_id",
+                "seek_preview_filename",
+                "segment_filename_prefix",
+                "trim",
+                "upload_type",
+                "vms_config",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "episode_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "input_filepath",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "multi_angle_labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "multi_angles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "output_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "poster_filename_prefix",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "preset_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "priority",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "profile_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "seek_preview_filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "segment_filename_prefix",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "trim",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "upload_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "vms_config",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskCreate {
+                        episode_name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("episode_name")?
+                            }
+                        },
+                        input_filepath: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("input_filepath")?
+                            }
+                        },
+                        multi_angle_labels: member_2.unwrap_or_default(),
+                        multi_angles: member_3.unwrap_or_default(),
+                        output_filename: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("output_filename")?
+                            }
+                        },
+                        poster_filename_prefix: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "poster_filename_prefix",
+                                )?
+                            }
+                        },
+                        preset_overrides: member_6.unwrap_or_default(),
+                        priority: member_7
+                            .unwrap_or_else(defaults::task_create_priority),
+                        profile_id: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("profile_id")?
+                            }
+                        },
+                        seek_preview_filename: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview_filename")?
+                            }
+                        },
+                        segment_filename_prefix: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "segment_filename_prefix",
+                                )?
+                            }
+                        },
+                        trim: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("trim")?
+                            }
+                        },
+                        upload_type: member_12
+                            .unwrap_or_else(defaults::task_create_upload_type),
+                        vms_config: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("vms_config")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskImport {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "id",
+                "import_status",
+                "name",
+                "task_status",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskImport;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskImport")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskImport, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "import_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "task_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskImport {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        import_status: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("import_status")?
+                            }
+                        },
+                        name: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        task_status: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("task_status")?
+                            }
+                        },
+                        updated_at: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskImport", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskImportList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskImportList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskImportList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskImportList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskImportList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskImportList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "current_page",
+                "data",
+                "from",
+                "last_page",
+                "per_page",
+                "to",
+                "total",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "current_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "from",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "last_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "per_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "to",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "total",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskList {
+                        current_page: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("current_page")?
+                            }
+                        },
+                        data: member_1.unwrap_or_default(),
+                        from: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("from")?
+                            }
+                        },
+                        last_page: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("last_page")?
+                            }
+                        },
+                        per_page: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("per_page")?
+                            }
+                        },
+                        to: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("to")?
+                            }
+                        },
+                        total: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "failure_count",
+                "success_count",
+                "tasks",
+                "transaction",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "failure_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "success_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "tasks",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "transaction",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskRegistration {
+                        failure_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("failure_count")?
+                            }
+                        },
+                        success_count: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("success_count")?
+                            }
+                        },
+                        tasks: member_2.unwrap_or_default(),
+                        transaction: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("transaction")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("TaskRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskVmsConfig {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["config_overrides"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskVmsConfig;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskVmsConfig")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskVmsConfig, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "config_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskVmsConfig {
+                        config_overrides: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("config_overrides")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for TaskVmsConfigOverrides {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["category_id"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = TaskVmsConfigOverrides;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct TaskVmsConfigOverrides")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<TaskVmsConfigOverrides, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(TaskVmsConfigOverrides {
+                        category_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category_id")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
         }
     }
     vidplat_core::open_enum! {

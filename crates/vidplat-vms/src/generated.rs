@@ -105,7 +105,7 @@ pub mod types {
         }
     }
     ///Response of a bulk registration.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BulkRegistration {
         ///Ids of the registered items; the Nth item corresponds to the Nth request.
@@ -119,7 +119,7 @@ pub mod types {
         }
     }
     ///A category (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Category {
         ///Creation time. Read only.
@@ -145,7 +145,7 @@ pub mod types {
         }
     }
     ///Body of Register category.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryCreate {
         ///Hierarchical name (the sample separates levels with '/').
@@ -212,7 +212,7 @@ pub mod types {
         }
     }
     ///The categories of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryList {
         ///Categories.
@@ -226,7 +226,7 @@ pub mod types {
         }
     }
     ///A parent category created by Register category.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryParent {
         ///Id of the parent category.
@@ -243,7 +243,7 @@ pub mod types {
         }
     }
     ///Response of Register category.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryRegistration {
         ///Id of the registered category.
@@ -260,7 +260,7 @@ pub mod types {
         }
     }
     ///Statistics of a category for one period.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryStatistics {
         ///Number of contents.
@@ -283,7 +283,7 @@ pub mod types {
         }
     }
     ///Body of Update category.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryUpdate {
         ///Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.
@@ -351,7 +351,7 @@ pub mod types {
         }
     }
     ///A chapter of a content (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Chapter {
         ///Free-form data of the chapter.
@@ -374,7 +374,7 @@ pub mod types {
         }
     }
     ///A chapter sent at content registration (refers to a poster by name).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChapterCreate {
         ///Free-form data of the chapter.
@@ -396,7 +396,7 @@ pub mod types {
         }
     }
     ///A chapter sent at content update (refers to a poster by id).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChapterUpdate {
         ///Free-form data of the chapter.
@@ -418,7 +418,7 @@ pub mod types {
         }
     }
     ///A content with its nested stream sets, streams, subtitles, posters, documents and cta_actions (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Content {
         ///Id of the category the content belongs to.
@@ -522,7 +522,7 @@ pub mod types {
         }
     }
     ///Body of Register content: the content fields plus its stream sets, streams, subtitles, posters and documents, which refer to each other by name. When several subtitles, posters or documents are sent they cannot all carry content; to register several with content, use the single-item operations repeatedly.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentCreate {
         ///Id of the category the content belongs to.
@@ -1006,7 +1006,7 @@ pub mod types {
         }
     }
     ///A related document sent inside Register content, named so that presentation_document_name can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -1310,7 +1310,7 @@ pub mod types {
         }
     }
     ///One page of the content list.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentList {
         ///Number of this page. At least 1.
@@ -1333,7 +1333,7 @@ pub mod types {
         }
     }
     ///A poster sent inside Register content, named so that other fields of the request can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentPosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -1491,7 +1491,7 @@ pub mod types {
         }
     }
     ///Response of Register content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentRegistration {
         ///The registered documents.
@@ -1520,7 +1520,7 @@ pub mod types {
         }
     }
     ///Contents a site shows.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentScope {
         ///Categories in scope.
@@ -1542,7 +1542,7 @@ pub mod types {
         }
     }
     ///Response of Content delivery volume.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStatistics {
         ///Delivery volume per period.
@@ -1556,7 +1556,7 @@ pub mod types {
         }
     }
     ///A stream sent inside Register content, named so that stream sets can refer to it.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamCreate {
         ///Audio bitrate in bps.
@@ -1857,7 +1857,7 @@ pub mod types {
         }
     }
     ///A stream set sent inside Register content; refers to streams and subtitles of the same request by name.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentStreamSetCreate {
         ///Distribution network; decided automatically when omitted.
@@ -1938,7 +1938,7 @@ pub mod types {
         }
     }
     ///A subtitle sent inside Register content, named so that stream sets can refer to it. Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -2195,7 +2195,7 @@ pub mod types {
         }
     }
     ///A content as listed: without the nested arrays (stream_sets, streams, subtitles, posters, documents) and cta_actions.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSummary {
         ///Id of the category the content belongs to.
@@ -2281,7 +2281,7 @@ pub mod types {
         }
     }
     ///Body of Update content: the fields to change. The name cannot be changed.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdate {
         ///Id of the category the content belongs to.
@@ -2576,7 +2576,7 @@ pub mod types {
         }
     }
     ///Call-to-action settings of a content. Read only.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CtaActions {
         ///Card options.
@@ -2601,7 +2601,7 @@ pub mod types {
         }
     }
     ///A call-to-action card option.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CtaCardOption {
         ///When the card is shown.
@@ -3070,7 +3070,7 @@ pub mod types {
         }
     }
     ///Delivery volume of one period.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DeliveryVolume {
         ///Bytes downloaded.
@@ -3087,7 +3087,7 @@ pub mod types {
         }
     }
     ///A related document (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Document {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
@@ -3122,7 +3122,7 @@ pub mod types {
         }
     }
     ///Body of Register documents in bulk.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentBulkCreate {
         ///Documents to register; the Nth id of the response corresponds to the Nth item.
@@ -3134,7 +3134,7 @@ pub mod types {
         }
     }
     ///Body of Register document (and one item of Register documents in bulk). Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -3433,7 +3433,7 @@ pub mod types {
         }
     }
     ///The related documents of a content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentList {
         ///Documents.
@@ -3447,7 +3447,7 @@ pub mod types {
         }
     }
     ///Body of Update document: the fields to change. When both url and content are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -3747,7 +3747,7 @@ pub mod types {
         }
     }
     ///Error body of every failed request.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Error {
         ///Error code.
@@ -3764,7 +3764,7 @@ pub mod types {
         }
     }
     ///A content forward policy (returned). Rules are evaluated in order; the first rule whose conditions match applies; when none matches the request is processed without forwarding.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardPolicy {
         ///Creation time.
@@ -3796,7 +3796,7 @@ pub mod types {
         }
     }
     ///The content forward policies of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardPolicyList {
         ///Policies.
@@ -3810,7 +3810,7 @@ pub mod types {
         }
     }
     ///A rule of a content forward policy.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ForwardRule {
         ///Viewing conditions.
@@ -4728,7 +4728,7 @@ pub mod types {
         }
     }
     ///A label (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Label {
         ///Creation time. Read only.
@@ -4751,7 +4751,7 @@ pub mod types {
         }
     }
     ///Body of Register label.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelCreate {
         ///Name of the label, unique in the account.
@@ -4818,7 +4818,7 @@ pub mod types {
         }
     }
     ///The labels of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelList {
         ///Labels.
@@ -4832,7 +4832,7 @@ pub mod types {
         }
     }
     ///Body of Update label.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelUpdate {
         ///Name of the label, unique in the account.
@@ -5601,7 +5601,7 @@ pub mod types {
         }
     }
     ///Viewer authentication of a viewing page.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone)]
+    #[derive(::serde::Serialize, Clone)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageAuthentication {
         ///Masthead of the authentication screen.
@@ -5625,7 +5625,7 @@ pub mod types {
         }
     }
     ///Settings of a viewing page; when a site is also given, they override the site's settings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageConfigurations {
         ///Viewer authentication.
@@ -5700,7 +5700,7 @@ pub mod types {
         }
     }
     ///Content metadata exposed on a viewing page.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageExposedMetadata {
         ///Show the category.
@@ -5730,7 +5730,7 @@ pub mod types {
         }
     }
     ///Footer of a page.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PageFooter {
         ///Footer text.
@@ -5805,7 +5805,7 @@ pub mod types {
         }
     }
     ///Playback information of one content, with the forward and streaming policies evaluated; at most one stream set.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayInformation {
         ///Category name. At most 200 characters.
@@ -5885,7 +5885,7 @@ pub mod types {
         }
     }
     ///Pre-playback poster slideshow settings as returned by play.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayPosterSlideshow {
         ///Interval in milliseconds.
@@ -5931,7 +5931,7 @@ pub mod types {
         }
     }
     ///A stream as returned by play.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlayStream {
         ///Audio bitrate in bps.
@@ -6016,7 +6016,7 @@ pub mod types {
         }
     }
     ///One item of a playlist: a content as displayed in the playlist.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItem {
         ///Category name.
@@ -6056,7 +6056,7 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverrides {
         ///Description shown for the content as a playlist item.
@@ -6078,7 +6078,7 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item (registration form).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverridesCreate {
         ///Description shown for the content as a playlist item.
@@ -6099,7 +6099,7 @@ pub mod types {
         }
     }
     ///Values shown instead of the content's own when it is displayed as a playlist item (update form).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItemOverridesUpdate {
         ///Description shown for the content as a playlist item.
@@ -6120,7 +6120,7 @@ pub mod types {
         }
     }
     ///Response of Get playlist items.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PlaylistItems {
         ///Description of the playlist. At most 5000 characters.
@@ -6143,7 +6143,7 @@ pub mod types {
         }
     }
     ///A viewing condition of a policy rule (the sample: parameter COUNTRY, operand !=, a country code).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PolicyCondition {
         ///Comparison operator (e.g. !=).
@@ -6163,7 +6163,7 @@ pub mod types {
         }
     }
     ///A poster (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Poster {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
@@ -6204,7 +6204,7 @@ pub mod types {
         }
     }
     ///Body of Register posters in bulk.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterBulkCreate {
         ///Posters to register, appended in this order; the Nth id of the response corresponds to the Nth item.
@@ -6216,7 +6216,7 @@ pub mod types {
         }
     }
     ///Body of Register poster (and one item of Register posters in bulk). The poster is appended at the end of the poster order. Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -6370,7 +6370,7 @@ pub mod types {
         }
     }
     ///The posters of a content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterList {
         ///Posters.
@@ -6384,7 +6384,7 @@ pub mod types {
         }
     }
     ///Body of Reorder posters.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterOrder {
         ///Every poster id of the content, in the new order (which drives the pre-playback slideshow).
@@ -6396,7 +6396,7 @@ pub mod types {
         }
     }
     ///Body of Update poster: the fields to change. When both url and content are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -7084,7 +7084,7 @@ pub mod types {
         }
     }
     ///Response of a single registration: the id of the new item.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredId {
         ///Id of the registered item.
@@ -7100,7 +7100,7 @@ pub mod types {
         }
     }
     ///A registered item: the name it was sent with and the id it received.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredItem {
         ///Id given to the item.
@@ -7117,7 +7117,7 @@ pub mod types {
         }
     }
     ///A registered item identified by its name.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RegisteredName {
         ///Name of the item.
@@ -7191,7 +7191,7 @@ pub mod types {
         }
     }
     ///Body of Add revoked audience.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RevokedAudienceAdd {
         ///User identifier (aud value) to deny access.
@@ -7265,7 +7265,7 @@ pub mod types {
         }
     }
     ///A condition of a user content scope.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ScopeCondition {
         ///Comparison operator.
@@ -7287,7 +7287,7 @@ pub mod types {
         }
     }
     ///A distribution site (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Site {
         ///Seconds before a viewer may view again. At most 7200.
@@ -7328,7 +7328,7 @@ pub mod types {
         }
     }
     ///Viewer authentication of a distribution site: the page members plus identity-provider settings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone)]
+    #[derive(::serde::Serialize, Clone)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteAuthentication {
         ///Client id.
@@ -7374,7 +7374,7 @@ pub mod types {
         }
     }
     ///Settings of a distribution site: the viewing-page members plus content scopes and list defaults.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteConfigurations {
         ///Viewer authentication.
@@ -7462,7 +7462,7 @@ pub mod types {
         }
     }
     ///Content metadata exposed on a distribution site: the page members plus description and related_contents.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteExposedMetadata {
         ///Show the category.
@@ -7499,7 +7499,7 @@ pub mod types {
         }
     }
     ///The distribution sites of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SiteList {
         ///Sites.
@@ -7555,7 +7555,7 @@ pub mod types {
         }
     }
     ///SSL certificate of a domain outside the shared portal domain.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SslCertificate {
         ///Common name.
@@ -7589,7 +7589,7 @@ pub mod types {
         }
     }
     ///A stream (returned). Every field except id, path, format, playback_rate, is_original, status and the timestamps may be null.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Stream {
         ///Audio bitrate in bps. At most 100000000.
@@ -7666,7 +7666,7 @@ pub mod types {
         }
     }
     ///Body of Register streams in bulk.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamBulkCreate {
         ///Streams to register; the Nth id of the response corresponds to the Nth item.
@@ -7678,7 +7678,7 @@ pub mod types {
         }
     }
     ///Body of Register stream (and one item of Register streams in bulk).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamCreate {
         ///Audio bitrate in bps.
@@ -7970,7 +7970,7 @@ pub mod types {
         }
     }
     ///The streams of a content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamList {
         ///Streams.
@@ -7984,7 +7984,7 @@ pub mod types {
         }
     }
     ///A key/value stream selection of a streaming policy rule (the sample uses key FORMAT).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSelection {
         ///What is selected (e.g. FORMAT).
@@ -8001,7 +8001,7 @@ pub mod types {
         }
     }
     ///A stream set: streams of one format plus optional subtitles (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSet {
         ///Creation time. Read only.
@@ -8030,7 +8030,7 @@ pub mod types {
         }
     }
     ///Body of Register stream set.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetCreate {
         ///Distribution network; decided automatically when omitted.
@@ -8111,7 +8111,7 @@ pub mod types {
         }
     }
     ///The stream sets of a content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetList {
         ///Stream sets.
@@ -8125,7 +8125,7 @@ pub mod types {
         }
     }
     ///Response of Register stream set.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetRegistration {
         ///Name of the stream set (generated when it was omitted).
@@ -8139,7 +8139,7 @@ pub mod types {
         }
     }
     ///Body of Update stream set; the name cannot be changed.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamSetUpdate {
         ///Distribution network.
@@ -8158,7 +8158,7 @@ pub mod types {
         }
     }
     ///Body of Update stream: the fields to change.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdate {
         ///Audio bitrate in bps.
@@ -8452,7 +8452,7 @@ pub mod types {
         }
     }
     ///A streaming policy (returned). Rules are evaluated in order; the first matching rule's stream selection applies; when none matches an implicit rule decides the stream set.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingPolicy {
         ///Creation time.
@@ -8490,7 +8490,7 @@ pub mod types {
         }
     }
     ///The streaming policies of the account.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingPolicyList {
         ///Policies.
@@ -8504,7 +8504,7 @@ pub mod types {
         }
     }
     ///A rule of a streaming policy.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamingRule {
         ///Viewing conditions.
@@ -8521,7 +8521,7 @@ pub mod types {
         }
     }
     ///A subtitle (returned).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Subtitle {
         ///The file as base64; url or content is required. Wins over url when both are sent. At most 10485760 characters.
@@ -8556,7 +8556,7 @@ pub mod types {
         }
     }
     ///Body of Register subtitles in bulk.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleBulkCreate {
         ///Subtitles to register; the Nth id of the response corresponds to the Nth item.
@@ -8568,7 +8568,7 @@ pub mod types {
         }
     }
     ///Body of Register subtitle (and one item of Register subtitles in bulk). Either url or content is required; when both are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -8820,7 +8820,7 @@ pub mod types {
         }
     }
     ///The subtitles of a content.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleList {
         ///Subtitles.
@@ -8834,7 +8834,7 @@ pub mod types {
         }
     }
     ///Body of Update subtitle: the fields to change. When both url and content are sent, content wins.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
@@ -9082,7 +9082,7 @@ pub mod types {
         }
     }
     ///A key/value tag; both members are strings.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Tag {
         ///Tag key.
@@ -9518,7 +9518,7 @@ pub mod types {
         }
     }
     ///Contents shown to users matching the conditions.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UserContentScope {
         ///Categories in scope.
@@ -9585,7 +9585,7 @@ pub mod types {
         }
     }
     ///A viewing page (instant page), returned.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Default)]
+    #[derive(::serde::Serialize, Clone, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPage {
         ///Seconds before a viewer may view again. At most 7200.
@@ -9629,7 +9629,7 @@ pub mod types {
         }
     }
     ///Body of Register viewing page. Either site_id or configurations is required.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageCreate {
         ///Seconds before a viewer may view again.
@@ -9723,7 +9723,7 @@ pub mod types {
         }
     }
     ///One page of the viewing page list.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageList {
         ///Number of this page. At least 1.
@@ -9746,7 +9746,7 @@ pub mod types {
         }
     }
     ///Response of Register viewing page.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Default)]
+    #[derive(::serde::Serialize, Clone, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageRegistration {
         ///Id of the viewing page.
@@ -9763,7 +9763,7 @@ pub mod types {
         }
     }
     ///Body of Update viewing page: the fields to change. The content and signature_required cannot be changed.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageUpdate {
         ///Seconds before a viewer may view again.
@@ -22223,6 +22223,11819 @@ pub mod types {
                 .field("id", &self.id)
                 .field("signing_key", &::std::format_args!("{}", vidplat_core::REDACTED))
                 .finish()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for BulkRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["responses"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = BulkRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct BulkRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<BulkRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "responses",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(BulkRegistration {
+                        responses: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("BulkRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Category {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "id",
+                "name",
+                "statistics",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Category;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Category")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Category, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "statistics",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Category {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        statistics: member_3.unwrap_or_default(),
+                        updated_at: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Category", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryCreate {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryParent {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id", "name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryParent;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryParent")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryParent, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryParent {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryParent", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id", "parents"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "parents",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryRegistration {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        parents: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryStatistics {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content_count",
+                "date",
+                "total_duration",
+                "total_filesize",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryStatistics;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryStatistics")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryStatistics, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "date",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "total_duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "total_filesize",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryStatistics {
+                        content_count: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_count")?
+                            }
+                        },
+                        date: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date")?
+                            }
+                        },
+                        total_duration: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_duration")?
+                            }
+                        },
+                        total_filesize: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("total_filesize")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryStatistics", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CategoryUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CategoryUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CategoryUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CategoryUpdate {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("CategoryUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Chapter {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Chapter;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Chapter")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Chapter, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "start_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "title",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Chapter {
+                        data: member_0.unwrap_or_default(),
+                        poster_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster_id")?
+                            }
+                        },
+                        start_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("start_time")?
+                            }
+                        },
+                        title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Chapter", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ChapterCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "poster_name", "start_time", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ChapterCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ChapterCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ChapterCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "poster_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "start_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "title",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ChapterCreate {
+                        data: member_0.unwrap_or_default(),
+                        poster_name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster_name")?
+                            }
+                        },
+                        start_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("start_time")?
+                            }
+                        },
+                        title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ChapterCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ChapterUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ChapterUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ChapterUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ChapterUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "start_time",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "title",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ChapterUpdate {
+                        data: member_0.unwrap_or_default(),
+                        poster_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("poster_id")?
+                            }
+                        },
+                        start_time: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("start_time")?
+                            }
+                        },
+                        title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ChapterUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Content {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "created_at",
+                "cta_actions",
+                "description",
+                "documents",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playback_count",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "posters",
+                "presentation_document_id",
+                "primary_poster_id",
+                "primary_poster_url",
+                "publish_end",
+                "publish_start",
+                "seek_preview_url",
+                "status",
+                "stream_sets",
+                "streaming_policy_id",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Content;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Content")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Content, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_25 = ::std::option::Option::None;
+                    let mut member_26 = ::std::option::Option::None;
+                    let mut member_27 = ::std::option::Option::None;
+                    let mut member_28 = ::std::option::Option::None;
+                    let mut member_29 = ::std::option::Option::None;
+                    let mut member_30 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chapters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "cta_actions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "encode_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "encoder_transaction_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "forward_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "posters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "presentation_document_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "primary_poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "primary_poster_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "publish_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "publish_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "seek_preview_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "stream_sets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "streaming_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(25usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_25,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(26usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_26,
+                                    "subtitles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(27usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_27,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(28usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_28,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(29usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_29,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(30usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_30,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Content {
+                        category_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category_id")?
+                            }
+                        },
+                        chapters: member_1.unwrap_or_default(),
+                        created_at: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        cta_actions: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("cta_actions")?
+                            }
+                        },
+                        description: member_4.unwrap_or_default(),
+                        documents: member_5.unwrap_or_default(),
+                        duration: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("duration")?
+                            }
+                        },
+                        encode_status: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encode_status")?
+                            }
+                        },
+                        encoder_transaction_id: member_8.unwrap_or_default(),
+                        forward_policy_id: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("forward_policy_id")?
+                            }
+                        },
+                        labels: member_10.unwrap_or_default(),
+                        name: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        playback_count: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        playlist_item_overrides: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                        },
+                        poster_slideshow_interval: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                        },
+                        posters: member_15.unwrap_or_default(),
+                        presentation_document_id: member_16.unwrap_or_default(),
+                        primary_poster_id: member_17.unwrap_or_default(),
+                        primary_poster_url: member_18.unwrap_or_default(),
+                        publish_end: member_19.unwrap_or_default(),
+                        publish_start: member_20.unwrap_or_default(),
+                        seek_preview_url: member_21.unwrap_or_default(),
+                        status: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        stream_sets: member_23.unwrap_or_default(),
+                        streaming_policy_id: match member_24 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streaming_policy_id")?
+                            }
+                        },
+                        streams: member_25.unwrap_or_default(),
+                        subtitles: member_26.unwrap_or_default(),
+                        tags: member_27.unwrap_or_default(),
+                        title: match member_28 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_29 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        updated_at: match member_30 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Content", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "description",
+                "documents",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "posters",
+                "presentation_document_name",
+                "primary_poster_name",
+                "publish_end",
+                "publish_start",
+                "seek_preview_content",
+                "seek_preview_url",
+                "status",
+                "stream_sets",
+                "streaming_policy_id",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_25 = ::std::option::Option::None;
+                    let mut member_26 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chapters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "encode_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "encoder_transaction_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "forward_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "posters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "presentation_document_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "primary_poster_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "publish_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "publish_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "seek_preview_content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "seek_preview_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "stream_sets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "streaming_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "subtitles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(25usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_25,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(26usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_26,
+                                    "type",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentCreate {
+                        category_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category_id")?
+                            }
+                        },
+                        chapters: member_1.unwrap_or_default(),
+                        description: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        documents: member_3.unwrap_or_default(),
+                        duration: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("duration")?
+                            }
+                        },
+                        encode_status: member_5
+                            .unwrap_or_else(defaults::content_create_encode_status),
+                        encoder_transaction_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "encoder_transaction_id",
+                                )?
+                            }
+                        },
+                        forward_policy_id: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("forward_policy_id")?
+                            }
+                        },
+                        labels: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("labels")?
+                            }
+                        },
+                        name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        playlist_item_overrides: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                        },
+                        poster_slideshow_interval: member_11
+                            .unwrap_or_else(
+                                defaults::default_nzu64::<::std::num::NonZeroU64, 1000>,
+                            ),
+                        posters: member_12.unwrap_or_default(),
+                        presentation_document_name: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "presentation_document_name",
+                                )?
+                            }
+                        },
+                        primary_poster_name: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("primary_poster_name")?
+                            }
+                        },
+                        publish_end: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("publish_end")?
+                            }
+                        },
+                        publish_start: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("publish_start")?
+                            }
+                        },
+                        seek_preview_content: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview_content")?
+                            }
+                        },
+                        seek_preview_url: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview_url")?
+                            }
+                        },
+                        status: member_19
+                            .unwrap_or_else(defaults::content_create_status),
+                        stream_sets: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("stream_sets")?
+                            }
+                        },
+                        streaming_policy_id: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streaming_policy_id")?
+                            }
+                        },
+                        streams: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streams")?
+                            }
+                        },
+                        subtitles: member_23.unwrap_or_default(),
+                        tags: member_24.unwrap_or_default(),
+                        title: match member_25 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: member_26.unwrap_or_else(defaults::content_create_type),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "filename",
+                "name",
+                "title",
+                "type",
+                "url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentDocumentCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentDocumentCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentDocumentCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentDocumentCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        filename: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename")?
+                            }
+                        },
+                        name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        url: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentDocumentCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "current_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "per_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentList {
+                        current_page: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("current_page")?
+                            }
+                        },
+                        data: member_1.unwrap_or_default(),
+                        per_page: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("per_page")?
+                            }
+                        },
+                        truncated: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentPosterCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "name",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentPosterCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentPosterCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentPosterCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "timestamp",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "used_in_slideshow",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentPosterCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: member_1
+                            .unwrap_or_else(defaults::content_poster_create_format),
+                        height: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        name: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        timestamp: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("timestamp")?
+                            }
+                        },
+                        url: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                        used_in_slideshow: member_6.unwrap_or_default(),
+                        width: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentPosterCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "documents",
+                "name",
+                "posters",
+                "stream_sets",
+                "streams",
+                "subtitles",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "posters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "stream_sets",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "subtitles",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentRegistration {
+                        documents: member_0.unwrap_or_default(),
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        posters: member_2.unwrap_or_default(),
+                        stream_sets: member_3.unwrap_or_default(),
+                        streams: member_4.unwrap_or_default(),
+                        subtitles: member_5.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentScope {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["categories", "labels", "type"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentScope;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentScope")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentScope, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "categories",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentScope {
+                        categories: member_0.unwrap_or_default(),
+                        labels: member_1.unwrap_or_default(),
+                        type_: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentStatistics {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["statistics"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentStatistics;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentStatistics")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentStatistics, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "statistics",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentStatistics {
+                        statistics: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentStatistics", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentStreamCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "name",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentStreamCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentStreamCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentStreamCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audio_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "audio_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "audio_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "audio_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "audio_track_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "channels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "encoder_task_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "filesize",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "framerate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "is_original",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "origin_domain_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "path",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "sample_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "video_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "video_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentStreamCreate {
+                        audio_bitrate: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_bitrate")?
+                            }
+                        },
+                        audio_codec: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_codec")?
+                            }
+                        },
+                        audio_label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_label")?
+                            }
+                        },
+                        audio_language: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_language")?
+                            }
+                        },
+                        audio_track_type: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_track_type")?
+                            }
+                        },
+                        channels: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("channels")?
+                            }
+                        },
+                        encoder_task_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encoder_task_id")?
+                            }
+                        },
+                        filesize: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filesize")?
+                            }
+                        },
+                        format: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        framerate: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("framerate")?
+                            }
+                        },
+                        height: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        is_original: member_11.unwrap_or_default(),
+                        name: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        origin_domain_name: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("origin_domain_name")?
+                            }
+                        },
+                        path: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("path")?
+                            }
+                        },
+                        playback_rate: member_15
+                            .unwrap_or_else(
+                                defaults::content_stream_create_playback_rate,
+                            ),
+                        sample_rate: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("sample_rate")?
+                            }
+                        },
+                        status: member_17
+                            .unwrap_or_else(defaults::content_stream_create_status),
+                        video_bitrate: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_bitrate")?
+                            }
+                        },
+                        video_codec: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_codec")?
+                            }
+                        },
+                        width: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentStreamCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentStreamSetCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "distribution_id",
+                "name",
+                "stream_names",
+                "subtitle_names",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentStreamSetCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentStreamSetCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentStreamSetCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "distribution_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "stream_names",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "subtitle_names",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentStreamSetCreate {
+                        distribution_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("distribution_id")?
+                            }
+                        },
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        stream_names: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("stream_names")?
+                            }
+                        },
+                        subtitle_names: member_3.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentStreamSetCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentSubtitleCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "label",
+                "language",
+                "name",
+                "url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentSubtitleCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentSubtitleCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentSubtitleCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentSubtitleCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: member_1
+                            .unwrap_or_else(defaults::content_subtitle_create_format),
+                        label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("label")?
+                            }
+                        },
+                        language: member_3
+                            .unwrap_or_else(defaults::content_subtitle_create_language),
+                        name: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        url: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentSubtitleCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentSummary {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "created_at",
+                "description",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playback_count",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "presentation_document_id",
+                "primary_poster_id",
+                "primary_poster_url",
+                "publish_end",
+                "publish_start",
+                "seek_preview_url",
+                "status",
+                "streaming_policy_id",
+                "tags",
+                "title",
+                "type",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentSummary;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentSummary")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentSummary, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chapters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "encode_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "encoder_transaction_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "forward_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "presentation_document_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "primary_poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "primary_poster_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "publish_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "publish_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "seek_preview_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "streaming_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentSummary {
+                        category_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category_id")?
+                            }
+                        },
+                        chapters: member_1.unwrap_or_default(),
+                        created_at: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        description: member_3.unwrap_or_default(),
+                        duration: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("duration")?
+                            }
+                        },
+                        encode_status: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encode_status")?
+                            }
+                        },
+                        encoder_transaction_id: member_6.unwrap_or_default(),
+                        forward_policy_id: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("forward_policy_id")?
+                            }
+                        },
+                        labels: member_8.unwrap_or_default(),
+                        name: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        playback_count: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        playlist_item_overrides: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                        },
+                        poster_slideshow_interval: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                        },
+                        presentation_document_id: member_13.unwrap_or_default(),
+                        primary_poster_id: member_14.unwrap_or_default(),
+                        primary_poster_url: member_15.unwrap_or_default(),
+                        publish_end: member_16.unwrap_or_default(),
+                        publish_start: member_17.unwrap_or_default(),
+                        seek_preview_url: member_18.unwrap_or_default(),
+                        status: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        streaming_policy_id: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streaming_policy_id")?
+                            }
+                        },
+                        tags: member_21.unwrap_or_default(),
+                        title: match member_22 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_23 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        updated_at: match member_24 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentSummary", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "description",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "presentation_document_id",
+                "primary_poster_id",
+                "publish_end",
+                "publish_start",
+                "seek_preview_content",
+                "seek_preview_url",
+                "status",
+                "streaming_policy_id",
+                "tags",
+                "title",
+                "type",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ContentUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ContentUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ContentUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chapters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "encode_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "encoder_transaction_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "forward_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "presentation_document_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "primary_poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "publish_end",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "publish_start",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "seek_preview_content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "seek_preview_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "streaming_policy_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "type",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ContentUpdate {
+                        category_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category_id")?
+                            }
+                        },
+                        chapters: member_1.unwrap_or_default(),
+                        description: member_2.unwrap_or_default(),
+                        duration: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("duration")?
+                            }
+                        },
+                        encode_status: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encode_status")?
+                            }
+                        },
+                        encoder_transaction_id: member_5.unwrap_or_default(),
+                        forward_policy_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("forward_policy_id")?
+                            }
+                        },
+                        labels: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("labels")?
+                            }
+                        },
+                        playlist_item_overrides: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "playlist_item_overrides",
+                                )?
+                            }
+                        },
+                        poster_slideshow_interval: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "poster_slideshow_interval",
+                                )?
+                            }
+                        },
+                        presentation_document_id: member_10.unwrap_or_default(),
+                        primary_poster_id: member_11.unwrap_or_default(),
+                        publish_end: member_12.unwrap_or_default(),
+                        publish_start: member_13.unwrap_or_default(),
+                        seek_preview_content: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("seek_preview_content")?
+                            }
+                        },
+                        seek_preview_url: member_15.unwrap_or_default(),
+                        status: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        streaming_policy_id: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streaming_policy_id")?
+                            }
+                        },
+                        tags: member_18.unwrap_or_default(),
+                        title: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ContentUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CtaActions {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["card_options", "created_at", "id", "updated_at"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CtaActions;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CtaActions")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CtaActions, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "card_options",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CtaActions {
+                        card_options: member_0.unwrap_or_default(),
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        id: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        updated_at: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CtaCardOption {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["timing", "type"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = CtaCardOption;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct CtaCardOption")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<CtaCardOption, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "timing",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(CtaCardOption {
+                        timing: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("timing")?
+                            }
+                        },
+                        type_: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DeliveryVolume {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["bytes_downloaded", "date"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DeliveryVolume;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DeliveryVolume")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DeliveryVolume, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "bytes_downloaded",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "date",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DeliveryVolume {
+                        bytes_downloaded: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("bytes_downloaded")?
+                            }
+                        },
+                        date: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("date")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("DeliveryVolume", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Document {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "filename",
+                "id",
+                "title",
+                "type",
+                "updated_at",
+                "url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Document;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Document")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Document, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Document {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        filename: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename")?
+                            }
+                        },
+                        id: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        title: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        updated_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        url: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Document", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentBulkCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["requests"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DocumentBulkCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DocumentBulkCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DocumentBulkCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "requests",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DocumentBulkCreate {
+                        requests: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("requests")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("DocumentBulkCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DocumentCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DocumentCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DocumentCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DocumentCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        filename: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename")?
+                            }
+                        },
+                        title: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("DocumentCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DocumentList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DocumentList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DocumentList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DocumentList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("DocumentList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = DocumentUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct DocumentUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<DocumentUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "filename",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(DocumentUpdate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        filename: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filename")?
+                            }
+                        },
+                        title: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        type_: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("DocumentUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Error {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["code", "message"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Error;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Error")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Error, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "code",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "message",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Error {
+                        code: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("code")?
+                            }
+                        },
+                        message: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Error", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ForwardPolicy {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "rules",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ForwardPolicy;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ForwardPolicy")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ForwardPolicy, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "is_default",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "rules",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ForwardPolicy {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        description: member_1.unwrap_or_default(),
+                        id: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        is_default: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("is_default")?
+                            }
+                        },
+                        name: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        rules: member_5.unwrap_or_default(),
+                        updated_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ForwardPolicy", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ForwardPolicyList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ForwardPolicyList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ForwardPolicyList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ForwardPolicyList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ForwardPolicyList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ForwardPolicyList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ForwardRule {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "conditions",
+                "forward_type",
+                "target_content_name",
+                "target_image_url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ForwardRule;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ForwardRule")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ForwardRule, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "conditions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "forward_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "target_content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "target_image_url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ForwardRule {
+                        conditions: member_0.unwrap_or_default(),
+                        forward_type: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("forward_type")?
+                            }
+                        },
+                        target_content_name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("target_content_name")?
+                            }
+                        },
+                        target_image_url: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("target_image_url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ForwardRule", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Label {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["created_at", "id", "name", "updated_at"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Label;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Label")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Label, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Label {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        updated_at: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Label", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for LabelCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = LabelCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct LabelCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<LabelCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(LabelCreate {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("LabelCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for LabelList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = LabelList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct LabelList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<LabelList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(LabelList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("LabelList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for LabelUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = LabelUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct LabelUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<LabelUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(LabelUpdate {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("LabelUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PageAuthentication {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["masthead", "password", "type", "username"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PageAuthentication;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PageAuthentication")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PageAuthentication, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "masthead",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "password",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "username",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PageAuthentication {
+                        masthead: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("masthead")?
+                            }
+                        },
+                        password: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("password")?
+                            }
+                        },
+                        type_: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        username: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("username")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PageConfigurations {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "authentication",
+                "chat_room_id",
+                "chat_tag_template",
+                "custom_body_elements_bottom",
+                "custom_body_elements_top",
+                "custom_error_responses",
+                "custom_head_elements",
+                "custom_styles",
+                "description",
+                "exposed_metadata",
+                "footer",
+                "masthead",
+                "noindex",
+                "player_id",
+                "player_tag_template",
+                "social_buttons",
+                "subheader",
+                "template",
+                "title",
+                "whitelist_cidrs",
+                "whitelist_referers",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PageConfigurations;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PageConfigurations")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PageConfigurations, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "authentication",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chat_room_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "chat_tag_template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "custom_body_elements_bottom",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "custom_body_elements_top",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "custom_error_responses",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "custom_head_elements",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "custom_styles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "exposed_metadata",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "footer",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "masthead",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "noindex",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "player_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "player_tag_template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "social_buttons",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "subheader",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "whitelist_cidrs",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "whitelist_referers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PageConfigurations {
+                        authentication: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("authentication")?
+                            }
+                        },
+                        chat_room_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("chat_room_id")?
+                            }
+                        },
+                        chat_tag_template: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("chat_tag_template")?
+                            }
+                        },
+                        custom_body_elements_bottom: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "custom_body_elements_bottom",
+                                )?
+                            }
+                        },
+                        custom_body_elements_top: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "custom_body_elements_top",
+                                )?
+                            }
+                        },
+                        custom_error_responses: member_5.unwrap_or_default(),
+                        custom_head_elements: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("custom_head_elements")?
+                            }
+                        },
+                        custom_styles: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("custom_styles")?
+                            }
+                        },
+                        description: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        exposed_metadata: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("exposed_metadata")?
+                            }
+                        },
+                        footer: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("footer")?
+                            }
+                        },
+                        masthead: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("masthead")?
+                            }
+                        },
+                        noindex: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("noindex")?
+                            }
+                        },
+                        player_id: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_id")?
+                            }
+                        },
+                        player_tag_template: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_tag_template")?
+                            }
+                        },
+                        social_buttons: member_15.unwrap_or_default(),
+                        subheader: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subheader")?
+                            }
+                        },
+                        template: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("template")?
+                            }
+                        },
+                        title: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        whitelist_cidrs: member_19.unwrap_or_default(),
+                        whitelist_referers: member_20.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PageExposedMetadata {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category",
+                "created_at",
+                "documents",
+                "labels",
+                "playback_count",
+                "tag_keys",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PageExposedMetadata;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PageExposedMetadata")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PageExposedMetadata, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "tag_keys",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PageExposedMetadata {
+                        category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category")?
+                            }
+                        },
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        documents: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("documents")?
+                            }
+                        },
+                        labels: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("labels")?
+                            }
+                        },
+                        playback_count: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        tag_keys: member_5.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PageFooter {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["text"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PageFooter;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PageFooter")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PageFooter, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "text",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PageFooter {
+                        text: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("text")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayInformation {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category",
+                "chapters",
+                "content_type",
+                "cta_actions",
+                "default_subtitle_index",
+                "description",
+                "documents",
+                "duration",
+                "format",
+                "image_url",
+                "labels",
+                "name",
+                "poster_slideshow",
+                "poster_url",
+                "presentation",
+                "seek_preview_url",
+                "stream_set_name",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+                "video_url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlayInformation;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlayInformation")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlayInformation, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chapters",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "cta_actions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "default_subtitle_index",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "image_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "poster_slideshow",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "poster_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "presentation",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "seek_preview_url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "stream_set_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "subtitles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "video_url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlayInformation {
+                        category: member_0.unwrap_or_default(),
+                        chapters: member_1.unwrap_or_default(),
+                        content_type: member_2.unwrap_or_default(),
+                        cta_actions: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("cta_actions")?
+                            }
+                        },
+                        default_subtitle_index: member_4.unwrap_or_default(),
+                        description: member_5.unwrap_or_default(),
+                        documents: member_6.unwrap_or_default(),
+                        duration: member_7.unwrap_or_default(),
+                        format: member_8.unwrap_or_default(),
+                        image_url: member_9.unwrap_or_default(),
+                        labels: member_10.unwrap_or_default(),
+                        name: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        poster_slideshow: member_12.unwrap_or_default(),
+                        poster_url: member_13.unwrap_or_default(),
+                        presentation: member_14.unwrap_or_default(),
+                        seek_preview_url: member_15.unwrap_or_default(),
+                        stream_set_name: member_16.unwrap_or_default(),
+                        streams: member_17.unwrap_or_default(),
+                        subtitles: member_18.unwrap_or_default(),
+                        tags: member_19.unwrap_or_default(),
+                        title: member_20.unwrap_or_default(),
+                        type_: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        video_url: member_22.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PlayInformation", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayPosterSlideshow {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["interval"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlayPosterSlideshow;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlayPosterSlideshow")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlayPosterSlideshow, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "interval",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlayPosterSlideshow {
+                        interval: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("interval")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlayStream {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "format",
+                "framerate",
+                "height",
+                "playback_rate",
+                "sample_rate",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlayStream;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlayStream")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlayStream, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audio_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "audio_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "audio_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "audio_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "audio_track_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "channels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "framerate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "sample_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "video_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "video_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "width",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlayStream {
+                        audio_bitrate: member_0.unwrap_or_default(),
+                        audio_codec: member_1.unwrap_or_default(),
+                        audio_label: member_2.unwrap_or_default(),
+                        audio_language: member_3.unwrap_or_default(),
+                        audio_track_type: member_4.unwrap_or_default(),
+                        channels: member_5.unwrap_or_default(),
+                        format: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        framerate: member_7.unwrap_or_default(),
+                        height: member_8.unwrap_or_default(),
+                        playback_rate: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_rate")?
+                            }
+                        },
+                        sample_rate: member_10.unwrap_or_default(),
+                        video_bitrate: member_11.unwrap_or_default(),
+                        video_codec: member_12.unwrap_or_default(),
+                        width: member_13.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category",
+                "content_type",
+                "description",
+                "duration",
+                "labels",
+                "name",
+                "status",
+                "tags",
+                "title",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlaylistItem;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlaylistItem")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlaylistItem, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "content_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "duration",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "tags",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlaylistItem {
+                        category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category")?
+                            }
+                        },
+                        content_type: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_type")?
+                            }
+                        },
+                        description: member_2.unwrap_or_default(),
+                        duration: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("duration")?
+                            }
+                        },
+                        labels: member_4.unwrap_or_default(),
+                        name: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        status: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        tags: member_7.unwrap_or_default(),
+                        title: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistItemOverrides {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["description", "primary_poster_id", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlaylistItemOverrides;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlaylistItemOverrides")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlaylistItemOverrides, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "primary_poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlaylistItemOverrides {
+                        description: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        primary_poster_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("primary_poster_id")?
+                            }
+                        },
+                        title: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistItemOverridesCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["description", "primary_poster_name", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlaylistItemOverridesCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlaylistItemOverridesCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlaylistItemOverridesCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "primary_poster_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlaylistItemOverridesCreate {
+                        description: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        primary_poster_name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("primary_poster_name")?
+                            }
+                        },
+                        title: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistItemOverridesUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["description", "primary_poster_id", "title"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlaylistItemOverridesUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlaylistItemOverridesUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlaylistItemOverridesUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "primary_poster_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlaylistItemOverridesUpdate {
+                        description: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        primary_poster_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("primary_poster_id")?
+                            }
+                        },
+                        title: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistItems {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "playlist_description",
+                "playlist_items",
+                "playlist_name",
+                "playlist_title",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PlaylistItems;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PlaylistItems")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PlaylistItems, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "playlist_description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "playlist_items",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "playlist_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "playlist_title",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PlaylistItems {
+                        playlist_description: member_0.unwrap_or_default(),
+                        playlist_items: member_1.unwrap_or_default(),
+                        playlist_name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playlist_name")?
+                            }
+                        },
+                        playlist_title: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playlist_title")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PlaylistItems", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PolicyCondition {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["operand", "parameter", "value"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PolicyCondition;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PolicyCondition")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PolicyCondition, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "operand",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "parameter",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "value",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PolicyCondition {
+                        operand: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("operand")?
+                            }
+                        },
+                        parameter: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("parameter")?
+                            }
+                        },
+                        value: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("value")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PolicyCondition", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Poster {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "format",
+                "height",
+                "id",
+                "timestamp",
+                "updated_at",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Poster;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Poster")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Poster, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "timestamp",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "used_in_slideshow",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Poster {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        format: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        height: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        id: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        timestamp: member_5.unwrap_or_default(),
+                        updated_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        url: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                        used_in_slideshow: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("used_in_slideshow")?
+                            }
+                        },
+                        width: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Poster", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PosterBulkCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["requests"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PosterBulkCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PosterBulkCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PosterBulkCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "requests",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PosterBulkCreate {
+                        requests: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("requests")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PosterBulkCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PosterCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PosterCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PosterCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PosterCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "timestamp",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "used_in_slideshow",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PosterCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: member_1.unwrap_or_else(defaults::poster_create_format),
+                        height: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        timestamp: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("timestamp")?
+                            }
+                        },
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                        used_in_slideshow: member_5.unwrap_or_default(),
+                        width: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PosterCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PosterList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PosterList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PosterList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PosterList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PosterList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PosterList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PosterOrder {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["order"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PosterOrder;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PosterOrder")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PosterOrder, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "order",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PosterOrder {
+                        order: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("order")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PosterOrder", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PosterUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = PosterUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct PosterUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<PosterUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "timestamp",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "used_in_slideshow",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(PosterUpdate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        height: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        timestamp: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("timestamp")?
+                            }
+                        },
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                        used_in_slideshow: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("used_in_slideshow")?
+                            }
+                        },
+                        width: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("PosterUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for RegisteredId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = RegisteredId;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct RegisteredId")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<RegisteredId, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(RegisteredId {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for RegisteredItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id", "name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = RegisteredItem;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct RegisteredItem")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<RegisteredItem, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(RegisteredItem {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("RegisteredItem", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for RegisteredName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = RegisteredName;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct RegisteredName")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<RegisteredName, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(RegisteredName {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("RegisteredName", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for RevokedAudienceAdd {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["revoked_audience"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = RevokedAudienceAdd;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct RevokedAudienceAdd")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<RevokedAudienceAdd, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "revoked_audience",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(RevokedAudienceAdd {
+                        revoked_audience: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("revoked_audience")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("RevokedAudienceAdd", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ScopeCondition {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["operand", "path", "value"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ScopeCondition;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ScopeCondition")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ScopeCondition, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "operand",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "path",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "value",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ScopeCondition {
+                        operand: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("operand")?
+                            }
+                        },
+                        path: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("path")?
+                            }
+                        },
+                        value: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("value")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Site {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "created_at",
+                "domain_names",
+                "id",
+                "max_simultaneous_viewers",
+                "propagation_status",
+                "ssl_certificate",
+                "status",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Site;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Site")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Site, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "access_denial_timeout",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "configurations",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "domain_names",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "max_simultaneous_viewers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "propagation_status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "ssl_certificate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Site {
+                        access_denial_timeout: member_0.unwrap_or_default(),
+                        configurations: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("configurations")?
+                            }
+                        },
+                        created_at: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        domain_names: member_3.unwrap_or_default(),
+                        id: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        max_simultaneous_viewers: member_5.unwrap_or_default(),
+                        propagation_status: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("propagation_status")?
+                            }
+                        },
+                        ssl_certificate: member_7.unwrap_or_default(),
+                        status: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        updated_at: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Site", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SiteAuthentication {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "client_id",
+                "client_secret",
+                "hide_update_password",
+                "issuer",
+                "logout_endpoint",
+                "masthead",
+                "password",
+                "pool_id",
+                "scope",
+                "type",
+                "username",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SiteAuthentication;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SiteAuthentication")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SiteAuthentication, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "client_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "client_secret",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "hide_update_password",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "issuer",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "logout_endpoint",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "masthead",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "password",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "pool_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "scope",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "username",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SiteAuthentication {
+                        client_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("client_id")?
+                            }
+                        },
+                        client_secret: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("client_secret")?
+                            }
+                        },
+                        hide_update_password: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("hide_update_password")?
+                            }
+                        },
+                        issuer: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("issuer")?
+                            }
+                        },
+                        logout_endpoint: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("logout_endpoint")?
+                            }
+                        },
+                        masthead: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("masthead")?
+                            }
+                        },
+                        password: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("password")?
+                            }
+                        },
+                        pool_id: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("pool_id")?
+                            }
+                        },
+                        scope: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("scope")?
+                            }
+                        },
+                        type_: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        username: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("username")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SiteConfigurations {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "authentication",
+                "chat_room_id",
+                "chat_tag_template",
+                "content_scope",
+                "custom_body_elements_bottom",
+                "custom_body_elements_top",
+                "custom_error_responses",
+                "custom_head_elements",
+                "custom_styles",
+                "default_contents_per_page",
+                "default_contents_sort",
+                "description",
+                "exposed_metadata",
+                "footer",
+                "masthead",
+                "noindex",
+                "player_id",
+                "player_tag_template",
+                "social_buttons",
+                "subheader",
+                "template",
+                "title",
+                "user_content_scopes",
+                "whitelist_cidrs",
+                "whitelist_referers",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SiteConfigurations;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SiteConfigurations")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SiteConfigurations, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_24 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "authentication",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "chat_room_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "chat_tag_template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "content_scope",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "custom_body_elements_bottom",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "custom_body_elements_top",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "custom_error_responses",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "custom_head_elements",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "custom_styles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "default_contents_per_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "default_contents_sort",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "exposed_metadata",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "footer",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "masthead",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "noindex",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "player_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "player_tag_template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "social_buttons",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "subheader",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "template",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "title",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(22usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_22,
+                                    "user_content_scopes",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(23usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_23,
+                                    "whitelist_cidrs",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(24usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_24,
+                                    "whitelist_referers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SiteConfigurations {
+                        authentication: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("authentication")?
+                            }
+                        },
+                        chat_room_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("chat_room_id")?
+                            }
+                        },
+                        chat_tag_template: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("chat_tag_template")?
+                            }
+                        },
+                        content_scope: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_scope")?
+                            }
+                        },
+                        custom_body_elements_bottom: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "custom_body_elements_bottom",
+                                )?
+                            }
+                        },
+                        custom_body_elements_top: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "custom_body_elements_top",
+                                )?
+                            }
+                        },
+                        custom_error_responses: member_6.unwrap_or_default(),
+                        custom_head_elements: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("custom_head_elements")?
+                            }
+                        },
+                        custom_styles: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("custom_styles")?
+                            }
+                        },
+                        default_contents_per_page: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "default_contents_per_page",
+                                )?
+                            }
+                        },
+                        default_contents_sort: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("default_contents_sort")?
+                            }
+                        },
+                        description: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        exposed_metadata: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("exposed_metadata")?
+                            }
+                        },
+                        footer: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("footer")?
+                            }
+                        },
+                        masthead: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("masthead")?
+                            }
+                        },
+                        noindex: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("noindex")?
+                            }
+                        },
+                        player_id: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_id")?
+                            }
+                        },
+                        player_tag_template: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("player_tag_template")?
+                            }
+                        },
+                        social_buttons: member_18.unwrap_or_default(),
+                        subheader: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subheader")?
+                            }
+                        },
+                        template: match member_20 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("template")?
+                            }
+                        },
+                        title: match member_21 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("title")?
+                            }
+                        },
+                        user_content_scopes: member_22.unwrap_or_default(),
+                        whitelist_cidrs: member_23.unwrap_or_default(),
+                        whitelist_referers: member_24.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SiteExposedMetadata {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "category",
+                "created_at",
+                "description",
+                "documents",
+                "labels",
+                "playback_count",
+                "related_contents",
+                "tag_keys",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SiteExposedMetadata;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SiteExposedMetadata")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SiteExposedMetadata, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "category",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "documents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "playback_count",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "related_contents",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "tag_keys",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SiteExposedMetadata {
+                        category: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("category")?
+                            }
+                        },
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        description: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("description")?
+                            }
+                        },
+                        documents: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("documents")?
+                            }
+                        },
+                        labels: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("labels")?
+                            }
+                        },
+                        playback_count: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_count")?
+                            }
+                        },
+                        related_contents: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("related_contents")?
+                            }
+                        },
+                        tag_keys: member_7.unwrap_or_default(),
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SiteList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SiteList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SiteList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SiteList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SiteList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("SiteList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SslCertificate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "common_name",
+                "fingerprint_sha1",
+                "fingerprint_sha256",
+                "imported_at",
+                "not_after",
+                "not_before",
+                "serial_number",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SslCertificate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SslCertificate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SslCertificate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "common_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "fingerprint_sha1",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "fingerprint_sha256",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "imported_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "not_after",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "not_before",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "serial_number",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SslCertificate {
+                        common_name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("common_name")?
+                            }
+                        },
+                        fingerprint_sha1: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("fingerprint_sha1")?
+                            }
+                        },
+                        fingerprint_sha256: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("fingerprint_sha256")?
+                            }
+                        },
+                        imported_at: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("imported_at")?
+                            }
+                        },
+                        not_after: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("not_after")?
+                            }
+                        },
+                        not_before: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("not_before")?
+                            }
+                        },
+                        serial_number: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("serial_number")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Stream {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "created_at",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "id",
+                "is_original",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "updated_at",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Stream;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Stream")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Stream, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_21 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audio_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "audio_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "audio_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "audio_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "audio_track_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "channels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "encoder_task_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "filesize",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "framerate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "is_original",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "path",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "sample_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "video_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(20usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_20,
+                                    "video_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(21usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_21,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Stream {
+                        audio_bitrate: member_0.unwrap_or_default(),
+                        audio_codec: member_1.unwrap_or_default(),
+                        audio_label: member_2.unwrap_or_default(),
+                        audio_language: member_3.unwrap_or_default(),
+                        audio_track_type: member_4.unwrap_or_default(),
+                        channels: member_5.unwrap_or_default(),
+                        created_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        encoder_task_id: member_7.unwrap_or_default(),
+                        filesize: member_8.unwrap_or_default(),
+                        format: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        framerate: member_10.unwrap_or_default(),
+                        height: member_11.unwrap_or_default(),
+                        id: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        is_original: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("is_original")?
+                            }
+                        },
+                        path: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("path")?
+                            }
+                        },
+                        playback_rate: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_rate")?
+                            }
+                        },
+                        sample_rate: member_16.unwrap_or_default(),
+                        status: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        updated_at: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        video_bitrate: member_19.unwrap_or_default(),
+                        video_codec: member_20.unwrap_or_default(),
+                        width: member_21.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Stream", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamBulkCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["requests"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamBulkCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamBulkCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamBulkCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "requests",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamBulkCreate {
+                        requests: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("requests")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamBulkCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audio_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "audio_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "audio_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "audio_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "audio_track_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "channels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "encoder_task_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "filesize",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "framerate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "is_original",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "origin_domain_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "path",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "sample_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "video_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "video_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamCreate {
+                        audio_bitrate: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_bitrate")?
+                            }
+                        },
+                        audio_codec: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_codec")?
+                            }
+                        },
+                        audio_label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_label")?
+                            }
+                        },
+                        audio_language: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_language")?
+                            }
+                        },
+                        audio_track_type: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_track_type")?
+                            }
+                        },
+                        channels: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("channels")?
+                            }
+                        },
+                        encoder_task_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encoder_task_id")?
+                            }
+                        },
+                        filesize: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filesize")?
+                            }
+                        },
+                        format: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        framerate: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("framerate")?
+                            }
+                        },
+                        height: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        is_original: member_11.unwrap_or_default(),
+                        origin_domain_name: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("origin_domain_name")?
+                            }
+                        },
+                        path: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("path")?
+                            }
+                        },
+                        playback_rate: member_14
+                            .unwrap_or_else(defaults::stream_create_playback_rate),
+                        sample_rate: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("sample_rate")?
+                            }
+                        },
+                        status: member_16.unwrap_or_else(defaults::stream_create_status),
+                        video_bitrate: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_bitrate")?
+                            }
+                        },
+                        video_codec: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_codec")?
+                            }
+                        },
+                        width: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSelection {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["key", "value"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSelection;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSelection")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSelection, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "key",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "value",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSelection {
+                        key: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("key")?
+                            }
+                        },
+                        value: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("value")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSelection", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSet {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "distribution_id",
+                "name",
+                "streams",
+                "subtitles",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSet;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSet")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSet, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "distribution_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "subtitles",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSet {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        distribution_id: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("distribution_id")?
+                            }
+                        },
+                        name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        streams: member_3.unwrap_or_default(),
+                        subtitles: member_4.unwrap_or_default(),
+                        updated_at: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSet", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSetCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "distribution_id",
+                "name",
+                "streams",
+                "subtitles",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSetCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSetCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSetCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "distribution_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "subtitles",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSetCreate {
+                        distribution_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("distribution_id")?
+                            }
+                        },
+                        name: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        streams: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streams")?
+                            }
+                        },
+                        subtitles: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subtitles")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSetCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSetList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSetList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSetList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSetList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSetList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSetList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSetRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["name"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSetRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSetRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSetRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "name",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSetRegistration {
+                        name: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSetRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamSetUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["distribution_id", "streams", "subtitles"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamSetUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamSetUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamSetUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "distribution_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "streams",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "subtitles",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamSetUpdate {
+                        distribution_id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("distribution_id")?
+                            }
+                        },
+                        streams: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("streams")?
+                            }
+                        },
+                        subtitles: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("subtitles")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamSetUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_16 = ::std::option::Option::None;
+                    let mut member_17 = ::std::option::Option::None;
+                    let mut member_18 = ::std::option::Option::None;
+                    let mut member_19 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "audio_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "audio_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "audio_label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "audio_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "audio_track_type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "channels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "encoder_task_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "filesize",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "framerate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "height",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(11usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_11,
+                                    "is_original",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(12usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_12,
+                                    "origin_domain_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(13usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_13,
+                                    "path",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(14usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_14,
+                                    "playback_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(15usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_15,
+                                    "sample_rate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(16usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_16,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(17usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_17,
+                                    "video_bitrate",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(18usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_18,
+                                    "video_codec",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(19usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_19,
+                                    "width",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamUpdate {
+                        audio_bitrate: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_bitrate")?
+                            }
+                        },
+                        audio_codec: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_codec")?
+                            }
+                        },
+                        audio_label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_label")?
+                            }
+                        },
+                        audio_language: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_language")?
+                            }
+                        },
+                        audio_track_type: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("audio_track_type")?
+                            }
+                        },
+                        channels: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("channels")?
+                            }
+                        },
+                        encoder_task_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("encoder_task_id")?
+                            }
+                        },
+                        filesize: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("filesize")?
+                            }
+                        },
+                        format: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        framerate: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("framerate")?
+                            }
+                        },
+                        height: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("height")?
+                            }
+                        },
+                        is_original: match member_11 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("is_original")?
+                            }
+                        },
+                        origin_domain_name: match member_12 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("origin_domain_name")?
+                            }
+                        },
+                        path: match member_13 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("path")?
+                            }
+                        },
+                        playback_rate: match member_14 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("playback_rate")?
+                            }
+                        },
+                        sample_rate: match member_15 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("sample_rate")?
+                            }
+                        },
+                        status: match member_16 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        video_bitrate: match member_17 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_bitrate")?
+                            }
+                        },
+                        video_codec: match member_18 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("video_codec")?
+                            }
+                        },
+                        width: match member_19 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("width")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamingPolicy {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "preferred_language",
+                "rules",
+                "updated_at",
+                "url_lifetime",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamingPolicy;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamingPolicy")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamingPolicy, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "description",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "is_default",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "preferred_language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "rules",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "url_lifetime",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamingPolicy {
+                        created_at: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        description: member_1.unwrap_or_default(),
+                        id: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        is_default: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("is_default")?
+                            }
+                        },
+                        name: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("name")?
+                            }
+                        },
+                        preferred_language: member_5.unwrap_or_default(),
+                        rules: member_6.unwrap_or_default(),
+                        updated_at: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        url_lifetime: match member_8 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url_lifetime")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamingPolicy", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamingPolicyList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamingPolicyList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamingPolicyList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamingPolicyList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamingPolicyList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamingPolicyList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StreamingRule {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["conditions", "then"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = StreamingRule;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct StreamingRule")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<StreamingRule, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "conditions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "then",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(StreamingRule {
+                        conditions: member_0.unwrap_or_default(),
+                        then: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("StreamingRule", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Subtitle {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "format",
+                "id",
+                "label",
+                "language",
+                "updated_at",
+                "url",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Subtitle;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Subtitle")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<Subtitle, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "updated_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Subtitle {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        created_at: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        format: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        id: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        label: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("label")?
+                            }
+                        },
+                        language: member_5.unwrap_or_default(),
+                        updated_at: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                        url: match member_7 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Subtitle", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SubtitleBulkCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["requests"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SubtitleBulkCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SubtitleBulkCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SubtitleBulkCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "requests",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SubtitleBulkCreate {
+                        requests: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("requests")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("SubtitleBulkCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SubtitleCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SubtitleCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SubtitleCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SubtitleCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SubtitleCreate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: member_1
+                            .unwrap_or_else(defaults::subtitle_create_format),
+                        label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("label")?
+                            }
+                        },
+                        language: member_3
+                            .unwrap_or_else(defaults::subtitle_create_language),
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("SubtitleCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SubtitleList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["data"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SubtitleList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SubtitleList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SubtitleList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "data",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SubtitleList {
+                        data: member_0.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("SubtitleList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for SubtitleUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = SubtitleUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct SubtitleUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<SubtitleUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "content",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "format",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "label",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "language",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "url",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(SubtitleUpdate {
+                        content: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content")?
+                            }
+                        },
+                        format: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("format")?
+                            }
+                        },
+                        label: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("label")?
+                            }
+                        },
+                        language: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("language")?
+                            }
+                        },
+                        url: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("url")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("SubtitleUpdate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Tag {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["key", "value"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = Tag;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct Tag")
+                }
+                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<Tag, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "key",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "value",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(Tag {
+                        key: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("key")?
+                            }
+                        },
+                        value: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("value")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("Tag", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for UserContentScope {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["categories", "conditions", "labels", "type"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = UserContentScope;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct UserContentScope")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<UserContentScope, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut extra = ::serde_json::Map::new();
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: true,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "categories",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "conditions",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "labels",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "type",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Unknown(name) => {
+                                ::vidplat_core::__private::read_unknown(
+                                    &mut map,
+                                    &mut extra,
+                                    name,
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(UserContentScope {
+                        categories: member_0.unwrap_or_default(),
+                        conditions: member_1.unwrap_or_default(),
+                        labels: member_2.unwrap_or_default(),
+                        type_: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("type")?
+                            }
+                        },
+                        extra: extra,
+                    })
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ViewingPage {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "content_name",
+                "created_at",
+                "id",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "signing_key",
+                "site_id",
+                "status",
+                "updated_at",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ViewingPage;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ViewingPage")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ViewingPage, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_10 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "access_denial_timeout",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "configurations",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "created_at",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "max_simultaneous_viewers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "revoked_audiences",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "signing_key",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(8usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_8,
+                                    "site_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(9usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_9,
+                                    "status",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(10usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_10,
+                                    "updated_at",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ViewingPage {
+                        access_denial_timeout: member_0.unwrap_or_default(),
+                        configurations: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("configurations")?
+                            }
+                        },
+                        content_name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        created_at: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("created_at")?
+                            }
+                        },
+                        id: match member_4 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        max_simultaneous_viewers: member_5.unwrap_or_default(),
+                        revoked_audiences: member_6.unwrap_or_default(),
+                        signing_key: member_7.unwrap_or_default(),
+                        site_id: member_8.unwrap_or_default(),
+                        status: match member_9 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                        updated_at: match member_10 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("updated_at")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ViewingPage", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ViewingPageCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "content_name",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "signature_required",
+                "site_id",
+                "status",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ViewingPageCreate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ViewingPageCreate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ViewingPageCreate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_7 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "access_denial_timeout",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "configurations",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "content_name",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "max_simultaneous_viewers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "revoked_audiences",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "signature_required",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(6usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_6,
+                                    "site_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(7usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_7,
+                                    "status",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ViewingPageCreate {
+                        access_denial_timeout: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("access_denial_timeout")?
+                            }
+                        },
+                        configurations: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("configurations")?
+                            }
+                        },
+                        content_name: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("content_name")?
+                            }
+                        },
+                        max_simultaneous_viewers: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing(
+                                    "max_simultaneous_viewers",
+                                )?
+                            }
+                        },
+                        revoked_audiences: member_4.unwrap_or_default(),
+                        signature_required: member_5.unwrap_or_default(),
+                        site_id: match member_6 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("site_id")?
+                            }
+                        },
+                        status: member_7
+                            .unwrap_or_else(defaults::viewing_page_create_status),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ViewingPageCreate", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ViewingPageList {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ViewingPageList;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ViewingPageList")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ViewingPageList, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "current_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "data",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "per_page",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "truncated",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ViewingPageList {
+                        current_page: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("current_page")?
+                            }
+                        },
+                        data: member_1.unwrap_or_default(),
+                        per_page: match member_2 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("per_page")?
+                            }
+                        },
+                        truncated: match member_3 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("truncated")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ViewingPageList", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ViewingPageRegistration {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &["id", "signing_key"];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ViewingPageRegistration;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ViewingPageRegistration")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ViewingPageRegistration, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "signing_key",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ViewingPageRegistration {
+                        id: match member_0 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("id")?
+                            }
+                        },
+                        signing_key: member_1.unwrap_or_default(),
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ViewingPageRegistration", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ViewingPageUpdate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "site_id",
+                "status",
+            ];
+            struct Read;
+            impl<'de> ::serde::de::Visitor<'de> for Read {
+                type Value = ViewingPageUpdate;
+                fn expecting(
+                    &self,
+                    formatter: &mut ::std::fmt::Formatter<'_>,
+                ) -> ::std::fmt::Result {
+                    formatter.write_str("struct ViewingPageUpdate")
+                }
+                fn visit_map<A>(
+                    self,
+                    mut map: A,
+                ) -> ::std::result::Result<ViewingPageUpdate, A::Error>
+                where
+                    A: ::serde::de::MapAccess<'de>,
+                {
+                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_5 = ::std::option::Option::None;
+                    let names = ::vidplat_core::__private::MemberName {
+                        names: MEMBERS,
+                        keep_unknown: false,
+                    };
+                    while let ::std::option::Option::Some(member) = map
+                        .next_key_seed(names)?
+                    {
+                        match member {
+                            ::vidplat_core::__private::Member::Known(0usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_0,
+                                    "access_denial_timeout",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(1usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_1,
+                                    "configurations",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(2usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_2,
+                                    "max_simultaneous_viewers",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(3usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_3,
+                                    "revoked_audiences",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(4usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_4,
+                                    "site_id",
+                                )?
+                            }
+                            ::vidplat_core::__private::Member::Known(5usize) => {
+                                ::vidplat_core::__private::read_once(
+                                    &mut map,
+                                    &mut member_5,
+                                    "status",
+                                )?
+                            }
+                            _ => ::vidplat_core::__private::skip(&mut map)?,
+                        }
+                    }
+                    ::std::result::Result::Ok(ViewingPageUpdate {
+                        access_denial_timeout: member_0.unwrap_or_default(),
+                        configurations: match member_1 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("configurations")?
+                            }
+                        },
+                        max_simultaneous_viewers: member_2.unwrap_or_default(),
+                        revoked_audiences: member_3.unwrap_or_default(),
+                        site_id: member_4.unwrap_or_default(),
+                        status: match member_5 {
+                            ::std::option::Option::Some(value) => value,
+                            ::std::option::Option::None => {
+                                ::vidplat_core::__private::missing("status")?
+                            }
+                        },
+                    })
+                }
+            }
+            deserializer.deserialize_struct("ViewingPageUpdate", MEMBERS, Read)
         }
     }
     vidplat_core::open_enum! {

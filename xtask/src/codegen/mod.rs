@@ -36,6 +36,7 @@ mod passes;
 mod patches;
 mod patterns;
 mod period;
+mod reads;
 mod refusals;
 mod schemars;
 mod secrets;

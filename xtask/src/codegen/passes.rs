@@ -5,7 +5,7 @@
 //! breaks when progenitor changes a spelling). No pass reads rendered text.
 
 use crate::codegen::expect::Expect;
-use crate::codegen::{builders_feature, keep, nulls, patches, patterns, refusals, schemars, secrets, setters};
+use crate::codegen::{builders_feature, keep, nulls, patches, patterns, reads, refusals, schemars, secrets, setters};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub struct Pass {
 }
 
 /// The passes, in the order they run.
-pub const PASSES: [Pass; 9] = [
+pub const PASSES: [Pass; 10] = [
     Pass {
         name: "keep",
         does: "keeps progenitor's types and the client's operation methods; drops its client, hooks and builders",
@@ -72,6 +72,12 @@ pub const PASSES: [Pass; 9] = [
         does: "patterns are checked with regex-lite, translated from ECMA-262",
         run: patterns::run,
         expect: patterns::expect,
+    },
+    Pass {
+        name: "reads",
+        does: "structs read themselves through a compact Deserialize (the shared part in vidplat-core) instead of serde's derive",
+        run: reads::run,
+        expect: reads::expect,
     },
 ];
 
