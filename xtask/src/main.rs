@@ -105,13 +105,19 @@ fn ci(docs: Option<&Path>) -> Result<()> {
         outcome
     };
     step("fmt", &mut || cargo(&["fmt", "--all", "--check"]))?;
+    // The spec tools run beside clippy and docs: their time is mostly one core
+    // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
+    let lint = Beside::start("lint")?;
     // `--all-targets` checks the benchmarks too: the cheapest step that proves
     // they compile (a release build of them took seven minutes here).
     step("clippy", &mut || {
         cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
     })?;
     step("docs", &mut publish::docs)?;
-    step("lint", &mut lint::run_all)?;
+    let mut lint = Some(lint);
+    step("lint (waited for; ran beside)", &mut || {
+        lint.take().map_or(Ok(()), Beside::finish)
+    })?;
     step("crosscheck and codegen --check", &mut || {
         crosscheck::run(docs)?;
         codegen::run(true)?;
@@ -162,6 +168,72 @@ fn ci(docs: Option<&Path>) -> Result<()> {
         println!("  {name:<32} {took:>8.1?}");
     }
     Ok(())
+}
+
+/// An xtask subcommand run as its own process beside the next steps, its
+/// output kept in a file and shown when it is waited for (so the two steps'
+/// lines do not interleave). Dropped before being waited for (a step before
+/// it failed), it is stopped.
+struct Beside {
+    name: &'static str,
+    child: std::process::Child,
+    log: PathBuf,
+    started: std::time::Instant,
+}
+
+impl Beside {
+    fn start(name: &'static str) -> Result<Self> {
+        let log = publish::target_dir().join(format!("xtask-ci-{name}.log"));
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let out = std::fs::File::create(&log)?;
+        let mut command = Command::new(std::env::current_exe()?);
+        // Its own process group, so that stopping it stops the tools it started.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = command
+            .arg(name)
+            .stdin(std::process::Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()?;
+        println!("{name}: started beside the next steps (output in {})", log.display());
+        Ok(Beside {
+            name,
+            child,
+            log,
+            started: std::time::Instant::now(),
+        })
+    }
+
+    fn finish(mut self) -> Result<()> {
+        let status = self.child.wait()?;
+        let took = self.started.elapsed();
+        let output = std::fs::read_to_string(&self.log).unwrap_or_default();
+        println!(
+            "--- {} (ran beside the steps above, {took:.1?}) ---\n{output}---",
+            self.name
+        );
+        if !status.success() {
+            bail!("`cargo xtask {}` failed ({status})", self.name);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        // Stops the process when it was not waited for; after a wait, this does nothing.
+        if let Ok(None) = self.child.try_wait() {
+            #[cfg(unix)]
+            let _ = Command::new("kill")
+                .args(["-TERM", "--", &format!("-{}", self.child.id())])
+                .status();
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 /// The committed tree checks itself with nothing beside it: a clone of HEAD in a
