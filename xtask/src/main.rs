@@ -15,7 +15,7 @@ mod modules;
 mod publish;
 mod services;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,7 +51,11 @@ enum Task {
     /// Install the pinned spec tools into .tools/ and lint openapi/*.yaml with them.
     Lint,
     /// Run schemathesis against the simulator (vidplat-sim) for every operation.
-    Conformance,
+    Conformance {
+        /// Use the simulator `cargo test --workspace` built (as `ci` does) instead of building it.
+        #[arg(long, hide = true)]
+        built_by_tests: bool,
+    },
     /// cargo doc of the library crates, every feature, warnings denied.
     Docs,
     /// cargo package the library crates; check that each compiles from its .crate.
@@ -76,7 +80,11 @@ fn main() -> Result<()> {
         Task::Gaps { check } => gaps::run(check),
         Task::Crosscheck { docs } => crosscheck::run(docs.as_deref()),
         Task::Lint => lint::run_all(),
-        Task::Conformance => conformance::run_all(conformance::Simulator::Build),
+        Task::Conformance { built_by_tests } => conformance::run_all(if built_by_tests {
+            conformance::Simulator::BuiltByTests
+        } else {
+            conformance::Simulator::Build
+        }),
         Task::Docs => publish::docs(),
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
@@ -107,7 +115,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     step("fmt", &mut || cargo(&["fmt", "--all", "--check"]))?;
     // The spec tools run beside clippy and docs: their time is mostly one core
     // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
-    let lint = Beside::start("lint")?;
+    let lint = Beside::start(&["lint"])?;
     // `--all-targets` checks the benchmarks too: the cheapest step that proves
     // they compile (a release build of them took seven minutes here).
     step("clippy", &mut || {
@@ -158,9 +166,12 @@ fn ci(docs: Option<&Path>) -> Result<()> {
             lint::run(Command::new(&binary).current_dir(services::repo_root()))
         })
     })?;
+    // Schemathesis (one Python process and the simulator) beside the package
+    // checks, for the same reason as lint beside clippy.
+    let mut conformance = Some(Beside::start(&["conformance", "--built-by-tests"])?);
     step("package", &mut publish::package)?;
-    step("conformance", &mut || {
-        conformance::run_all(conformance::Simulator::BuiltByTests)
+    step("conformance (waited for; ran beside)", &mut || {
+        conformance.take().map_or(Ok(()), Beside::finish)
     })?;
     step("fresh clone", &mut fresh_clone)?;
     println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed());
@@ -175,14 +186,15 @@ fn ci(docs: Option<&Path>) -> Result<()> {
 /// lines do not interleave). Dropped before being waited for (a step before
 /// it failed), it is stopped.
 struct Beside {
-    name: &'static str,
+    args: &'static [&'static str],
     child: std::process::Child,
     log: PathBuf,
     started: std::time::Instant,
 }
 
 impl Beside {
-    fn start(name: &'static str) -> Result<Self> {
+    fn start(args: &'static [&'static str]) -> Result<Self> {
+        let name = args.first().context("no subcommand to run beside")?;
         let log = publish::target_dir().join(format!("xtask-ci-{name}.log"));
         if let Some(dir) = log.parent() {
             std::fs::create_dir_all(dir)?;
@@ -193,14 +205,14 @@ impl Beside {
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let child = command
-            .arg(name)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(out.try_clone()?)
             .stderr(out)
             .spawn()?;
         println!("{name}: started beside the next steps (output in {})", log.display());
         Ok(Beside {
-            name,
+            args,
             child,
             log,
             started: std::time::Instant::now(),
@@ -212,11 +224,11 @@ impl Beside {
         let took = self.started.elapsed();
         let output = std::fs::read_to_string(&self.log).unwrap_or_default();
         println!(
-            "--- {} (ran beside the steps above, {took:.1?}) ---\n{output}---",
-            self.name
+            "--- cargo xtask {} (ran beside the steps above, {took:.1?}) ---\n{output}---",
+            self.args.join(" ")
         );
         if !status.success() {
-            bail!("`cargo xtask {}` failed ({status})", self.name);
+            bail!("`cargo xtask {}` failed ({status})", self.args.join(" "));
         }
         Ok(())
     }
