@@ -13324,7 +13324,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["segment"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudience;
@@ -13344,7 +13343,10 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "segment" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13382,7 +13384,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingPage;
@@ -13404,7 +13405,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13465,6 +13472,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicAudienceRatingPage", MEMBERS, Read)
         }
     }
@@ -13473,7 +13481,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["audience", "content_title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingRow;
@@ -13493,7 +13500,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audience" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13528,6 +13539,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["audience", "content_title"];
             deserializer.deserialize_struct("BasicAudienceRatingRow", MEMBERS, Read)
         }
     }
@@ -13536,7 +13548,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryPage;
@@ -13558,7 +13569,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13619,6 +13636,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicContentCategoryPage", MEMBERS, Read)
         }
     }
@@ -13627,21 +13645,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "content_category",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryRow;
@@ -13672,7 +13675,22 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "content_category" => ::std::option::Option::Some(4usize),
+                            "error_count" => ::std::option::Option::Some(5usize),
+                            "play_count" => ::std::option::Option::Some(6usize),
+                            "playback_count" => ::std::option::Option::Some(7usize),
+                            "show_count" => ::std::option::Option::Some(8usize),
+                            "show_user_count" => ::std::option::Option::Some(9usize),
+                            "total_played_time" => ::std::option::Option::Some(10usize),
+                            "total_staytime" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13855,6 +13873,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicContentCategoryRow", MEMBERS, Read)
         }
     }
@@ -13863,7 +13896,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitlePage;
@@ -13885,7 +13917,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -13946,6 +13984,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicContentTitlePage", MEMBERS, Read)
         }
     }
@@ -13954,23 +13993,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "content_category",
-                "content_title",
-                "content_type",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleRow;
@@ -14003,7 +14025,24 @@ pub mod types {
                     let mut member_13 = ::std::option::Option::None;
                     let mut member_14 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "content_category" => ::std::option::Option::Some(4usize),
+                            "content_title" => ::std::option::Option::Some(5usize),
+                            "content_type" => ::std::option::Option::Some(6usize),
+                            "error_count" => ::std::option::Option::Some(7usize),
+                            "play_count" => ::std::option::Option::Some(8usize),
+                            "playback_count" => ::std::option::Option::Some(9usize),
+                            "show_count" => ::std::option::Option::Some(10usize),
+                            "show_user_count" => ::std::option::Option::Some(11usize),
+                            "total_played_time" => ::std::option::Option::Some(12usize),
+                            "total_staytime" => ::std::option::Option::Some(13usize),
+                            "user_count" => ::std::option::Option::Some(14usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14212,6 +14251,23 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "content_title",
+                "content_type",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicContentTitleRow", MEMBERS, Read)
         }
     }
@@ -14220,7 +14276,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserPage;
@@ -14242,7 +14297,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14303,6 +14364,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicContentTitleUserPage", MEMBERS, Read)
         }
     }
@@ -14311,19 +14373,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_category",
-                "content_title",
-                "content_type",
-                "play_count",
-                "playback_count",
-                "played_flags",
-                "played_percent",
-                "played_time",
-                "show_count",
-                "total_staytime",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserRow;
@@ -14352,7 +14401,20 @@ pub mod types {
                     let mut member_9 = ::std::option::Option::None;
                     let mut member_10 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_category" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            "content_type" => ::std::option::Option::Some(2usize),
+                            "play_count" => ::std::option::Option::Some(3usize),
+                            "playback_count" => ::std::option::Option::Some(4usize),
+                            "played_flags" => ::std::option::Option::Some(5usize),
+                            "played_percent" => ::std::option::Option::Some(6usize),
+                            "played_time" => ::std::option::Option::Some(7usize),
+                            "show_count" => ::std::option::Option::Some(8usize),
+                            "total_staytime" => ::std::option::Option::Some(9usize),
+                            "user_id" => ::std::option::Option::Some(10usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14509,6 +14571,19 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "play_count",
+                "playback_count",
+                "played_flags",
+                "played_percent",
+                "played_time",
+                "show_count",
+                "total_staytime",
+                "user_id",
+            ];
             deserializer.deserialize_struct("BasicContentTitleUserRow", MEMBERS, Read)
         }
     }
@@ -14517,7 +14592,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentPage;
@@ -14539,7 +14613,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14600,6 +14680,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicEnvironmentPage", MEMBERS, Read)
         }
     }
@@ -14608,24 +14689,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "playback_env",
-                "playback_env_version",
-                "player_name",
-                "player_version",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentRow;
@@ -14659,7 +14722,25 @@ pub mod types {
                     let mut member_14 = ::std::option::Option::None;
                     let mut member_15 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "error_count" => ::std::option::Option::Some(4usize),
+                            "play_count" => ::std::option::Option::Some(5usize),
+                            "playback_count" => ::std::option::Option::Some(6usize),
+                            "playback_env" => ::std::option::Option::Some(7usize),
+                            "playback_env_version" => ::std::option::Option::Some(8usize),
+                            "player_name" => ::std::option::Option::Some(9usize),
+                            "player_version" => ::std::option::Option::Some(10usize),
+                            "show_count" => ::std::option::Option::Some(11usize),
+                            "show_user_count" => ::std::option::Option::Some(12usize),
+                            "total_played_time" => ::std::option::Option::Some(13usize),
+                            "total_staytime" => ::std::option::Option::Some(14usize),
+                            "user_count" => ::std::option::Option::Some(15usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14881,6 +14962,24 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "playback_env_version",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicEnvironmentRow", MEMBERS, Read)
         }
     }
@@ -14889,7 +14988,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsPage;
@@ -14911,7 +15009,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -14972,6 +15076,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicOsPage", MEMBERS, Read)
         }
     }
@@ -14980,24 +15085,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "error_count",
-                "os",
-                "os_version",
-                "play_count",
-                "playback_count",
-                "player_name",
-                "player_version",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsRow;
@@ -15031,7 +15118,25 @@ pub mod types {
                     let mut member_14 = ::std::option::Option::None;
                     let mut member_15 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "error_count" => ::std::option::Option::Some(4usize),
+                            "os" => ::std::option::Option::Some(5usize),
+                            "os_version" => ::std::option::Option::Some(6usize),
+                            "play_count" => ::std::option::Option::Some(7usize),
+                            "playback_count" => ::std::option::Option::Some(8usize),
+                            "player_name" => ::std::option::Option::Some(9usize),
+                            "player_version" => ::std::option::Option::Some(10usize),
+                            "show_count" => ::std::option::Option::Some(11usize),
+                            "show_user_count" => ::std::option::Option::Some(12usize),
+                            "total_played_time" => ::std::option::Option::Some(13usize),
+                            "total_staytime" => ::std::option::Option::Some(14usize),
+                            "user_count" => ::std::option::Option::Some(15usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -15253,6 +15358,24 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "os",
+                "os_version",
+                "play_count",
+                "playback_count",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicOsRow", MEMBERS, Read)
         }
     }
@@ -15261,7 +15384,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicPlaybackPointSegment;
@@ -15282,7 +15404,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "playback_point" => ::std::option::Option::Some(1usize),
+                            "rating" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -15335,6 +15462,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
             deserializer.deserialize_struct("BasicPlaybackPointSegment", MEMBERS, Read)
         }
     }
@@ -15343,7 +15471,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryPage;
@@ -15365,7 +15492,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -15426,6 +15559,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicQueryPage", MEMBERS, Read)
         }
     }
@@ -15434,38 +15568,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "content_category",
-                "content_title",
-                "country",
-                "date",
-                "date_hour",
-                "date_time",
-                "day",
-                "error_count",
-                "hour",
-                "hour_minute",
-                "minute",
-                "month",
-                "os",
-                "play_count",
-                "playback_count",
-                "playback_env",
-                "region",
-                "show_count",
-                "show_user_count",
-                "site",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-                "user_id",
-                "year",
-                "year_month",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryRow;
@@ -15513,7 +15615,39 @@ pub mod types {
                     let mut member_28 = ::std::option::Option::None;
                     let mut member_29 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "content_category" => ::std::option::Option::Some(4usize),
+                            "content_title" => ::std::option::Option::Some(5usize),
+                            "country" => ::std::option::Option::Some(6usize),
+                            "date" => ::std::option::Option::Some(7usize),
+                            "date_hour" => ::std::option::Option::Some(8usize),
+                            "date_time" => ::std::option::Option::Some(9usize),
+                            "day" => ::std::option::Option::Some(10usize),
+                            "error_count" => ::std::option::Option::Some(11usize),
+                            "hour" => ::std::option::Option::Some(12usize),
+                            "hour_minute" => ::std::option::Option::Some(13usize),
+                            "minute" => ::std::option::Option::Some(14usize),
+                            "month" => ::std::option::Option::Some(15usize),
+                            "os" => ::std::option::Option::Some(16usize),
+                            "play_count" => ::std::option::Option::Some(17usize),
+                            "playback_count" => ::std::option::Option::Some(18usize),
+                            "playback_env" => ::std::option::Option::Some(19usize),
+                            "region" => ::std::option::Option::Some(20usize),
+                            "show_count" => ::std::option::Option::Some(21usize),
+                            "show_user_count" => ::std::option::Option::Some(22usize),
+                            "site" => ::std::option::Option::Some(23usize),
+                            "total_played_time" => ::std::option::Option::Some(24usize),
+                            "total_staytime" => ::std::option::Option::Some(25usize),
+                            "user_count" => ::std::option::Option::Some(26usize),
+                            "user_id" => ::std::option::Option::Some(27usize),
+                            "year" => ::std::option::Option::Some(28usize),
+                            "year_month" => ::std::option::Option::Some(29usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -15917,6 +16051,38 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "content_category",
+                "content_title",
+                "country",
+                "date",
+                "date_hour",
+                "date_time",
+                "day",
+                "error_count",
+                "hour",
+                "hour_minute",
+                "minute",
+                "month",
+                "os",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "region",
+                "show_count",
+                "show_user_count",
+                "site",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+                "user_id",
+                "year",
+                "year_month",
+            ];
             deserializer.deserialize_struct("BasicQueryRow", MEMBERS, Read)
         }
     }
@@ -15925,7 +16091,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["button_id", "button_label", "segment"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionButton;
@@ -15946,7 +16111,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "button_id" => ::std::option::Option::Some(0usize),
+                            "button_label" => ::std::option::Option::Some(1usize),
+                            "segment" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -15994,6 +16164,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["button_id", "button_label", "segment"];
             deserializer.deserialize_struct("BasicReactionButton", MEMBERS, Read)
         }
     }
@@ -16002,7 +16173,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionPage;
@@ -16024,7 +16194,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16085,6 +16261,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicReactionPage", MEMBERS, Read)
         }
     }
@@ -16093,7 +16270,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content_title", "reaction"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionRow;
@@ -16113,7 +16289,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_title" => ::std::option::Option::Some(0usize),
+                            "reaction" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16148,6 +16328,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content_title", "reaction"];
             deserializer.deserialize_struct("BasicReactionRow", MEMBERS, Read)
         }
     }
@@ -16156,7 +16337,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "reaction_point"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionSegment;
@@ -16176,7 +16356,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "reaction_point" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16216,6 +16400,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "reaction_point"];
             deserializer.deserialize_struct("BasicReactionSegment", MEMBERS, Read)
         }
     }
@@ -16224,7 +16409,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content_title", "count"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeTitleCount;
@@ -16244,7 +16428,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_title" => ::std::option::Option::Some(0usize),
+                            "count" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16284,6 +16472,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content_title", "count"];
             deserializer.deserialize_struct("BasicRealtimeTitleCount", MEMBERS, Read)
         }
     }
@@ -16292,7 +16481,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "hour_minute", "titles"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountRow;
@@ -16313,7 +16501,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "hour_minute" => ::std::option::Option::Some(1usize),
+                            "titles" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16361,6 +16554,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "hour_minute", "titles"];
             deserializer.deserialize_struct("BasicRealtimeUserCountRow", MEMBERS, Read)
         }
     }
@@ -16369,7 +16563,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountsPage;
@@ -16391,7 +16584,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16452,6 +16651,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicRealtimeUserCountsPage", MEMBERS, Read)
         }
     }
@@ -16460,7 +16660,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionPage;
@@ -16482,7 +16681,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16543,6 +16748,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicRegionPage", MEMBERS, Read)
         }
     }
@@ -16551,23 +16757,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "city",
-                "country",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "region",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionRow;
@@ -16600,7 +16789,24 @@ pub mod types {
                     let mut member_13 = ::std::option::Option::None;
                     let mut member_14 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "city" => ::std::option::Option::Some(4usize),
+                            "country" => ::std::option::Option::Some(5usize),
+                            "error_count" => ::std::option::Option::Some(6usize),
+                            "play_count" => ::std::option::Option::Some(7usize),
+                            "playback_count" => ::std::option::Option::Some(8usize),
+                            "region" => ::std::option::Option::Some(9usize),
+                            "show_count" => ::std::option::Option::Some(10usize),
+                            "show_user_count" => ::std::option::Option::Some(11usize),
+                            "total_played_time" => ::std::option::Option::Some(12usize),
+                            "total_staytime" => ::std::option::Option::Some(13usize),
+                            "user_count" => ::std::option::Option::Some(14usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16809,6 +17015,23 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "city",
+                "country",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "region",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicRegionRow", MEMBERS, Read)
         }
     }
@@ -16817,7 +17040,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSitePage;
@@ -16839,7 +17061,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -16900,6 +17128,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicSitePage", MEMBERS, Read)
         }
     }
@@ -16908,23 +17137,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "player_name",
-                "player_version",
-                "show_count",
-                "show_user_count",
-                "site",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSiteRow;
@@ -16957,7 +17169,24 @@ pub mod types {
                     let mut member_13 = ::std::option::Option::None;
                     let mut member_14 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "error_count" => ::std::option::Option::Some(4usize),
+                            "play_count" => ::std::option::Option::Some(5usize),
+                            "playback_count" => ::std::option::Option::Some(6usize),
+                            "player_name" => ::std::option::Option::Some(7usize),
+                            "player_version" => ::std::option::Option::Some(8usize),
+                            "show_count" => ::std::option::Option::Some(9usize),
+                            "show_user_count" => ::std::option::Option::Some(10usize),
+                            "site" => ::std::option::Option::Some(11usize),
+                            "total_played_time" => ::std::option::Option::Some(12usize),
+                            "total_staytime" => ::std::option::Option::Some(13usize),
+                            "user_count" => ::std::option::Option::Some(14usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17166,6 +17395,23 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "player_name",
+                "player_version",
+                "show_count",
+                "show_user_count",
+                "site",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicSiteRow", MEMBERS, Read)
         }
     }
@@ -17174,14 +17420,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "bitrate",
-                "playback_rate",
-                "playback_status",
-                "screen_status",
-                "segment",
-                "subtitles",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSituation;
@@ -17205,7 +17443,15 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "bitrate" => ::std::option::Option::Some(0usize),
+                            "playback_rate" => ::std::option::Option::Some(1usize),
+                            "playback_status" => ::std::option::Option::Some(2usize),
+                            "screen_status" => ::std::option::Option::Some(3usize),
+                            "segment" => ::std::option::Option::Some(4usize),
+                            "subtitles" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17292,6 +17538,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "bitrate",
+                "playback_rate",
+                "playback_status",
+                "screen_status",
+                "segment",
+                "subtitles",
+            ];
             deserializer.deserialize_struct("BasicSituation", MEMBERS, Read)
         }
     }
@@ -17300,7 +17554,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodPage;
@@ -17322,7 +17575,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17383,6 +17642,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicTimePeriodPage", MEMBERS, Read)
         }
     }
@@ -17391,21 +17651,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "date_time",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "show_count",
-                "show_user_count",
-                "total_played_time",
-                "total_staytime",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodRow;
@@ -17436,7 +17681,22 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "date_time" => ::std::option::Option::Some(4usize),
+                            "error_count" => ::std::option::Option::Some(5usize),
+                            "play_count" => ::std::option::Option::Some(6usize),
+                            "playback_count" => ::std::option::Option::Some(7usize),
+                            "show_count" => ::std::option::Option::Some(8usize),
+                            "show_user_count" => ::std::option::Option::Some(9usize),
+                            "total_played_time" => ::std::option::Option::Some(10usize),
+                            "total_staytime" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17619,6 +17879,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "date_time",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "show_user_count",
+                "total_played_time",
+                "total_staytime",
+                "user_count",
+            ];
             deserializer.deserialize_struct("BasicTimePeriodRow", MEMBERS, Read)
         }
     }
@@ -17627,7 +17902,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserPage;
@@ -17649,7 +17923,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17710,6 +17990,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicUserPage", MEMBERS, Read)
         }
     }
@@ -17718,19 +17999,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_playback_count",
-                "avg_played_percent",
-                "avg_played_time",
-                "avg_staytime",
-                "error_count",
-                "play_count",
-                "playback_count",
-                "show_count",
-                "total_played_time",
-                "total_staytime",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserRow;
@@ -17759,7 +18027,20 @@ pub mod types {
                     let mut member_9 = ::std::option::Option::None;
                     let mut member_10 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_playback_count" => ::std::option::Option::Some(0usize),
+                            "avg_played_percent" => ::std::option::Option::Some(1usize),
+                            "avg_played_time" => ::std::option::Option::Some(2usize),
+                            "avg_staytime" => ::std::option::Option::Some(3usize),
+                            "error_count" => ::std::option::Option::Some(4usize),
+                            "play_count" => ::std::option::Option::Some(5usize),
+                            "playback_count" => ::std::option::Option::Some(6usize),
+                            "show_count" => ::std::option::Option::Some(7usize),
+                            "total_played_time" => ::std::option::Option::Some(8usize),
+                            "total_staytime" => ::std::option::Option::Some(9usize),
+                            "user_id" => ::std::option::Option::Some(10usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -17916,6 +18197,19 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_playback_count",
+                "avg_played_percent",
+                "avg_played_time",
+                "avg_staytime",
+                "error_count",
+                "play_count",
+                "playback_count",
+                "show_count",
+                "total_played_time",
+                "total_staytime",
+                "user_id",
+            ];
             deserializer.deserialize_struct("BasicUserRow", MEMBERS, Read)
         }
     }
@@ -17924,7 +18218,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryPage;
@@ -17946,7 +18239,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18007,6 +18306,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicViewingHistoryPage", MEMBERS, Read)
         }
     }
@@ -18015,23 +18315,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_category",
-                "content_title",
-                "content_type",
-                "date_time",
-                "os",
-                "play_count",
-                "playback_count",
-                "playback_env",
-                "played_flags",
-                "played_percent",
-                "played_time",
-                "region",
-                "show_count",
-                "stay_time",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryRow;
@@ -18064,7 +18347,24 @@ pub mod types {
                     let mut member_13 = ::std::option::Option::None;
                     let mut member_14 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_category" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            "content_type" => ::std::option::Option::Some(2usize),
+                            "date_time" => ::std::option::Option::Some(3usize),
+                            "os" => ::std::option::Option::Some(4usize),
+                            "play_count" => ::std::option::Option::Some(5usize),
+                            "playback_count" => ::std::option::Option::Some(6usize),
+                            "playback_env" => ::std::option::Option::Some(7usize),
+                            "played_flags" => ::std::option::Option::Some(8usize),
+                            "played_percent" => ::std::option::Option::Some(9usize),
+                            "played_time" => ::std::option::Option::Some(10usize),
+                            "region" => ::std::option::Option::Some(11usize),
+                            "show_count" => ::std::option::Option::Some(12usize),
+                            "stay_time" => ::std::option::Option::Some(13usize),
+                            "user_id" => ::std::option::Option::Some(14usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18273,6 +18573,23 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "date_time",
+                "os",
+                "play_count",
+                "playback_count",
+                "playback_env",
+                "played_flags",
+                "played_percent",
+                "played_time",
+                "region",
+                "show_count",
+                "stay_time",
+                "user_id",
+            ];
             deserializer.deserialize_struct("BasicViewingHistoryRow", MEMBERS, Read)
         }
     }
@@ -18281,7 +18598,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationPage;
@@ -18303,7 +18619,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "golden" => ::std::option::Option::Some(1usize),
+                            "truncated" => ::std::option::Option::Some(2usize),
+                            "unsampled" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18364,6 +18686,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "golden", "truncated", "unsampled"];
             deserializer.deserialize_struct("BasicViewingSituationPage", MEMBERS, Read)
         }
     }
@@ -18372,7 +18695,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content_title", "situation"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationRow;
@@ -18392,7 +18714,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_title" => ::std::option::Option::Some(0usize),
+                            "situation" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18427,6 +18753,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content_title", "situation"];
             deserializer.deserialize_struct("BasicViewingSituationRow", MEMBERS, Read)
         }
     }
@@ -18435,7 +18762,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "date_time"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUserRow;
@@ -18455,7 +18781,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "date_time" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18495,6 +18825,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "date_time"];
             deserializer.deserialize_struct("CloudActiveUserRow", MEMBERS, Read)
         }
     }
@@ -18503,7 +18834,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUsersPage;
@@ -18523,7 +18853,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18558,6 +18892,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudActiveUsersPage", MEMBERS, Read)
         }
     }
@@ -18566,7 +18901,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserPage;
@@ -18586,7 +18920,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18621,6 +18959,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudBrowserPage", MEMBERS, Read)
         }
     }
@@ -18629,21 +18968,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "browser_name",
-                "browser_version",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "player_name",
-                "player_version",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserRow;
@@ -18674,7 +18998,24 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "browser_name" => ::std::option::Option::Some(3usize),
+                            "browser_version" => ::std::option::Option::Some(4usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(6usize),
+                            "play_started_count" => ::std::option::Option::Some(7usize),
+                            "player_impressions" => ::std::option::Option::Some(8usize),
+                            "player_name" => ::std::option::Option::Some(9usize),
+                            "player_version" => ::std::option::Option::Some(10usize),
+                            "total_play_time" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18857,6 +19198,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "browser_name",
+                "browser_version",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudBrowserRow", MEMBERS, Read)
         }
     }
@@ -18865,7 +19221,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryPage;
@@ -18885,7 +19240,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -18920,6 +19279,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudContentCategoryPage", MEMBERS, Read)
         }
     }
@@ -18928,18 +19288,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "content_category",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryRow;
@@ -18967,7 +19315,21 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "content_category" => ::std::option::Option::Some(3usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(5usize),
+                            "play_started_count" => ::std::option::Option::Some(6usize),
+                            "player_impressions" => ::std::option::Option::Some(7usize),
+                            "total_play_time" => ::std::option::Option::Some(8usize),
+                            "user_count" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19111,6 +19473,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "content_category",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudContentCategoryRow", MEMBERS, Read)
         }
     }
@@ -19119,7 +19493,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNamePage;
@@ -19139,7 +19512,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19174,6 +19551,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudContentNamePage", MEMBERS, Read)
         }
     }
@@ -19182,21 +19560,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "complete_play_percent",
-                "content_category",
-                "content_name",
-                "content_type",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameRow;
@@ -19227,7 +19590,26 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "complete_play_percent" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "content_category" => ::std::option::Option::Some(4usize),
+                            "content_name" => ::std::option::Option::Some(5usize),
+                            "content_type" => ::std::option::Option::Some(6usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(7usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(8usize),
+                            "play_started_count" => ::std::option::Option::Some(9usize),
+                            "player_impressions" => ::std::option::Option::Some(10usize),
+                            "total_play_time" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19410,6 +19792,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "complete_play_percent",
+                "content_category",
+                "content_name",
+                "content_type",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudContentNameRow", MEMBERS, Read)
         }
     }
@@ -19418,7 +19815,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserPage;
@@ -19438,7 +19834,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19473,6 +19873,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudContentNameUserPage", MEMBERS, Read)
         }
     }
@@ -19481,18 +19882,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_category",
-                "content_name",
-                "content_type",
-                "engagement_bitmap",
-                "play_percent",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserRow;
@@ -19520,7 +19909,19 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_category" => ::std::option::Option::Some(0usize),
+                            "content_name" => ::std::option::Option::Some(1usize),
+                            "content_type" => ::std::option::Option::Some(2usize),
+                            "engagement_bitmap" => ::std::option::Option::Some(3usize),
+                            "play_percent" => ::std::option::Option::Some(4usize),
+                            "play_requested_count" => ::std::option::Option::Some(5usize),
+                            "play_started_count" => ::std::option::Option::Some(6usize),
+                            "player_impressions" => ::std::option::Option::Some(7usize),
+                            "total_play_time" => ::std::option::Option::Some(8usize),
+                            "user_id" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19659,6 +20060,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_name",
+                "content_type",
+                "engagement_bitmap",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
             deserializer.deserialize_struct("CloudContentNameUserRow", MEMBERS, Read)
         }
     }
@@ -19667,7 +20080,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitlePage;
@@ -19687,7 +20099,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19722,6 +20138,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudContentTitlePage", MEMBERS, Read)
         }
     }
@@ -19730,21 +20147,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "complete_play_percent",
-                "content_category",
-                "content_title",
-                "content_type",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleRow;
@@ -19775,7 +20177,26 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "complete_play_percent" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "content_category" => ::std::option::Option::Some(4usize),
+                            "content_title" => ::std::option::Option::Some(5usize),
+                            "content_type" => ::std::option::Option::Some(6usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(7usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(8usize),
+                            "play_started_count" => ::std::option::Option::Some(9usize),
+                            "player_impressions" => ::std::option::Option::Some(10usize),
+                            "total_play_time" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -19958,6 +20379,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "complete_play_percent",
+                "content_category",
+                "content_title",
+                "content_type",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudContentTitleRow", MEMBERS, Read)
         }
     }
@@ -19966,7 +20402,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserPage;
@@ -19986,7 +20421,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20021,6 +20460,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudContentTitleUserPage", MEMBERS, Read)
         }
     }
@@ -20029,18 +20469,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_category",
-                "content_title",
-                "content_type",
-                "engagement_bitmap",
-                "play_percent",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserRow;
@@ -20068,7 +20496,19 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_category" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            "content_type" => ::std::option::Option::Some(2usize),
+                            "engagement_bitmap" => ::std::option::Option::Some(3usize),
+                            "play_percent" => ::std::option::Option::Some(4usize),
+                            "play_requested_count" => ::std::option::Option::Some(5usize),
+                            "play_started_count" => ::std::option::Option::Some(6usize),
+                            "player_impressions" => ::std::option::Option::Some(7usize),
+                            "total_play_time" => ::std::option::Option::Some(8usize),
+                            "user_id" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20207,6 +20647,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_category",
+                "content_title",
+                "content_type",
+                "engagement_bitmap",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
             deserializer.deserialize_struct("CloudContentTitleUserRow", MEMBERS, Read)
         }
     }
@@ -20215,7 +20667,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPage;
@@ -20234,7 +20685,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20256,6 +20710,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("CloudEngagementPage", MEMBERS, Read)
         }
     }
@@ -20264,7 +20719,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPoint;
@@ -20285,7 +20739,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "playback_point" => ::std::option::Option::Some(1usize),
+                            "rating" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20338,6 +20797,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "playback_point", "rating"];
             deserializer.deserialize_struct("CloudEngagementPoint", MEMBERS, Read)
         }
     }
@@ -20346,7 +20806,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsPage;
@@ -20366,7 +20825,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20401,6 +20864,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudOsPage", MEMBERS, Read)
         }
     }
@@ -20409,21 +20873,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "impression_user_count",
-                "os_name",
-                "os_version",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "player_name",
-                "player_version",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsRow;
@@ -20454,7 +20903,24 @@ pub mod types {
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "os_name" => ::std::option::Option::Some(4usize),
+                            "os_version" => ::std::option::Option::Some(5usize),
+                            "play_requested_count" => ::std::option::Option::Some(6usize),
+                            "play_started_count" => ::std::option::Option::Some(7usize),
+                            "player_impressions" => ::std::option::Option::Some(8usize),
+                            "player_name" => ::std::option::Option::Some(9usize),
+                            "player_version" => ::std::option::Option::Some(10usize),
+                            "total_play_time" => ::std::option::Option::Some(11usize),
+                            "user_count" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20637,6 +21103,21 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "impression_user_count",
+                "os_name",
+                "os_version",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudOsRow", MEMBERS, Read)
         }
     }
@@ -20645,7 +21126,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryPage;
@@ -20665,7 +21145,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -20700,6 +21184,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudQueryPage", MEMBERS, Read)
         }
     }
@@ -20708,38 +21193,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "browser_name",
-                "complete_play_percent",
-                "content_category",
-                "content_name",
-                "content_title",
-                "country",
-                "date",
-                "date_hour",
-                "date_minute",
-                "date_time",
-                "day",
-                "hour",
-                "hour_minute",
-                "impression_user_count",
-                "minute",
-                "month",
-                "os_name",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "region",
-                "site",
-                "total_play_time",
-                "user_count",
-                "user_id",
-                "year",
-                "year_month",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryRow;
@@ -20787,7 +21240,45 @@ pub mod types {
                     let mut member_28 = ::std::option::Option::None;
                     let mut member_29 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "browser_name" => ::std::option::Option::Some(3usize),
+                            "complete_play_percent" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "content_category" => ::std::option::Option::Some(5usize),
+                            "content_name" => ::std::option::Option::Some(6usize),
+                            "content_title" => ::std::option::Option::Some(7usize),
+                            "country" => ::std::option::Option::Some(8usize),
+                            "date" => ::std::option::Option::Some(9usize),
+                            "date_hour" => ::std::option::Option::Some(10usize),
+                            "date_minute" => ::std::option::Option::Some(11usize),
+                            "date_time" => ::std::option::Option::Some(12usize),
+                            "day" => ::std::option::Option::Some(13usize),
+                            "hour" => ::std::option::Option::Some(14usize),
+                            "hour_minute" => ::std::option::Option::Some(15usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(16usize)
+                            }
+                            "minute" => ::std::option::Option::Some(17usize),
+                            "month" => ::std::option::Option::Some(18usize),
+                            "os_name" => ::std::option::Option::Some(19usize),
+                            "play_requested_count" => {
+                                ::std::option::Option::Some(20usize)
+                            }
+                            "play_started_count" => ::std::option::Option::Some(21usize),
+                            "player_impressions" => ::std::option::Option::Some(22usize),
+                            "region" => ::std::option::Option::Some(23usize),
+                            "site" => ::std::option::Option::Some(24usize),
+                            "total_play_time" => ::std::option::Option::Some(25usize),
+                            "user_count" => ::std::option::Option::Some(26usize),
+                            "user_id" => ::std::option::Option::Some(27usize),
+                            "year" => ::std::option::Option::Some(28usize),
+                            "year_month" => ::std::option::Option::Some(29usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21191,6 +21682,38 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "browser_name",
+                "complete_play_percent",
+                "content_category",
+                "content_name",
+                "content_title",
+                "country",
+                "date",
+                "date_hour",
+                "date_minute",
+                "date_time",
+                "day",
+                "hour",
+                "hour_minute",
+                "impression_user_count",
+                "minute",
+                "month",
+                "os_name",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "region",
+                "site",
+                "total_play_time",
+                "user_count",
+                "user_id",
+                "year",
+                "year_month",
+            ];
             deserializer.deserialize_struct("CloudQueryRow", MEMBERS, Read)
         }
     }
@@ -21199,7 +21722,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["button_id", "segment"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionButton;
@@ -21219,7 +21741,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "button_id" => ::std::option::Option::Some(0usize),
+                            "segment" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21254,6 +21780,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["button_id", "segment"];
             deserializer.deserialize_struct("CloudReactionButton", MEMBERS, Read)
         }
     }
@@ -21262,7 +21789,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionPage;
@@ -21281,7 +21807,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21303,6 +21832,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("CloudReactionPage", MEMBERS, Read)
         }
     }
@@ -21311,7 +21841,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["count", "reaction_point"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionSegment;
@@ -21331,7 +21860,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "count" => ::std::option::Option::Some(0usize),
+                            "reaction_point" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21371,6 +21904,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["count", "reaction_point"];
             deserializer.deserialize_struct("CloudReactionSegment", MEMBERS, Read)
         }
     }
@@ -21379,12 +21913,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_name",
-                "content_title",
-                "count",
-                "date_time",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountRow;
@@ -21406,7 +21934,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_name" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            "count" => ::std::option::Option::Some(2usize),
+                            "date_time" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21472,6 +22006,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_name",
+                "content_title",
+                "count",
+                "date_time",
+            ];
             deserializer.deserialize_struct("CloudRealtimeUserCountRow", MEMBERS, Read)
         }
     }
@@ -21480,7 +22020,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountsPage;
@@ -21500,7 +22039,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21535,6 +22078,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudRealtimeUserCountsPage", MEMBERS, Read)
         }
     }
@@ -21543,7 +22087,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionPage;
@@ -21563,7 +22106,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21598,6 +22145,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudRegionPage", MEMBERS, Read)
         }
     }
@@ -21606,20 +22154,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "city",
-                "country",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "region",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionRow;
@@ -21649,7 +22183,23 @@ pub mod types {
                     let mut member_10 = ::std::option::Option::None;
                     let mut member_11 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "city" => ::std::option::Option::Some(3usize),
+                            "country" => ::std::option::Option::Some(4usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(6usize),
+                            "play_started_count" => ::std::option::Option::Some(7usize),
+                            "player_impressions" => ::std::option::Option::Some(8usize),
+                            "region" => ::std::option::Option::Some(9usize),
+                            "total_play_time" => ::std::option::Option::Some(10usize),
+                            "user_count" => ::std::option::Option::Some(11usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21819,6 +22369,20 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "city",
+                "country",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "region",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudRegionRow", MEMBERS, Read)
         }
     }
@@ -21827,7 +22391,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSitePage;
@@ -21847,7 +22410,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -21882,6 +22449,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudSitePage", MEMBERS, Read)
         }
     }
@@ -21890,20 +22458,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "player_name",
-                "player_version",
-                "site",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSiteRow;
@@ -21933,7 +22487,23 @@ pub mod types {
                     let mut member_10 = ::std::option::Option::None;
                     let mut member_11 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(4usize),
+                            "play_started_count" => ::std::option::Option::Some(5usize),
+                            "player_impressions" => ::std::option::Option::Some(6usize),
+                            "player_name" => ::std::option::Option::Some(7usize),
+                            "player_version" => ::std::option::Option::Some(8usize),
+                            "site" => ::std::option::Option::Some(9usize),
+                            "total_play_time" => ::std::option::Option::Some(10usize),
+                            "user_count" => ::std::option::Option::Some(11usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22103,6 +22673,20 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "player_name",
+                "player_version",
+                "site",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudSiteRow", MEMBERS, Read)
         }
     }
@@ -22111,15 +22695,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "bitrate",
-                "cast",
-                "is_background",
-                "playback_rate",
-                "screen_type",
-                "segment",
-                "subtitle",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituation;
@@ -22144,7 +22719,16 @@ pub mod types {
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "bitrate" => ::std::option::Option::Some(0usize),
+                            "cast" => ::std::option::Option::Some(1usize),
+                            "is_background" => ::std::option::Option::Some(2usize),
+                            "playback_rate" => ::std::option::Option::Some(3usize),
+                            "screen_type" => ::std::option::Option::Some(4usize),
+                            "segment" => ::std::option::Option::Some(5usize),
+                            "subtitle" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22244,6 +22828,15 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "bitrate",
+                "cast",
+                "is_background",
+                "playback_rate",
+                "screen_type",
+                "segment",
+                "subtitle",
+            ];
             deserializer.deserialize_struct("CloudSituation", MEMBERS, Read)
         }
     }
@@ -22252,7 +22845,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["playback_point", "rating"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituationSegment;
@@ -22272,7 +22864,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "playback_point" => ::std::option::Option::Some(0usize),
+                            "rating" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22312,6 +22908,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["playback_point", "rating"];
             deserializer.deserialize_struct("CloudSituationSegment", MEMBERS, Read)
         }
     }
@@ -22320,7 +22917,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodPage;
@@ -22340,7 +22936,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22375,6 +22975,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudTimePeriodPage", MEMBERS, Read)
         }
     }
@@ -22383,18 +22984,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "date_time",
-                "impression_user_count",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_count",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodRow;
@@ -22422,7 +23011,21 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "date_time" => ::std::option::Option::Some(3usize),
+                            "impression_user_count" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "play_requested_count" => ::std::option::Option::Some(5usize),
+                            "play_started_count" => ::std::option::Option::Some(6usize),
+                            "player_impressions" => ::std::option::Option::Some(7usize),
+                            "total_play_time" => ::std::option::Option::Some(8usize),
+                            "user_count" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22566,6 +23169,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "date_time",
+                "impression_user_count",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_count",
+            ];
             deserializer.deserialize_struct("CloudTimePeriodRow", MEMBERS, Read)
         }
     }
@@ -22574,12 +23189,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_name",
-                "content_title",
-                "count",
-                "date_time",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountLegacyRow;
@@ -22601,7 +23210,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_name" => ::std::option::Option::Some(0usize),
+                            "content_title" => ::std::option::Option::Some(1usize),
+                            "count" => ::std::option::Option::Some(2usize),
+                            "date_time" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22667,6 +23282,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_name",
+                "content_title",
+                "count",
+                "date_time",
+            ];
             deserializer.deserialize_struct("CloudUserCountLegacyRow", MEMBERS, Read)
         }
     }
@@ -22675,7 +23296,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountsLegacyPage;
@@ -22695,7 +23315,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22730,6 +23354,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudUserCountsLegacyPage", MEMBERS, Read)
         }
     }
@@ -22738,7 +23363,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserPage;
@@ -22758,7 +23382,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22793,6 +23421,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudUserPage", MEMBERS, Read)
         }
     }
@@ -22801,16 +23430,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "ad_impressions",
-                "avg_play_percent",
-                "avg_play_time",
-                "play_requested_count",
-                "play_started_count",
-                "player_impressions",
-                "total_play_time",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserRow;
@@ -22836,7 +23455,17 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "ad_impressions" => ::std::option::Option::Some(0usize),
+                            "avg_play_percent" => ::std::option::Option::Some(1usize),
+                            "avg_play_time" => ::std::option::Option::Some(2usize),
+                            "play_requested_count" => ::std::option::Option::Some(3usize),
+                            "play_started_count" => ::std::option::Option::Some(4usize),
+                            "player_impressions" => ::std::option::Option::Some(5usize),
+                            "total_play_time" => ::std::option::Option::Some(6usize),
+                            "user_id" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22954,6 +23583,16 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "ad_impressions",
+                "avg_play_percent",
+                "avg_play_time",
+                "play_requested_count",
+                "play_started_count",
+                "player_impressions",
+                "total_play_time",
+                "user_id",
+            ];
             deserializer.deserialize_struct("CloudUserRow", MEMBERS, Read)
         }
     }
@@ -22962,7 +23601,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryPage;
@@ -22982,7 +23620,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "truncated" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23017,6 +23659,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "truncated"];
             deserializer.deserialize_struct("CloudViewingHistoryPage", MEMBERS, Read)
         }
     }
@@ -23025,22 +23668,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "browser_name",
-                "content_category",
-                "content_name",
-                "content_title",
-                "content_type",
-                "date_time",
-                "engagement_bitmap",
-                "os_name",
-                "play_percent",
-                "play_requested_count",
-                "play_started_count",
-                "play_time",
-                "region",
-                "user_id",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryRow;
@@ -23072,7 +23699,23 @@ pub mod types {
                     let mut member_12 = ::std::option::Option::None;
                     let mut member_13 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "browser_name" => ::std::option::Option::Some(0usize),
+                            "content_category" => ::std::option::Option::Some(1usize),
+                            "content_name" => ::std::option::Option::Some(2usize),
+                            "content_title" => ::std::option::Option::Some(3usize),
+                            "content_type" => ::std::option::Option::Some(4usize),
+                            "date_time" => ::std::option::Option::Some(5usize),
+                            "engagement_bitmap" => ::std::option::Option::Some(6usize),
+                            "os_name" => ::std::option::Option::Some(7usize),
+                            "play_percent" => ::std::option::Option::Some(8usize),
+                            "play_requested_count" => ::std::option::Option::Some(9usize),
+                            "play_started_count" => ::std::option::Option::Some(10usize),
+                            "play_time" => ::std::option::Option::Some(11usize),
+                            "region" => ::std::option::Option::Some(12usize),
+                            "user_id" => ::std::option::Option::Some(13usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23263,6 +23906,22 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "browser_name",
+                "content_category",
+                "content_name",
+                "content_title",
+                "content_type",
+                "date_time",
+                "engagement_bitmap",
+                "os_name",
+                "play_percent",
+                "play_requested_count",
+                "play_started_count",
+                "play_time",
+                "region",
+                "user_id",
+            ];
             deserializer.deserialize_struct("CloudViewingHistoryRow", MEMBERS, Read)
         }
     }
@@ -23271,7 +23930,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingSituationPage;
@@ -23290,7 +23948,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23312,6 +23973,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("CloudViewingSituationPage", MEMBERS, Read)
         }
     }
@@ -23320,7 +23982,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["code", "message"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
@@ -23340,7 +24001,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "code" => ::std::option::Option::Some(0usize),
+                            "message" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23375,6 +24040,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["code", "message"];
             deserializer.deserialize_struct("Error", MEMBERS, Read)
         }
     }

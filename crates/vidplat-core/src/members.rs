@@ -25,19 +25,21 @@ pub enum Member {
     Skipped,
 }
 
-/// Reads a member name and finds it among `names`; an unknown one is kept
-/// when `keep_unknown` (the struct has `extra`), else skipped.
+/// Reads a member name and finds it with `index_of` (a `match` over the
+/// struct's names, which compiles to a search by length and bytes, where a
+/// scan of a list compares every name in turn); an unknown one is kept when
+/// `keep_unknown` (the struct has `extra`), else skipped.
 #[derive(Debug, Clone, Copy)]
-pub struct MemberName {
-    /// The struct's member names as they travel, in the order of its fields.
-    pub names: &'static [&'static str],
-    /// Whether a member not in `names` is kept with its name.
+pub struct MemberName<F> {
+    /// The index of a member name among the struct's, if it is one of them.
+    pub index_of: F,
+    /// Whether a member not among the struct's names is kept with its name.
     pub keep_unknown: bool,
 }
 
-impl MemberName {
+impl<F: Fn(&str) -> Option<usize>> MemberName<F> {
     fn find(self, name: &str) -> Member {
-        match self.names.iter().position(|known| *known == name) {
+        match (self.index_of)(name) {
             Some(index) => Member::Known(index),
             None if self.keep_unknown => Member::Unknown(name.to_owned()),
             None => Member::Skipped,
@@ -45,7 +47,7 @@ impl MemberName {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for MemberName {
+impl<'de, F: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for MemberName<F> {
     type Value = Member;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Member, D::Error> {
@@ -53,7 +55,7 @@ impl<'de> DeserializeSeed<'de> for MemberName {
     }
 }
 
-impl<'de> Visitor<'de> for MemberName {
+impl<'de, F: Fn(&str) -> Option<usize>> Visitor<'de> for MemberName<F> {
     type Value = Member;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -161,7 +163,6 @@ mod tests {
 
     impl<'de> Deserialize<'de> for Sample {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            const MEMBERS: &[&str] = &["id", "name", "count"];
             struct Read;
             impl<'de> Visitor<'de> for Read {
                 type Value = Sample;
@@ -172,7 +173,12 @@ mod tests {
                     let (mut id, mut name, mut count) = (None, None, None);
                     let mut extra = serde_json::Map::new();
                     let names = MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => Some(0),
+                            "name" => Some(1),
+                            "count" => Some(2),
+                            _ => None,
+                        },
                         keep_unknown: true,
                     };
                     while let Some(member) = map.next_key_seed(names)? {

@@ -5759,7 +5759,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CreatedId;
@@ -5778,7 +5777,10 @@ vms_config.config_overrides.category_id is required.*/
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -5805,6 +5807,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["id"];
             deserializer.deserialize_struct("CreatedId", MEMBERS, Read)
         }
     }
@@ -5813,7 +5816,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["objstore"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DestinationSettings;
@@ -5833,7 +5835,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "objstore" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -5876,7 +5881,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["code", "message"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
@@ -5896,7 +5900,11 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "code" => ::std::option::Option::Some(0usize),
+                            "message" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -5931,6 +5939,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["code", "message"];
             deserializer.deserialize_struct("Error", MEMBERS, Read)
         }
     }
@@ -5939,7 +5948,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["external_id"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ExternalId;
@@ -5958,7 +5966,10 @@ vms_config.config_overrides.category_id is required.*/
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "external_id" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -5985,6 +5996,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["external_id"];
             deserializer.deserialize_struct("ExternalId", MEMBERS, Read)
         }
     }
@@ -5993,7 +6005,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["multi_audio_flag"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = HlsConfig;
@@ -6013,7 +6024,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "multi_audio_flag" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6056,7 +6070,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["filename", "filesize", "filetime"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = InputFile;
@@ -6077,7 +6090,12 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "filename" => ::std::option::Option::Some(0usize),
+                            "filesize" => ::std::option::Option::Some(1usize),
+                            "filetime" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6130,6 +6148,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["filename", "filesize", "filetime"];
             deserializer.deserialize_struct("InputFile", MEMBERS, Read)
         }
     }
@@ -6138,12 +6157,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "notify_error",
-                "notify_imported_tasks",
-                "notify_ready",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettings;
@@ -6165,7 +6178,15 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "notify_error" => ::std::option::Option::Some(0usize),
+                            "notify_imported_tasks" => {
+                                ::std::option::Option::Some(1usize)
+                            }
+                            "notify_ready" => ::std::option::Option::Some(2usize),
+                            "updated_at" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6231,6 +6252,12 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "notify_error",
+                "notify_imported_tasks",
+                "notify_ready",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("NotificationSettings", MEMBERS, Read)
         }
     }
@@ -6239,11 +6266,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "notify_error",
-                "notify_imported_tasks",
-                "notify_ready",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettingsUpdate;
@@ -6264,7 +6286,14 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "notify_error" => ::std::option::Option::Some(0usize),
+                            "notify_imported_tasks" => {
+                                ::std::option::Option::Some(1usize)
+                            }
+                            "notify_ready" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6317,6 +6346,11 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "notify_error",
+                "notify_imported_tasks",
+                "notify_ready",
+            ];
             deserializer.deserialize_struct("NotificationSettingsUpdate", MEMBERS, Read)
         }
     }
@@ -6325,7 +6359,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["authentication_method"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ObjstoreSettings;
@@ -6345,7 +6378,12 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "authentication_method" => {
+                                ::std::option::Option::Some(0usize)
+                            }
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6388,24 +6426,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "dash_config",
-                "description",
-                "destination",
-                "destination_settings",
-                "dynamic_streams",
-                "format",
-                "hls_config",
-                "id",
-                "name",
-                "output_filename",
-                "poster",
-                "seek_preview",
-                "streams",
-                "updated_at",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Preset;
@@ -6439,7 +6459,25 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_14 = ::std::option::Option::None;
                     let mut member_15 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "dash_config" => ::std::option::Option::Some(1usize),
+                            "description" => ::std::option::Option::Some(2usize),
+                            "destination" => ::std::option::Option::Some(3usize),
+                            "destination_settings" => ::std::option::Option::Some(4usize),
+                            "dynamic_streams" => ::std::option::Option::Some(5usize),
+                            "format" => ::std::option::Option::Some(6usize),
+                            "hls_config" => ::std::option::Option::Some(7usize),
+                            "id" => ::std::option::Option::Some(8usize),
+                            "name" => ::std::option::Option::Some(9usize),
+                            "output_filename" => ::std::option::Option::Some(10usize),
+                            "poster" => ::std::option::Option::Some(11usize),
+                            "seek_preview" => ::std::option::Option::Some(12usize),
+                            "streams" => ::std::option::Option::Some(13usize),
+                            "updated_at" => ::std::option::Option::Some(14usize),
+                            "vms_config" => ::std::option::Option::Some(15usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6636,6 +6674,24 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "id",
+                "name",
+                "output_filename",
+                "poster",
+                "seek_preview",
+                "streams",
+                "updated_at",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("Preset", MEMBERS, Read)
         }
     }
@@ -6644,22 +6700,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "dash_config",
-                "description",
-                "destination",
-                "destination_settings",
-                "dynamic_streams",
-                "format",
-                "hls_config",
-                "name",
-                "output_filename",
-                "poster",
-                "profile_config",
-                "seek_preview",
-                "streams",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetCreate;
@@ -6691,7 +6731,23 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_12 = ::std::option::Option::None;
                     let mut member_13 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "dash_config" => ::std::option::Option::Some(0usize),
+                            "description" => ::std::option::Option::Some(1usize),
+                            "destination" => ::std::option::Option::Some(2usize),
+                            "destination_settings" => ::std::option::Option::Some(3usize),
+                            "dynamic_streams" => ::std::option::Option::Some(4usize),
+                            "format" => ::std::option::Option::Some(5usize),
+                            "hls_config" => ::std::option::Option::Some(6usize),
+                            "name" => ::std::option::Option::Some(7usize),
+                            "output_filename" => ::std::option::Option::Some(8usize),
+                            "poster" => ::std::option::Option::Some(9usize),
+                            "profile_config" => ::std::option::Option::Some(10usize),
+                            "seek_preview" => ::std::option::Option::Some(11usize),
+                            "streams" => ::std::option::Option::Some(12usize),
+                            "vms_config" => ::std::option::Option::Some(13usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6882,6 +6938,22 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "name",
+                "output_filename",
+                "poster",
+                "profile_config",
+                "seek_preview",
+                "streams",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("PresetCreate", MEMBERS, Read)
         }
     }
@@ -6890,7 +6962,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetList;
@@ -6909,7 +6980,10 @@ vms_config.config_overrides.category_id is required.*/
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -6931,6 +7005,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("PresetList", MEMBERS, Read)
         }
     }
@@ -6939,7 +7014,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["destination", "filename_prefix"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetPoster;
@@ -6960,7 +7034,11 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_1 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "destination" => ::std::option::Option::Some(0usize),
+                            "filename_prefix" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7016,7 +7094,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["video", "watermarks"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStream;
@@ -7037,7 +7114,11 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_1 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "video" => ::std::option::Option::Some(0usize),
+                            "watermarks" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7088,7 +7169,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["height"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStreamVideo;
@@ -7108,7 +7188,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "height" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7151,21 +7234,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "dash_config",
-                "description",
-                "destination",
-                "destination_settings",
-                "dynamic_streams",
-                "format",
-                "hls_config",
-                "name",
-                "output_filename",
-                "poster",
-                "seek_preview",
-                "streams",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetUpdate;
@@ -7196,7 +7264,22 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_11 = ::std::option::Option::None;
                     let mut member_12 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "dash_config" => ::std::option::Option::Some(0usize),
+                            "description" => ::std::option::Option::Some(1usize),
+                            "destination" => ::std::option::Option::Some(2usize),
+                            "destination_settings" => ::std::option::Option::Some(3usize),
+                            "dynamic_streams" => ::std::option::Option::Some(4usize),
+                            "format" => ::std::option::Option::Some(5usize),
+                            "hls_config" => ::std::option::Option::Some(6usize),
+                            "name" => ::std::option::Option::Some(7usize),
+                            "output_filename" => ::std::option::Option::Some(8usize),
+                            "poster" => ::std::option::Option::Some(9usize),
+                            "seek_preview" => ::std::option::Option::Some(10usize),
+                            "streams" => ::std::option::Option::Some(11usize),
+                            "vms_config" => ::std::option::Option::Some(12usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7354,6 +7437,21 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "dash_config",
+                "description",
+                "destination",
+                "destination_settings",
+                "dynamic_streams",
+                "format",
+                "hls_config",
+                "name",
+                "output_filename",
+                "poster",
+                "seek_preview",
+                "streams",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("PresetUpdate", MEMBERS, Read)
         }
     }
@@ -7362,16 +7460,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "description",
-                "id",
-                "name",
-                "presets",
-                "share",
-                "updated_at",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Profile;
@@ -7397,7 +7485,17 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "description" => ::std::option::Option::Some(1usize),
+                            "id" => ::std::option::Option::Some(2usize),
+                            "name" => ::std::option::Option::Some(3usize),
+                            "presets" => ::std::option::Option::Some(4usize),
+                            "share" => ::std::option::Option::Some(5usize),
+                            "updated_at" => ::std::option::Option::Some(6usize),
+                            "vms_config" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7505,6 +7603,16 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "name",
+                "presets",
+                "share",
+                "updated_at",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("Profile", MEMBERS, Read)
         }
     }
@@ -7513,13 +7621,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "description",
-                "name",
-                "presets",
-                "share",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileCreate;
@@ -7542,7 +7643,14 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "description" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            "presets" => ::std::option::Option::Some(2usize),
+                            "share" => ::std::option::Option::Some(3usize),
+                            "vms_config" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7616,6 +7724,13 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "description",
+                "name",
+                "presets",
+                "share",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("ProfileCreate", MEMBERS, Read)
         }
     }
@@ -7624,7 +7739,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileList;
@@ -7643,7 +7757,10 @@ vms_config.config_overrides.category_id is required.*/
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7665,6 +7782,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("ProfileList", MEMBERS, Read)
         }
     }
@@ -7673,13 +7791,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "description",
-                "name",
-                "presets",
-                "share",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileUpdate;
@@ -7702,7 +7813,14 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "description" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            "presets" => ::std::option::Option::Some(2usize),
+                            "share" => ::std::option::Option::Some(3usize),
+                            "vms_config" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7771,6 +7889,13 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "description",
+                "name",
+                "presets",
+                "share",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("ProfileUpdate", MEMBERS, Read)
         }
     }
@@ -7779,7 +7904,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["seek_preview"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileVmsConfig;
@@ -7799,7 +7923,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "seek_preview" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -7842,32 +7969,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "destination",
-                "encode_end",
-                "encode_start",
-                "episode_name",
-                "error_code",
-                "format",
-                "id",
-                "input_filename",
-                "multi_angles",
-                "output_filename",
-                "poster",
-                "preset_id",
-                "preset_name",
-                "profile_id",
-                "profile_name",
-                "publish_end",
-                "publish_start",
-                "seek_preview",
-                "status",
-                "streams",
-                "transaction",
-                "updated_at",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Task;
@@ -7909,7 +8010,33 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_22 = ::std::option::Option::None;
                     let mut member_23 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "destination" => ::std::option::Option::Some(1usize),
+                            "encode_end" => ::std::option::Option::Some(2usize),
+                            "encode_start" => ::std::option::Option::Some(3usize),
+                            "episode_name" => ::std::option::Option::Some(4usize),
+                            "error_code" => ::std::option::Option::Some(5usize),
+                            "format" => ::std::option::Option::Some(6usize),
+                            "id" => ::std::option::Option::Some(7usize),
+                            "input_filename" => ::std::option::Option::Some(8usize),
+                            "multi_angles" => ::std::option::Option::Some(9usize),
+                            "output_filename" => ::std::option::Option::Some(10usize),
+                            "poster" => ::std::option::Option::Some(11usize),
+                            "preset_id" => ::std::option::Option::Some(12usize),
+                            "preset_name" => ::std::option::Option::Some(13usize),
+                            "profile_id" => ::std::option::Option::Some(14usize),
+                            "profile_name" => ::std::option::Option::Some(15usize),
+                            "publish_end" => ::std::option::Option::Some(16usize),
+                            "publish_start" => ::std::option::Option::Some(17usize),
+                            "seek_preview" => ::std::option::Option::Some(18usize),
+                            "status" => ::std::option::Option::Some(19usize),
+                            "streams" => ::std::option::Option::Some(20usize),
+                            "transaction" => ::std::option::Option::Some(21usize),
+                            "updated_at" => ::std::option::Option::Some(22usize),
+                            "vms_config" => ::std::option::Option::Some(23usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8185,6 +8312,32 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "destination",
+                "encode_end",
+                "encode_start",
+                "episode_name",
+                "error_code",
+                "format",
+                "id",
+                "input_filename",
+                "multi_angles",
+                "output_filename",
+                "poster",
+                "preset_id",
+                "preset_name",
+                "profile_id",
+                "profile_name",
+                "publish_end",
+                "publish_start",
+                "seek_preview",
+                "status",
+                "streams",
+                "transaction",
+                "updated_at",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("Task", MEMBERS, Read)
         }
     }
@@ -8193,15 +8346,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "canceled",
-                "canceling",
-                "encoding",
-                "failed",
-                "ready",
-                "uploading",
-                "waiting",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCounts;
@@ -8226,7 +8370,16 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "canceled" => ::std::option::Option::Some(0usize),
+                            "canceling" => ::std::option::Option::Some(1usize),
+                            "encoding" => ::std::option::Option::Some(2usize),
+                            "failed" => ::std::option::Option::Some(3usize),
+                            "ready" => ::std::option::Option::Some(4usize),
+                            "uploading" => ::std::option::Option::Some(5usize),
+                            "waiting" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8331,6 +8484,15 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "canceled",
+                "canceling",
+                "encoding",
+                "failed",
+                "ready",
+                "uploading",
+                "waiting",
+            ];
             deserializer.deserialize_struct("TaskCounts", MEMBERS, Read)
         }
     }
@@ -8339,22 +8501,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "episode_name",
-                "input_filepath",
-                "multi_angle_labels",
-                "multi_angles",
-                "output_filename",
-                "poster_filename_prefix",
-                "preset_overrides",
-                "priority",
-                "profile_id",
-                "seek_preview_filename",
-                "segment_filename_prefix",
-                "trim",
-                "upload_type",
-                "vms_config",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCreate;
@@ -8386,7 +8532,29 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_12 = ::std::option::Option::None;
                     let mut member_13 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "episode_name" => ::std::option::Option::Some(0usize),
+                            "input_filepath" => ::std::option::Option::Some(1usize),
+                            "multi_angle_labels" => ::std::option::Option::Some(2usize),
+                            "multi_angles" => ::std::option::Option::Some(3usize),
+                            "output_filename" => ::std::option::Option::Some(4usize),
+                            "poster_filename_prefix" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "preset_overrides" => ::std::option::Option::Some(6usize),
+                            "priority" => ::std::option::Option::Some(7usize),
+                            "profile_id" => ::std::option::Option::Some(8usize),
+                            "seek_preview_filename" => {
+                                ::std::option::Option::Some(9usize)
+                            }
+                            "segment_filename_prefix" => {
+                                ::std::option::Option::Some(10usize)
+                            }
+                            "trim" => ::std::option::Option::Some(11usize),
+                            "upload_type" => ::std::option::Option::Some(12usize),
+                            "vms_config" => ::std::option::Option::Some(13usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8563,6 +8731,22 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "episode_name",
+                "input_filepath",
+                "multi_angle_labels",
+                "multi_angles",
+                "output_filename",
+                "poster_filename_prefix",
+                "preset_overrides",
+                "priority",
+                "profile_id",
+                "seek_preview_filename",
+                "segment_filename_prefix",
+                "trim",
+                "upload_type",
+                "vms_config",
+            ];
             deserializer.deserialize_struct("TaskCreate", MEMBERS, Read)
         }
     }
@@ -8571,14 +8755,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "id",
-                "import_status",
-                "name",
-                "task_status",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImport;
@@ -8602,7 +8778,15 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "id" => ::std::option::Option::Some(1usize),
+                            "import_status" => ::std::option::Option::Some(2usize),
+                            "name" => ::std::option::Option::Some(3usize),
+                            "task_status" => ::std::option::Option::Some(4usize),
+                            "updated_at" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8694,6 +8878,14 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "id",
+                "import_status",
+                "name",
+                "task_status",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("TaskImport", MEMBERS, Read)
         }
     }
@@ -8702,7 +8894,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImportList;
@@ -8721,7 +8912,10 @@ vms_config.config_overrides.category_id is required.*/
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8743,6 +8937,7 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("TaskImportList", MEMBERS, Read)
         }
     }
@@ -8751,15 +8946,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "current_page",
-                "data",
-                "from",
-                "last_page",
-                "per_page",
-                "to",
-                "total",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskList;
@@ -8784,7 +8970,16 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "current_page" => ::std::option::Option::Some(0usize),
+                            "data" => ::std::option::Option::Some(1usize),
+                            "from" => ::std::option::Option::Some(2usize),
+                            "last_page" => ::std::option::Option::Some(3usize),
+                            "per_page" => ::std::option::Option::Some(4usize),
+                            "to" => ::std::option::Option::Some(5usize),
+                            "total" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8884,6 +9079,15 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "current_page",
+                "data",
+                "from",
+                "last_page",
+                "per_page",
+                "to",
+                "total",
+            ];
             deserializer.deserialize_struct("TaskList", MEMBERS, Read)
         }
     }
@@ -8892,12 +9096,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "failure_count",
-                "success_count",
-                "tasks",
-                "transaction",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskRegistration;
@@ -8919,7 +9117,13 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "failure_count" => ::std::option::Option::Some(0usize),
+                            "success_count" => ::std::option::Option::Some(1usize),
+                            "tasks" => ::std::option::Option::Some(2usize),
+                            "transaction" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -8980,6 +9184,12 @@ vms_config.config_overrides.category_id is required.*/
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "failure_count",
+                "success_count",
+                "tasks",
+                "transaction",
+            ];
             deserializer.deserialize_struct("TaskRegistration", MEMBERS, Read)
         }
     }
@@ -8988,7 +9198,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["config_overrides"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfig;
@@ -9008,7 +9217,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "config_overrides" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -9051,7 +9263,6 @@ vms_config.config_overrides.category_id is required.*/
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["category_id"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfigOverrides;
@@ -9071,7 +9282,10 @@ vms_config.config_overrides.category_id is required.*/
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category_id" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map

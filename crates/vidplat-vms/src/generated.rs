@@ -22230,7 +22230,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["responses"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BulkRegistration;
@@ -22249,7 +22248,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "responses" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22271,6 +22273,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["responses"];
             deserializer.deserialize_struct("BulkRegistration", MEMBERS, Read)
         }
     }
@@ -22279,13 +22282,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "id",
-                "name",
-                "statistics",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Category;
@@ -22308,7 +22304,14 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "id" => ::std::option::Option::Some(1usize),
+                            "name" => ::std::option::Option::Some(2usize),
+                            "statistics" => ::std::option::Option::Some(3usize),
+                            "updated_at" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22382,6 +22385,13 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "id",
+                "name",
+                "statistics",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("Category", MEMBERS, Read)
         }
     }
@@ -22390,7 +22400,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryCreate;
@@ -22409,7 +22418,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22436,6 +22448,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("CategoryCreate", MEMBERS, Read)
         }
     }
@@ -22444,7 +22457,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryList;
@@ -22463,7 +22475,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22485,6 +22500,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("CategoryList", MEMBERS, Read)
         }
     }
@@ -22493,7 +22509,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id", "name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryParent;
@@ -22513,7 +22528,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22553,6 +22572,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["id", "name"];
             deserializer.deserialize_struct("CategoryParent", MEMBERS, Read)
         }
     }
@@ -22561,7 +22581,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id", "parents"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryRegistration;
@@ -22581,7 +22600,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            "parents" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22616,6 +22639,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["id", "parents"];
             deserializer.deserialize_struct("CategoryRegistration", MEMBERS, Read)
         }
     }
@@ -22624,12 +22648,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content_count",
-                "date",
-                "total_duration",
-                "total_filesize",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryStatistics;
@@ -22651,7 +22669,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content_count" => ::std::option::Option::Some(0usize),
+                            "date" => ::std::option::Option::Some(1usize),
+                            "total_duration" => ::std::option::Option::Some(2usize),
+                            "total_filesize" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22717,6 +22741,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content_count",
+                "date",
+                "total_duration",
+                "total_filesize",
+            ];
             deserializer.deserialize_struct("CategoryStatistics", MEMBERS, Read)
         }
     }
@@ -22725,7 +22755,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryUpdate;
@@ -22744,7 +22773,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22771,6 +22803,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("CategoryUpdate", MEMBERS, Read)
         }
     }
@@ -22779,7 +22812,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Chapter;
@@ -22801,7 +22833,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "poster_id" => ::std::option::Option::Some(1usize),
+                            "start_time" => ::std::option::Option::Some(2usize),
+                            "title" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22862,6 +22900,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
             deserializer.deserialize_struct("Chapter", MEMBERS, Read)
         }
     }
@@ -22870,7 +22909,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "poster_name", "start_time", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterCreate;
@@ -22892,7 +22930,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "poster_name" => ::std::option::Option::Some(1usize),
+                            "start_time" => ::std::option::Option::Some(2usize),
+                            "title" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -22953,6 +22997,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "poster_name", "start_time", "title"];
             deserializer.deserialize_struct("ChapterCreate", MEMBERS, Read)
         }
     }
@@ -22961,7 +23006,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterUpdate;
@@ -22983,7 +23027,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            "poster_id" => ::std::option::Option::Some(1usize),
+                            "start_time" => ::std::option::Option::Some(2usize),
+                            "title" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23044,6 +23094,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data", "poster_id", "start_time", "title"];
             deserializer.deserialize_struct("ChapterUpdate", MEMBERS, Read)
         }
     }
@@ -23052,39 +23103,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category_id",
-                "chapters",
-                "created_at",
-                "cta_actions",
-                "description",
-                "documents",
-                "duration",
-                "encode_status",
-                "encoder_transaction_id",
-                "forward_policy_id",
-                "labels",
-                "name",
-                "playback_count",
-                "playlist_item_overrides",
-                "poster_slideshow_interval",
-                "posters",
-                "presentation_document_id",
-                "primary_poster_id",
-                "primary_poster_url",
-                "publish_end",
-                "publish_start",
-                "seek_preview_url",
-                "status",
-                "stream_sets",
-                "streaming_policy_id",
-                "streams",
-                "subtitles",
-                "tags",
-                "title",
-                "type",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Content;
@@ -23133,7 +23151,48 @@ pub mod types {
                     let mut member_29 = ::std::option::Option::None;
                     let mut member_30 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category_id" => ::std::option::Option::Some(0usize),
+                            "chapters" => ::std::option::Option::Some(1usize),
+                            "created_at" => ::std::option::Option::Some(2usize),
+                            "cta_actions" => ::std::option::Option::Some(3usize),
+                            "description" => ::std::option::Option::Some(4usize),
+                            "documents" => ::std::option::Option::Some(5usize),
+                            "duration" => ::std::option::Option::Some(6usize),
+                            "encode_status" => ::std::option::Option::Some(7usize),
+                            "encoder_transaction_id" => {
+                                ::std::option::Option::Some(8usize)
+                            }
+                            "forward_policy_id" => ::std::option::Option::Some(9usize),
+                            "labels" => ::std::option::Option::Some(10usize),
+                            "name" => ::std::option::Option::Some(11usize),
+                            "playback_count" => ::std::option::Option::Some(12usize),
+                            "playlist_item_overrides" => {
+                                ::std::option::Option::Some(13usize)
+                            }
+                            "poster_slideshow_interval" => {
+                                ::std::option::Option::Some(14usize)
+                            }
+                            "posters" => ::std::option::Option::Some(15usize),
+                            "presentation_document_id" => {
+                                ::std::option::Option::Some(16usize)
+                            }
+                            "primary_poster_id" => ::std::option::Option::Some(17usize),
+                            "primary_poster_url" => ::std::option::Option::Some(18usize),
+                            "publish_end" => ::std::option::Option::Some(19usize),
+                            "publish_start" => ::std::option::Option::Some(20usize),
+                            "seek_preview_url" => ::std::option::Option::Some(21usize),
+                            "status" => ::std::option::Option::Some(22usize),
+                            "stream_sets" => ::std::option::Option::Some(23usize),
+                            "streaming_policy_id" => ::std::option::Option::Some(24usize),
+                            "streams" => ::std::option::Option::Some(25usize),
+                            "subtitles" => ::std::option::Option::Some(26usize),
+                            "tags" => ::std::option::Option::Some(27usize),
+                            "title" => ::std::option::Option::Some(28usize),
+                            "type" => ::std::option::Option::Some(29usize),
+                            "updated_at" => ::std::option::Option::Some(30usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23474,17 +23533,11 @@ pub mod types {
                     })
                 }
             }
-            deserializer.deserialize_struct("Content", MEMBERS, Read)
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentCreate {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
             const MEMBERS: &[&str] = &[
                 "category_id",
                 "chapters",
+                "created_at",
+                "cta_actions",
                 "description",
                 "documents",
                 "duration",
@@ -23493,14 +23546,15 @@ pub mod types {
                 "forward_policy_id",
                 "labels",
                 "name",
+                "playback_count",
                 "playlist_item_overrides",
                 "poster_slideshow_interval",
                 "posters",
-                "presentation_document_name",
-                "primary_poster_name",
+                "presentation_document_id",
+                "primary_poster_id",
+                "primary_poster_url",
                 "publish_end",
                 "publish_start",
-                "seek_preview_content",
                 "seek_preview_url",
                 "status",
                 "stream_sets",
@@ -23510,7 +23564,16 @@ pub mod types {
                 "tags",
                 "title",
                 "type",
+                "updated_at",
             ];
+            deserializer.deserialize_struct("Content", MEMBERS, Read)
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentCreate {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentCreate;
@@ -23555,7 +23618,46 @@ pub mod types {
                     let mut member_25 = ::std::option::Option::None;
                     let mut member_26 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category_id" => ::std::option::Option::Some(0usize),
+                            "chapters" => ::std::option::Option::Some(1usize),
+                            "description" => ::std::option::Option::Some(2usize),
+                            "documents" => ::std::option::Option::Some(3usize),
+                            "duration" => ::std::option::Option::Some(4usize),
+                            "encode_status" => ::std::option::Option::Some(5usize),
+                            "encoder_transaction_id" => {
+                                ::std::option::Option::Some(6usize)
+                            }
+                            "forward_policy_id" => ::std::option::Option::Some(7usize),
+                            "labels" => ::std::option::Option::Some(8usize),
+                            "name" => ::std::option::Option::Some(9usize),
+                            "playlist_item_overrides" => {
+                                ::std::option::Option::Some(10usize)
+                            }
+                            "poster_slideshow_interval" => {
+                                ::std::option::Option::Some(11usize)
+                            }
+                            "posters" => ::std::option::Option::Some(12usize),
+                            "presentation_document_name" => {
+                                ::std::option::Option::Some(13usize)
+                            }
+                            "primary_poster_name" => ::std::option::Option::Some(14usize),
+                            "publish_end" => ::std::option::Option::Some(15usize),
+                            "publish_start" => ::std::option::Option::Some(16usize),
+                            "seek_preview_content" => {
+                                ::std::option::Option::Some(17usize)
+                            }
+                            "seek_preview_url" => ::std::option::Option::Some(18usize),
+                            "status" => ::std::option::Option::Some(19usize),
+                            "stream_sets" => ::std::option::Option::Some(20usize),
+                            "streaming_policy_id" => ::std::option::Option::Some(21usize),
+                            "streams" => ::std::option::Option::Some(22usize),
+                            "subtitles" => ::std::option::Option::Some(23usize),
+                            "tags" => ::std::option::Option::Some(24usize),
+                            "title" => ::std::option::Option::Some(25usize),
+                            "type" => ::std::option::Option::Some(26usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -23886,6 +23988,35 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "description",
+                "documents",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "posters",
+                "presentation_document_name",
+                "primary_poster_name",
+                "publish_end",
+                "publish_start",
+                "seek_preview_content",
+                "seek_preview_url",
+                "status",
+                "stream_sets",
+                "streaming_policy_id",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+            ];
             deserializer.deserialize_struct("ContentCreate", MEMBERS, Read)
         }
     }
@@ -23894,14 +24025,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "filename",
-                "name",
-                "title",
-                "type",
-                "url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentDocumentCreate;
@@ -23925,7 +24048,15 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "filename" => ::std::option::Option::Some(1usize),
+                            "name" => ::std::option::Option::Some(2usize),
+                            "title" => ::std::option::Option::Some(3usize),
+                            "type" => ::std::option::Option::Some(4usize),
+                            "url" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24017,6 +24148,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "filename",
+                "name",
+                "title",
+                "type",
+                "url",
+            ];
             deserializer.deserialize_struct("ContentDocumentCreate", MEMBERS, Read)
         }
     }
@@ -24025,7 +24164,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentList;
@@ -24047,7 +24185,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "current_page" => ::std::option::Option::Some(0usize),
+                            "data" => ::std::option::Option::Some(1usize),
+                            "per_page" => ::std::option::Option::Some(2usize),
+                            "truncated" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24108,6 +24252,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
             deserializer.deserialize_struct("ContentList", MEMBERS, Read)
         }
     }
@@ -24116,16 +24261,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "format",
-                "height",
-                "name",
-                "timestamp",
-                "url",
-                "used_in_slideshow",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentPosterCreate;
@@ -24151,7 +24286,17 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "height" => ::std::option::Option::Some(2usize),
+                            "name" => ::std::option::Option::Some(3usize),
+                            "timestamp" => ::std::option::Option::Some(4usize),
+                            "url" => ::std::option::Option::Some(5usize),
+                            "used_in_slideshow" => ::std::option::Option::Some(6usize),
+                            "width" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24260,6 +24405,16 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "name",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
             deserializer.deserialize_struct("ContentPosterCreate", MEMBERS, Read)
         }
     }
@@ -24268,14 +24423,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "documents",
-                "name",
-                "posters",
-                "stream_sets",
-                "streams",
-                "subtitles",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentRegistration;
@@ -24299,7 +24446,15 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "documents" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            "posters" => ::std::option::Option::Some(2usize),
+                            "stream_sets" => ::std::option::Option::Some(3usize),
+                            "streams" => ::std::option::Option::Some(4usize),
+                            "subtitles" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24366,6 +24521,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "documents",
+                "name",
+                "posters",
+                "stream_sets",
+                "streams",
+                "subtitles",
+            ];
             deserializer.deserialize_struct("ContentRegistration", MEMBERS, Read)
         }
     }
@@ -24374,7 +24537,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["categories", "labels", "type"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentScope;
@@ -24396,7 +24558,12 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "categories" => ::std::option::Option::Some(0usize),
+                            "labels" => ::std::option::Option::Some(1usize),
+                            "type" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24455,7 +24622,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["statistics"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStatistics;
@@ -24474,7 +24640,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "statistics" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24496,6 +24665,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["statistics"];
             deserializer.deserialize_struct("ContentStatistics", MEMBERS, Read)
         }
     }
@@ -24504,29 +24674,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "audio_bitrate",
-                "audio_codec",
-                "audio_label",
-                "audio_language",
-                "audio_track_type",
-                "channels",
-                "encoder_task_id",
-                "filesize",
-                "format",
-                "framerate",
-                "height",
-                "is_original",
-                "name",
-                "origin_domain_name",
-                "path",
-                "playback_rate",
-                "sample_rate",
-                "status",
-                "video_bitrate",
-                "video_codec",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamCreate;
@@ -24565,7 +24712,30 @@ pub mod types {
                     let mut member_19 = ::std::option::Option::None;
                     let mut member_20 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audio_bitrate" => ::std::option::Option::Some(0usize),
+                            "audio_codec" => ::std::option::Option::Some(1usize),
+                            "audio_label" => ::std::option::Option::Some(2usize),
+                            "audio_language" => ::std::option::Option::Some(3usize),
+                            "audio_track_type" => ::std::option::Option::Some(4usize),
+                            "channels" => ::std::option::Option::Some(5usize),
+                            "encoder_task_id" => ::std::option::Option::Some(6usize),
+                            "filesize" => ::std::option::Option::Some(7usize),
+                            "format" => ::std::option::Option::Some(8usize),
+                            "framerate" => ::std::option::Option::Some(9usize),
+                            "height" => ::std::option::Option::Some(10usize),
+                            "is_original" => ::std::option::Option::Some(11usize),
+                            "name" => ::std::option::Option::Some(12usize),
+                            "origin_domain_name" => ::std::option::Option::Some(13usize),
+                            "path" => ::std::option::Option::Some(14usize),
+                            "playback_rate" => ::std::option::Option::Some(15usize),
+                            "sample_rate" => ::std::option::Option::Some(16usize),
+                            "status" => ::std::option::Option::Some(17usize),
+                            "video_bitrate" => ::std::option::Option::Some(18usize),
+                            "video_codec" => ::std::option::Option::Some(19usize),
+                            "width" => ::std::option::Option::Some(20usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24841,6 +25011,29 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "name",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
             deserializer.deserialize_struct("ContentStreamCreate", MEMBERS, Read)
         }
     }
@@ -24849,12 +25042,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "distribution_id",
-                "name",
-                "stream_names",
-                "subtitle_names",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamSetCreate;
@@ -24876,7 +25063,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "distribution_id" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            "stream_names" => ::std::option::Option::Some(2usize),
+                            "subtitle_names" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -24937,6 +25130,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "distribution_id",
+                "name",
+                "stream_names",
+                "subtitle_names",
+            ];
             deserializer.deserialize_struct("ContentStreamSetCreate", MEMBERS, Read)
         }
     }
@@ -24945,14 +25144,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "format",
-                "label",
-                "language",
-                "name",
-                "url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSubtitleCreate;
@@ -24976,7 +25167,15 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "label" => ::std::option::Option::Some(2usize),
+                            "language" => ::std::option::Option::Some(3usize),
+                            "name" => ::std::option::Option::Some(4usize),
+                            "url" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25060,6 +25259,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "label",
+                "language",
+                "name",
+                "url",
+            ];
             deserializer.deserialize_struct("ContentSubtitleCreate", MEMBERS, Read)
         }
     }
@@ -25068,33 +25275,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category_id",
-                "chapters",
-                "created_at",
-                "description",
-                "duration",
-                "encode_status",
-                "encoder_transaction_id",
-                "forward_policy_id",
-                "labels",
-                "name",
-                "playback_count",
-                "playlist_item_overrides",
-                "poster_slideshow_interval",
-                "presentation_document_id",
-                "primary_poster_id",
-                "primary_poster_url",
-                "publish_end",
-                "publish_start",
-                "seek_preview_url",
-                "status",
-                "streaming_policy_id",
-                "tags",
-                "title",
-                "type",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSummary;
@@ -25137,7 +25317,42 @@ pub mod types {
                     let mut member_23 = ::std::option::Option::None;
                     let mut member_24 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category_id" => ::std::option::Option::Some(0usize),
+                            "chapters" => ::std::option::Option::Some(1usize),
+                            "created_at" => ::std::option::Option::Some(2usize),
+                            "description" => ::std::option::Option::Some(3usize),
+                            "duration" => ::std::option::Option::Some(4usize),
+                            "encode_status" => ::std::option::Option::Some(5usize),
+                            "encoder_transaction_id" => {
+                                ::std::option::Option::Some(6usize)
+                            }
+                            "forward_policy_id" => ::std::option::Option::Some(7usize),
+                            "labels" => ::std::option::Option::Some(8usize),
+                            "name" => ::std::option::Option::Some(9usize),
+                            "playback_count" => ::std::option::Option::Some(10usize),
+                            "playlist_item_overrides" => {
+                                ::std::option::Option::Some(11usize)
+                            }
+                            "poster_slideshow_interval" => {
+                                ::std::option::Option::Some(12usize)
+                            }
+                            "presentation_document_id" => {
+                                ::std::option::Option::Some(13usize)
+                            }
+                            "primary_poster_id" => ::std::option::Option::Some(14usize),
+                            "primary_poster_url" => ::std::option::Option::Some(15usize),
+                            "publish_end" => ::std::option::Option::Some(16usize),
+                            "publish_start" => ::std::option::Option::Some(17usize),
+                            "seek_preview_url" => ::std::option::Option::Some(18usize),
+                            "status" => ::std::option::Option::Some(19usize),
+                            "streaming_policy_id" => ::std::option::Option::Some(20usize),
+                            "tags" => ::std::option::Option::Some(21usize),
+                            "title" => ::std::option::Option::Some(22usize),
+                            "type" => ::std::option::Option::Some(23usize),
+                            "updated_at" => ::std::option::Option::Some(24usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25425,6 +25640,33 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "created_at",
+                "description",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "name",
+                "playback_count",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "presentation_document_id",
+                "primary_poster_id",
+                "primary_poster_url",
+                "publish_end",
+                "publish_start",
+                "seek_preview_url",
+                "status",
+                "streaming_policy_id",
+                "tags",
+                "title",
+                "type",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("ContentSummary", MEMBERS, Read)
         }
     }
@@ -25433,29 +25675,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category_id",
-                "chapters",
-                "description",
-                "duration",
-                "encode_status",
-                "encoder_transaction_id",
-                "forward_policy_id",
-                "labels",
-                "playlist_item_overrides",
-                "poster_slideshow_interval",
-                "presentation_document_id",
-                "primary_poster_id",
-                "publish_end",
-                "publish_start",
-                "seek_preview_content",
-                "seek_preview_url",
-                "status",
-                "streaming_policy_id",
-                "tags",
-                "title",
-                "type",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentUpdate;
@@ -25494,7 +25713,40 @@ pub mod types {
                     let mut member_19 = ::std::option::Option::None;
                     let mut member_20 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category_id" => ::std::option::Option::Some(0usize),
+                            "chapters" => ::std::option::Option::Some(1usize),
+                            "description" => ::std::option::Option::Some(2usize),
+                            "duration" => ::std::option::Option::Some(3usize),
+                            "encode_status" => ::std::option::Option::Some(4usize),
+                            "encoder_transaction_id" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "forward_policy_id" => ::std::option::Option::Some(6usize),
+                            "labels" => ::std::option::Option::Some(7usize),
+                            "playlist_item_overrides" => {
+                                ::std::option::Option::Some(8usize)
+                            }
+                            "poster_slideshow_interval" => {
+                                ::std::option::Option::Some(9usize)
+                            }
+                            "presentation_document_id" => {
+                                ::std::option::Option::Some(10usize)
+                            }
+                            "primary_poster_id" => ::std::option::Option::Some(11usize),
+                            "publish_end" => ::std::option::Option::Some(12usize),
+                            "publish_start" => ::std::option::Option::Some(13usize),
+                            "seek_preview_content" => {
+                                ::std::option::Option::Some(14usize)
+                            }
+                            "seek_preview_url" => ::std::option::Option::Some(15usize),
+                            "status" => ::std::option::Option::Some(16usize),
+                            "streaming_policy_id" => ::std::option::Option::Some(17usize),
+                            "tags" => ::std::option::Option::Some(18usize),
+                            "title" => ::std::option::Option::Some(19usize),
+                            "type" => ::std::option::Option::Some(20usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25740,6 +25992,29 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "category_id",
+                "chapters",
+                "description",
+                "duration",
+                "encode_status",
+                "encoder_transaction_id",
+                "forward_policy_id",
+                "labels",
+                "playlist_item_overrides",
+                "poster_slideshow_interval",
+                "presentation_document_id",
+                "primary_poster_id",
+                "publish_end",
+                "publish_start",
+                "seek_preview_content",
+                "seek_preview_url",
+                "status",
+                "streaming_policy_id",
+                "tags",
+                "title",
+                "type",
+            ];
             deserializer.deserialize_struct("ContentUpdate", MEMBERS, Read)
         }
     }
@@ -25748,7 +26023,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["card_options", "created_at", "id", "updated_at"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaActions;
@@ -25771,7 +26045,13 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "card_options" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "id" => ::std::option::Option::Some(2usize),
+                            "updated_at" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25848,7 +26128,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["timing", "type"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaCardOption;
@@ -25869,7 +26148,11 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "timing" => ::std::option::Option::Some(0usize),
+                            "type" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25925,7 +26208,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["bytes_downloaded", "date"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DeliveryVolume;
@@ -25945,7 +26227,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "bytes_downloaded" => ::std::option::Option::Some(0usize),
+                            "date" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -25985,6 +26271,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["bytes_downloaded", "date"];
             deserializer.deserialize_struct("DeliveryVolume", MEMBERS, Read)
         }
     }
@@ -25993,16 +26280,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "created_at",
-                "filename",
-                "id",
-                "title",
-                "type",
-                "updated_at",
-                "url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Document;
@@ -26028,7 +26305,17 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "filename" => ::std::option::Option::Some(2usize),
+                            "id" => ::std::option::Option::Some(3usize),
+                            "title" => ::std::option::Option::Some(4usize),
+                            "type" => ::std::option::Option::Some(5usize),
+                            "updated_at" => ::std::option::Option::Some(6usize),
+                            "url" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26146,6 +26433,16 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "filename",
+                "id",
+                "title",
+                "type",
+                "updated_at",
+                "url",
+            ];
             deserializer.deserialize_struct("Document", MEMBERS, Read)
         }
     }
@@ -26154,7 +26451,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["requests"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentBulkCreate;
@@ -26173,7 +26469,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "requests" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26200,6 +26499,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["requests"];
             deserializer.deserialize_struct("DocumentBulkCreate", MEMBERS, Read)
         }
     }
@@ -26208,7 +26508,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentCreate;
@@ -26231,7 +26530,14 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "filename" => ::std::option::Option::Some(1usize),
+                            "title" => ::std::option::Option::Some(2usize),
+                            "type" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26310,6 +26616,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
             deserializer.deserialize_struct("DocumentCreate", MEMBERS, Read)
         }
     }
@@ -26318,7 +26625,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentList;
@@ -26337,7 +26643,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26359,6 +26668,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("DocumentList", MEMBERS, Read)
         }
     }
@@ -26367,7 +26677,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentUpdate;
@@ -26390,7 +26699,14 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "filename" => ::std::option::Option::Some(1usize),
+                            "title" => ::std::option::Option::Some(2usize),
+                            "type" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26469,6 +26785,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content", "filename", "title", "type", "url"];
             deserializer.deserialize_struct("DocumentUpdate", MEMBERS, Read)
         }
     }
@@ -26477,7 +26794,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["code", "message"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
@@ -26497,7 +26813,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "code" => ::std::option::Option::Some(0usize),
+                            "message" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26532,6 +26852,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["code", "message"];
             deserializer.deserialize_struct("Error", MEMBERS, Read)
         }
     }
@@ -26540,15 +26861,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "description",
-                "id",
-                "is_default",
-                "name",
-                "rules",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicy;
@@ -26573,7 +26885,16 @@ pub mod types {
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "description" => ::std::option::Option::Some(1usize),
+                            "id" => ::std::option::Option::Some(2usize),
+                            "is_default" => ::std::option::Option::Some(3usize),
+                            "name" => ::std::option::Option::Some(4usize),
+                            "rules" => ::std::option::Option::Some(5usize),
+                            "updated_at" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26668,6 +26989,15 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "rules",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("ForwardPolicy", MEMBERS, Read)
         }
     }
@@ -26676,7 +27006,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicyList;
@@ -26695,7 +27024,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26717,6 +27049,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("ForwardPolicyList", MEMBERS, Read)
         }
     }
@@ -26725,12 +27058,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "conditions",
-                "forward_type",
-                "target_content_name",
-                "target_image_url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardRule;
@@ -26752,7 +27079,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "conditions" => ::std::option::Option::Some(0usize),
+                            "forward_type" => ::std::option::Option::Some(1usize),
+                            "target_content_name" => ::std::option::Option::Some(2usize),
+                            "target_image_url" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26813,6 +27146,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "conditions",
+                "forward_type",
+                "target_content_name",
+                "target_image_url",
+            ];
             deserializer.deserialize_struct("ForwardRule", MEMBERS, Read)
         }
     }
@@ -26821,7 +27160,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["created_at", "id", "name", "updated_at"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Label;
@@ -26843,7 +27181,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "id" => ::std::option::Option::Some(1usize),
+                            "name" => ::std::option::Option::Some(2usize),
+                            "updated_at" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26909,6 +27253,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["created_at", "id", "name", "updated_at"];
             deserializer.deserialize_struct("Label", MEMBERS, Read)
         }
     }
@@ -26917,7 +27262,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelCreate;
@@ -26936,7 +27280,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -26963,6 +27310,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("LabelCreate", MEMBERS, Read)
         }
     }
@@ -26971,7 +27319,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelList;
@@ -26990,7 +27337,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27012,6 +27362,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("LabelList", MEMBERS, Read)
         }
     }
@@ -27020,7 +27371,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelUpdate;
@@ -27039,7 +27389,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27066,6 +27419,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("LabelUpdate", MEMBERS, Read)
         }
     }
@@ -27074,7 +27428,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["masthead", "password", "type", "username"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageAuthentication;
@@ -27097,7 +27450,13 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "masthead" => ::std::option::Option::Some(0usize),
+                            "password" => ::std::option::Option::Some(1usize),
+                            "type" => ::std::option::Option::Some(2usize),
+                            "username" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27179,29 +27538,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "authentication",
-                "chat_room_id",
-                "chat_tag_template",
-                "custom_body_elements_bottom",
-                "custom_body_elements_top",
-                "custom_error_responses",
-                "custom_head_elements",
-                "custom_styles",
-                "description",
-                "exposed_metadata",
-                "footer",
-                "masthead",
-                "noindex",
-                "player_id",
-                "player_tag_template",
-                "social_buttons",
-                "subheader",
-                "template",
-                "title",
-                "whitelist_cidrs",
-                "whitelist_referers",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageConfigurations;
@@ -27241,7 +27577,36 @@ pub mod types {
                     let mut member_20 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "authentication" => ::std::option::Option::Some(0usize),
+                            "chat_room_id" => ::std::option::Option::Some(1usize),
+                            "chat_tag_template" => ::std::option::Option::Some(2usize),
+                            "custom_body_elements_bottom" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "custom_body_elements_top" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "custom_error_responses" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "custom_head_elements" => ::std::option::Option::Some(6usize),
+                            "custom_styles" => ::std::option::Option::Some(7usize),
+                            "description" => ::std::option::Option::Some(8usize),
+                            "exposed_metadata" => ::std::option::Option::Some(9usize),
+                            "footer" => ::std::option::Option::Some(10usize),
+                            "masthead" => ::std::option::Option::Some(11usize),
+                            "noindex" => ::std::option::Option::Some(12usize),
+                            "player_id" => ::std::option::Option::Some(13usize),
+                            "player_tag_template" => ::std::option::Option::Some(14usize),
+                            "social_buttons" => ::std::option::Option::Some(15usize),
+                            "subheader" => ::std::option::Option::Some(16usize),
+                            "template" => ::std::option::Option::Some(17usize),
+                            "title" => ::std::option::Option::Some(18usize),
+                            "whitelist_cidrs" => ::std::option::Option::Some(19usize),
+                            "whitelist_referers" => ::std::option::Option::Some(20usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27528,14 +27893,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category",
-                "created_at",
-                "documents",
-                "labels",
-                "playback_count",
-                "tag_keys",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageExposedMetadata;
@@ -27560,7 +27917,15 @@ pub mod types {
                     let mut member_5 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "documents" => ::std::option::Option::Some(2usize),
+                            "labels" => ::std::option::Option::Some(3usize),
+                            "playback_count" => ::std::option::Option::Some(4usize),
+                            "tag_keys" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27663,7 +28028,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["text"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageFooter;
@@ -27683,7 +28047,10 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "text" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -27726,31 +28093,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category",
-                "chapters",
-                "content_type",
-                "cta_actions",
-                "default_subtitle_index",
-                "description",
-                "documents",
-                "duration",
-                "format",
-                "image_url",
-                "labels",
-                "name",
-                "poster_slideshow",
-                "poster_url",
-                "presentation",
-                "seek_preview_url",
-                "stream_set_name",
-                "streams",
-                "subtitles",
-                "tags",
-                "title",
-                "type",
-                "video_url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayInformation;
@@ -27791,7 +28133,34 @@ pub mod types {
                     let mut member_21 = ::std::option::Option::None;
                     let mut member_22 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category" => ::std::option::Option::Some(0usize),
+                            "chapters" => ::std::option::Option::Some(1usize),
+                            "content_type" => ::std::option::Option::Some(2usize),
+                            "cta_actions" => ::std::option::Option::Some(3usize),
+                            "default_subtitle_index" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "description" => ::std::option::Option::Some(5usize),
+                            "documents" => ::std::option::Option::Some(6usize),
+                            "duration" => ::std::option::Option::Some(7usize),
+                            "format" => ::std::option::Option::Some(8usize),
+                            "image_url" => ::std::option::Option::Some(9usize),
+                            "labels" => ::std::option::Option::Some(10usize),
+                            "name" => ::std::option::Option::Some(11usize),
+                            "poster_slideshow" => ::std::option::Option::Some(12usize),
+                            "poster_url" => ::std::option::Option::Some(13usize),
+                            "presentation" => ::std::option::Option::Some(14usize),
+                            "seek_preview_url" => ::std::option::Option::Some(15usize),
+                            "stream_set_name" => ::std::option::Option::Some(16usize),
+                            "streams" => ::std::option::Option::Some(17usize),
+                            "subtitles" => ::std::option::Option::Some(18usize),
+                            "tags" => ::std::option::Option::Some(19usize),
+                            "title" => ::std::option::Option::Some(20usize),
+                            "type" => ::std::option::Option::Some(21usize),
+                            "video_url" => ::std::option::Option::Some(22usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28004,6 +28373,31 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "category",
+                "chapters",
+                "content_type",
+                "cta_actions",
+                "default_subtitle_index",
+                "description",
+                "documents",
+                "duration",
+                "format",
+                "image_url",
+                "labels",
+                "name",
+                "poster_slideshow",
+                "poster_url",
+                "presentation",
+                "seek_preview_url",
+                "stream_set_name",
+                "streams",
+                "subtitles",
+                "tags",
+                "title",
+                "type",
+                "video_url",
+            ];
             deserializer.deserialize_struct("PlayInformation", MEMBERS, Read)
         }
     }
@@ -28012,7 +28406,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["interval"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayPosterSlideshow;
@@ -28032,7 +28425,10 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "interval" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28075,22 +28471,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "audio_bitrate",
-                "audio_codec",
-                "audio_label",
-                "audio_language",
-                "audio_track_type",
-                "channels",
-                "format",
-                "framerate",
-                "height",
-                "playback_rate",
-                "sample_rate",
-                "video_bitrate",
-                "video_codec",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayStream;
@@ -28123,7 +28503,23 @@ pub mod types {
                     let mut member_13 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audio_bitrate" => ::std::option::Option::Some(0usize),
+                            "audio_codec" => ::std::option::Option::Some(1usize),
+                            "audio_label" => ::std::option::Option::Some(2usize),
+                            "audio_language" => ::std::option::Option::Some(3usize),
+                            "audio_track_type" => ::std::option::Option::Some(4usize),
+                            "channels" => ::std::option::Option::Some(5usize),
+                            "format" => ::std::option::Option::Some(6usize),
+                            "framerate" => ::std::option::Option::Some(7usize),
+                            "height" => ::std::option::Option::Some(8usize),
+                            "playback_rate" => ::std::option::Option::Some(9usize),
+                            "sample_rate" => ::std::option::Option::Some(10usize),
+                            "video_bitrate" => ::std::option::Option::Some(11usize),
+                            "video_codec" => ::std::option::Option::Some(12usize),
+                            "width" => ::std::option::Option::Some(13usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28275,17 +28671,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category",
-                "content_type",
-                "description",
-                "duration",
-                "labels",
-                "name",
-                "status",
-                "tags",
-                "title",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItem;
@@ -28313,7 +28698,18 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category" => ::std::option::Option::Some(0usize),
+                            "content_type" => ::std::option::Option::Some(1usize),
+                            "description" => ::std::option::Option::Some(2usize),
+                            "duration" => ::std::option::Option::Some(3usize),
+                            "labels" => ::std::option::Option::Some(4usize),
+                            "name" => ::std::option::Option::Some(5usize),
+                            "status" => ::std::option::Option::Some(6usize),
+                            "tags" => ::std::option::Option::Some(7usize),
+                            "title" => ::std::option::Option::Some(8usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28445,7 +28841,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["description", "primary_poster_id", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverrides;
@@ -28467,7 +28862,12 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "description" => ::std::option::Option::Some(0usize),
+                            "primary_poster_id" => ::std::option::Option::Some(1usize),
+                            "title" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28536,7 +28936,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["description", "primary_poster_name", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesCreate;
@@ -28558,7 +28957,12 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "description" => ::std::option::Option::Some(0usize),
+                            "primary_poster_name" => ::std::option::Option::Some(1usize),
+                            "title" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28627,7 +29031,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["description", "primary_poster_id", "title"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesUpdate;
@@ -28649,7 +29052,12 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "description" => ::std::option::Option::Some(0usize),
+                            "primary_poster_id" => ::std::option::Option::Some(1usize),
+                            "title" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28718,12 +29126,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "playlist_description",
-                "playlist_items",
-                "playlist_name",
-                "playlist_title",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItems;
@@ -28745,7 +29147,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "playlist_description" => ::std::option::Option::Some(0usize),
+                            "playlist_items" => ::std::option::Option::Some(1usize),
+                            "playlist_name" => ::std::option::Option::Some(2usize),
+                            "playlist_title" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28801,6 +29209,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "playlist_description",
+                "playlist_items",
+                "playlist_name",
+                "playlist_title",
+            ];
             deserializer.deserialize_struct("PlaylistItems", MEMBERS, Read)
         }
     }
@@ -28809,7 +29223,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["operand", "parameter", "value"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PolicyCondition;
@@ -28830,7 +29243,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "operand" => ::std::option::Option::Some(0usize),
+                            "parameter" => ::std::option::Option::Some(1usize),
+                            "value" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -28883,6 +29301,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["operand", "parameter", "value"];
             deserializer.deserialize_struct("PolicyCondition", MEMBERS, Read)
         }
     }
@@ -28891,18 +29310,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "created_at",
-                "format",
-                "height",
-                "id",
-                "timestamp",
-                "updated_at",
-                "url",
-                "used_in_slideshow",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Poster;
@@ -28930,7 +29337,19 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "format" => ::std::option::Option::Some(2usize),
+                            "height" => ::std::option::Option::Some(3usize),
+                            "id" => ::std::option::Option::Some(4usize),
+                            "timestamp" => ::std::option::Option::Some(5usize),
+                            "updated_at" => ::std::option::Option::Some(6usize),
+                            "url" => ::std::option::Option::Some(7usize),
+                            "used_in_slideshow" => ::std::option::Option::Some(8usize),
+                            "width" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29069,6 +29488,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "format",
+                "height",
+                "id",
+                "timestamp",
+                "updated_at",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
             deserializer.deserialize_struct("Poster", MEMBERS, Read)
         }
     }
@@ -29077,7 +29508,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["requests"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterBulkCreate;
@@ -29096,7 +29526,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "requests" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29123,6 +29556,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["requests"];
             deserializer.deserialize_struct("PosterBulkCreate", MEMBERS, Read)
         }
     }
@@ -29131,15 +29565,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "format",
-                "height",
-                "timestamp",
-                "url",
-                "used_in_slideshow",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterCreate;
@@ -29164,7 +29589,16 @@ pub mod types {
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "height" => ::std::option::Option::Some(2usize),
+                            "timestamp" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            "used_in_slideshow" => ::std::option::Option::Some(5usize),
+                            "width" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29259,6 +29693,15 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
             deserializer.deserialize_struct("PosterCreate", MEMBERS, Read)
         }
     }
@@ -29267,7 +29710,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterList;
@@ -29286,7 +29728,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29308,6 +29753,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("PosterList", MEMBERS, Read)
         }
     }
@@ -29316,7 +29762,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["order"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterOrder;
@@ -29335,7 +29780,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "order" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29362,6 +29810,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["order"];
             deserializer.deserialize_struct("PosterOrder", MEMBERS, Read)
         }
     }
@@ -29370,15 +29819,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "format",
-                "height",
-                "timestamp",
-                "url",
-                "used_in_slideshow",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterUpdate;
@@ -29403,7 +29843,16 @@ pub mod types {
                     let mut member_5 = ::std::option::Option::None;
                     let mut member_6 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "height" => ::std::option::Option::Some(2usize),
+                            "timestamp" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            "used_in_slideshow" => ::std::option::Option::Some(5usize),
+                            "width" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29508,6 +29957,15 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "format",
+                "height",
+                "timestamp",
+                "url",
+                "used_in_slideshow",
+                "width",
+            ];
             deserializer.deserialize_struct("PosterUpdate", MEMBERS, Read)
         }
     }
@@ -29516,7 +29974,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredId;
@@ -29536,7 +29993,10 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29579,7 +30039,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id", "name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredItem;
@@ -29599,7 +30058,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29639,6 +30102,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["id", "name"];
             deserializer.deserialize_struct("RegisteredItem", MEMBERS, Read)
         }
     }
@@ -29647,7 +30111,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredName;
@@ -29666,7 +30129,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29693,6 +30159,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("RegisteredName", MEMBERS, Read)
         }
     }
@@ -29701,7 +30168,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["revoked_audience"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RevokedAudienceAdd;
@@ -29720,7 +30186,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "revoked_audience" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29747,6 +30216,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["revoked_audience"];
             deserializer.deserialize_struct("RevokedAudienceAdd", MEMBERS, Read)
         }
     }
@@ -29755,7 +30225,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["operand", "path", "value"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ScopeCondition;
@@ -29777,7 +30246,12 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "operand" => ::std::option::Option::Some(0usize),
+                            "path" => ::std::option::Option::Some(1usize),
+                            "value" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -29846,18 +30320,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "access_denial_timeout",
-                "configurations",
-                "created_at",
-                "domain_names",
-                "id",
-                "max_simultaneous_viewers",
-                "propagation_status",
-                "ssl_certificate",
-                "status",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Site;
@@ -29885,7 +30347,23 @@ pub mod types {
                     let mut member_8 = ::std::option::Option::None;
                     let mut member_9 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "access_denial_timeout" => {
+                                ::std::option::Option::Some(0usize)
+                            }
+                            "configurations" => ::std::option::Option::Some(1usize),
+                            "created_at" => ::std::option::Option::Some(2usize),
+                            "domain_names" => ::std::option::Option::Some(3usize),
+                            "id" => ::std::option::Option::Some(4usize),
+                            "max_simultaneous_viewers" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "propagation_status" => ::std::option::Option::Some(6usize),
+                            "ssl_certificate" => ::std::option::Option::Some(7usize),
+                            "status" => ::std::option::Option::Some(8usize),
+                            "updated_at" => ::std::option::Option::Some(9usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -30009,6 +30487,18 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "created_at",
+                "domain_names",
+                "id",
+                "max_simultaneous_viewers",
+                "propagation_status",
+                "ssl_certificate",
+                "status",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("Site", MEMBERS, Read)
         }
     }
@@ -30017,19 +30507,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "client_id",
-                "client_secret",
-                "hide_update_password",
-                "issuer",
-                "logout_endpoint",
-                "masthead",
-                "password",
-                "pool_id",
-                "scope",
-                "type",
-                "username",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteAuthentication;
@@ -30059,7 +30536,20 @@ pub mod types {
                     let mut member_10 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "client_id" => ::std::option::Option::Some(0usize),
+                            "client_secret" => ::std::option::Option::Some(1usize),
+                            "hide_update_password" => ::std::option::Option::Some(2usize),
+                            "issuer" => ::std::option::Option::Some(3usize),
+                            "logout_endpoint" => ::std::option::Option::Some(4usize),
+                            "masthead" => ::std::option::Option::Some(5usize),
+                            "password" => ::std::option::Option::Some(6usize),
+                            "pool_id" => ::std::option::Option::Some(7usize),
+                            "scope" => ::std::option::Option::Some(8usize),
+                            "type" => ::std::option::Option::Some(9usize),
+                            "username" => ::std::option::Option::Some(10usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -30232,33 +30722,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "authentication",
-                "chat_room_id",
-                "chat_tag_template",
-                "content_scope",
-                "custom_body_elements_bottom",
-                "custom_body_elements_top",
-                "custom_error_responses",
-                "custom_head_elements",
-                "custom_styles",
-                "default_contents_per_page",
-                "default_contents_sort",
-                "description",
-                "exposed_metadata",
-                "footer",
-                "masthead",
-                "noindex",
-                "player_id",
-                "player_tag_template",
-                "social_buttons",
-                "subheader",
-                "template",
-                "title",
-                "user_content_scopes",
-                "whitelist_cidrs",
-                "whitelist_referers",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteConfigurations;
@@ -30302,7 +30765,44 @@ pub mod types {
                     let mut member_24 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "authentication" => ::std::option::Option::Some(0usize),
+                            "chat_room_id" => ::std::option::Option::Some(1usize),
+                            "chat_tag_template" => ::std::option::Option::Some(2usize),
+                            "content_scope" => ::std::option::Option::Some(3usize),
+                            "custom_body_elements_bottom" => {
+                                ::std::option::Option::Some(4usize)
+                            }
+                            "custom_body_elements_top" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "custom_error_responses" => {
+                                ::std::option::Option::Some(6usize)
+                            }
+                            "custom_head_elements" => ::std::option::Option::Some(7usize),
+                            "custom_styles" => ::std::option::Option::Some(8usize),
+                            "default_contents_per_page" => {
+                                ::std::option::Option::Some(9usize)
+                            }
+                            "default_contents_sort" => {
+                                ::std::option::Option::Some(10usize)
+                            }
+                            "description" => ::std::option::Option::Some(11usize),
+                            "exposed_metadata" => ::std::option::Option::Some(12usize),
+                            "footer" => ::std::option::Option::Some(13usize),
+                            "masthead" => ::std::option::Option::Some(14usize),
+                            "noindex" => ::std::option::Option::Some(15usize),
+                            "player_id" => ::std::option::Option::Some(16usize),
+                            "player_tag_template" => ::std::option::Option::Some(17usize),
+                            "social_buttons" => ::std::option::Option::Some(18usize),
+                            "subheader" => ::std::option::Option::Some(19usize),
+                            "template" => ::std::option::Option::Some(20usize),
+                            "title" => ::std::option::Option::Some(21usize),
+                            "user_content_scopes" => ::std::option::Option::Some(22usize),
+                            "whitelist_cidrs" => ::std::option::Option::Some(23usize),
+                            "whitelist_referers" => ::std::option::Option::Some(24usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -30638,16 +31138,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "category",
-                "created_at",
-                "description",
-                "documents",
-                "labels",
-                "playback_count",
-                "related_contents",
-                "tag_keys",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteExposedMetadata;
@@ -30674,7 +31164,17 @@ pub mod types {
                     let mut member_7 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "category" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "description" => ::std::option::Option::Some(2usize),
+                            "documents" => ::std::option::Option::Some(3usize),
+                            "labels" => ::std::option::Option::Some(4usize),
+                            "playback_count" => ::std::option::Option::Some(5usize),
+                            "related_contents" => ::std::option::Option::Some(6usize),
+                            "tag_keys" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -30803,7 +31303,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteList;
@@ -30822,7 +31321,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -30844,6 +31346,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("SiteList", MEMBERS, Read)
         }
     }
@@ -30852,15 +31355,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "common_name",
-                "fingerprint_sha1",
-                "fingerprint_sha256",
-                "imported_at",
-                "not_after",
-                "not_before",
-                "serial_number",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SslCertificate;
@@ -30886,7 +31380,16 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "common_name" => ::std::option::Option::Some(0usize),
+                            "fingerprint_sha1" => ::std::option::Option::Some(1usize),
+                            "fingerprint_sha256" => ::std::option::Option::Some(2usize),
+                            "imported_at" => ::std::option::Option::Some(3usize),
+                            "not_after" => ::std::option::Option::Some(4usize),
+                            "not_before" => ::std::option::Option::Some(5usize),
+                            "serial_number" => ::std::option::Option::Some(6usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31007,30 +31510,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "audio_bitrate",
-                "audio_codec",
-                "audio_label",
-                "audio_language",
-                "audio_track_type",
-                "channels",
-                "created_at",
-                "encoder_task_id",
-                "filesize",
-                "format",
-                "framerate",
-                "height",
-                "id",
-                "is_original",
-                "path",
-                "playback_rate",
-                "sample_rate",
-                "status",
-                "updated_at",
-                "video_bitrate",
-                "video_codec",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Stream;
@@ -31070,7 +31549,31 @@ pub mod types {
                     let mut member_20 = ::std::option::Option::None;
                     let mut member_21 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audio_bitrate" => ::std::option::Option::Some(0usize),
+                            "audio_codec" => ::std::option::Option::Some(1usize),
+                            "audio_label" => ::std::option::Option::Some(2usize),
+                            "audio_language" => ::std::option::Option::Some(3usize),
+                            "audio_track_type" => ::std::option::Option::Some(4usize),
+                            "channels" => ::std::option::Option::Some(5usize),
+                            "created_at" => ::std::option::Option::Some(6usize),
+                            "encoder_task_id" => ::std::option::Option::Some(7usize),
+                            "filesize" => ::std::option::Option::Some(8usize),
+                            "format" => ::std::option::Option::Some(9usize),
+                            "framerate" => ::std::option::Option::Some(10usize),
+                            "height" => ::std::option::Option::Some(11usize),
+                            "id" => ::std::option::Option::Some(12usize),
+                            "is_original" => ::std::option::Option::Some(13usize),
+                            "path" => ::std::option::Option::Some(14usize),
+                            "playback_rate" => ::std::option::Option::Some(15usize),
+                            "sample_rate" => ::std::option::Option::Some(16usize),
+                            "status" => ::std::option::Option::Some(17usize),
+                            "updated_at" => ::std::option::Option::Some(18usize),
+                            "video_bitrate" => ::std::option::Option::Some(19usize),
+                            "video_codec" => ::std::option::Option::Some(20usize),
+                            "width" => ::std::option::Option::Some(21usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31300,6 +31803,30 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "created_at",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "id",
+                "is_original",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "updated_at",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
             deserializer.deserialize_struct("Stream", MEMBERS, Read)
         }
     }
@@ -31308,7 +31835,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["requests"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamBulkCreate;
@@ -31327,7 +31853,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "requests" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31354,6 +31883,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["requests"];
             deserializer.deserialize_struct("StreamBulkCreate", MEMBERS, Read)
         }
     }
@@ -31362,28 +31892,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "audio_bitrate",
-                "audio_codec",
-                "audio_label",
-                "audio_language",
-                "audio_track_type",
-                "channels",
-                "encoder_task_id",
-                "filesize",
-                "format",
-                "framerate",
-                "height",
-                "is_original",
-                "origin_domain_name",
-                "path",
-                "playback_rate",
-                "sample_rate",
-                "status",
-                "video_bitrate",
-                "video_codec",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamCreate;
@@ -31421,7 +31929,29 @@ pub mod types {
                     let mut member_18 = ::std::option::Option::None;
                     let mut member_19 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audio_bitrate" => ::std::option::Option::Some(0usize),
+                            "audio_codec" => ::std::option::Option::Some(1usize),
+                            "audio_label" => ::std::option::Option::Some(2usize),
+                            "audio_language" => ::std::option::Option::Some(3usize),
+                            "audio_track_type" => ::std::option::Option::Some(4usize),
+                            "channels" => ::std::option::Option::Some(5usize),
+                            "encoder_task_id" => ::std::option::Option::Some(6usize),
+                            "filesize" => ::std::option::Option::Some(7usize),
+                            "format" => ::std::option::Option::Some(8usize),
+                            "framerate" => ::std::option::Option::Some(9usize),
+                            "height" => ::std::option::Option::Some(10usize),
+                            "is_original" => ::std::option::Option::Some(11usize),
+                            "origin_domain_name" => ::std::option::Option::Some(12usize),
+                            "path" => ::std::option::Option::Some(13usize),
+                            "playback_rate" => ::std::option::Option::Some(14usize),
+                            "sample_rate" => ::std::option::Option::Some(15usize),
+                            "status" => ::std::option::Option::Some(16usize),
+                            "video_bitrate" => ::std::option::Option::Some(17usize),
+                            "video_codec" => ::std::option::Option::Some(18usize),
+                            "width" => ::std::option::Option::Some(19usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31681,6 +32211,28 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
             deserializer.deserialize_struct("StreamCreate", MEMBERS, Read)
         }
     }
@@ -31689,7 +32241,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamList;
@@ -31708,7 +32259,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31730,6 +32284,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("StreamList", MEMBERS, Read)
         }
     }
@@ -31738,7 +32293,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["key", "value"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSelection;
@@ -31758,7 +32312,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "key" => ::std::option::Option::Some(0usize),
+                            "value" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31798,6 +32356,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["key", "value"];
             deserializer.deserialize_struct("StreamSelection", MEMBERS, Read)
         }
     }
@@ -31806,14 +32365,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "distribution_id",
-                "name",
-                "streams",
-                "subtitles",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSet;
@@ -31837,7 +32388,15 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "distribution_id" => ::std::option::Option::Some(1usize),
+                            "name" => ::std::option::Option::Some(2usize),
+                            "streams" => ::std::option::Option::Some(3usize),
+                            "subtitles" => ::std::option::Option::Some(4usize),
+                            "updated_at" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -31919,6 +32478,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "distribution_id",
+                "name",
+                "streams",
+                "subtitles",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("StreamSet", MEMBERS, Read)
         }
     }
@@ -31927,12 +32494,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "distribution_id",
-                "name",
-                "streams",
-                "subtitles",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetCreate;
@@ -31954,7 +32515,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "distribution_id" => ::std::option::Option::Some(0usize),
+                            "name" => ::std::option::Option::Some(1usize),
+                            "streams" => ::std::option::Option::Some(2usize),
+                            "subtitles" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32020,6 +32587,12 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "distribution_id",
+                "name",
+                "streams",
+                "subtitles",
+            ];
             deserializer.deserialize_struct("StreamSetCreate", MEMBERS, Read)
         }
     }
@@ -32028,7 +32601,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetList;
@@ -32047,7 +32619,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32069,6 +32644,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("StreamSetList", MEMBERS, Read)
         }
     }
@@ -32077,7 +32653,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["name"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetRegistration;
@@ -32096,7 +32671,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "name" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32123,6 +32701,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["name"];
             deserializer.deserialize_struct("StreamSetRegistration", MEMBERS, Read)
         }
     }
@@ -32131,7 +32710,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["distribution_id", "streams", "subtitles"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetUpdate;
@@ -32152,7 +32730,12 @@ pub mod types {
                     let mut member_1 = ::std::option::Option::None;
                     let mut member_2 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "distribution_id" => ::std::option::Option::Some(0usize),
+                            "streams" => ::std::option::Option::Some(1usize),
+                            "subtitles" => ::std::option::Option::Some(2usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32205,6 +32788,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["distribution_id", "streams", "subtitles"];
             deserializer.deserialize_struct("StreamSetUpdate", MEMBERS, Read)
         }
     }
@@ -32213,28 +32797,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "audio_bitrate",
-                "audio_codec",
-                "audio_label",
-                "audio_language",
-                "audio_track_type",
-                "channels",
-                "encoder_task_id",
-                "filesize",
-                "format",
-                "framerate",
-                "height",
-                "is_original",
-                "origin_domain_name",
-                "path",
-                "playback_rate",
-                "sample_rate",
-                "status",
-                "video_bitrate",
-                "video_codec",
-                "width",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamUpdate;
@@ -32272,7 +32834,29 @@ pub mod types {
                     let mut member_18 = ::std::option::Option::None;
                     let mut member_19 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "audio_bitrate" => ::std::option::Option::Some(0usize),
+                            "audio_codec" => ::std::option::Option::Some(1usize),
+                            "audio_label" => ::std::option::Option::Some(2usize),
+                            "audio_language" => ::std::option::Option::Some(3usize),
+                            "audio_track_type" => ::std::option::Option::Some(4usize),
+                            "channels" => ::std::option::Option::Some(5usize),
+                            "encoder_task_id" => ::std::option::Option::Some(6usize),
+                            "filesize" => ::std::option::Option::Some(7usize),
+                            "format" => ::std::option::Option::Some(8usize),
+                            "framerate" => ::std::option::Option::Some(9usize),
+                            "height" => ::std::option::Option::Some(10usize),
+                            "is_original" => ::std::option::Option::Some(11usize),
+                            "origin_domain_name" => ::std::option::Option::Some(12usize),
+                            "path" => ::std::option::Option::Some(13usize),
+                            "playback_rate" => ::std::option::Option::Some(14usize),
+                            "sample_rate" => ::std::option::Option::Some(15usize),
+                            "status" => ::std::option::Option::Some(16usize),
+                            "video_bitrate" => ::std::option::Option::Some(17usize),
+                            "video_codec" => ::std::option::Option::Some(18usize),
+                            "width" => ::std::option::Option::Some(19usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32546,6 +33130,28 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "audio_bitrate",
+                "audio_codec",
+                "audio_label",
+                "audio_language",
+                "audio_track_type",
+                "channels",
+                "encoder_task_id",
+                "filesize",
+                "format",
+                "framerate",
+                "height",
+                "is_original",
+                "origin_domain_name",
+                "path",
+                "playback_rate",
+                "sample_rate",
+                "status",
+                "video_bitrate",
+                "video_codec",
+                "width",
+            ];
             deserializer.deserialize_struct("StreamUpdate", MEMBERS, Read)
         }
     }
@@ -32554,17 +33160,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "created_at",
-                "description",
-                "id",
-                "is_default",
-                "name",
-                "preferred_language",
-                "rules",
-                "updated_at",
-                "url_lifetime",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicy;
@@ -32591,7 +33186,18 @@ pub mod types {
                     let mut member_7 = ::std::option::Option::None;
                     let mut member_8 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "created_at" => ::std::option::Option::Some(0usize),
+                            "description" => ::std::option::Option::Some(1usize),
+                            "id" => ::std::option::Option::Some(2usize),
+                            "is_default" => ::std::option::Option::Some(3usize),
+                            "name" => ::std::option::Option::Some(4usize),
+                            "preferred_language" => ::std::option::Option::Some(5usize),
+                            "rules" => ::std::option::Option::Some(6usize),
+                            "updated_at" => ::std::option::Option::Some(7usize),
+                            "url_lifetime" => ::std::option::Option::Some(8usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32707,6 +33313,17 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "created_at",
+                "description",
+                "id",
+                "is_default",
+                "name",
+                "preferred_language",
+                "rules",
+                "updated_at",
+                "url_lifetime",
+            ];
             deserializer.deserialize_struct("StreamingPolicy", MEMBERS, Read)
         }
     }
@@ -32715,7 +33332,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicyList;
@@ -32734,7 +33350,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32756,6 +33375,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("StreamingPolicyList", MEMBERS, Read)
         }
     }
@@ -32764,7 +33384,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["conditions", "then"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingRule;
@@ -32784,7 +33403,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "conditions" => ::std::option::Option::Some(0usize),
+                            "then" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32814,6 +33437,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["conditions", "then"];
             deserializer.deserialize_struct("StreamingRule", MEMBERS, Read)
         }
     }
@@ -32822,16 +33446,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "content",
-                "created_at",
-                "format",
-                "id",
-                "label",
-                "language",
-                "updated_at",
-                "url",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Subtitle;
@@ -32857,7 +33471,17 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "created_at" => ::std::option::Option::Some(1usize),
+                            "format" => ::std::option::Option::Some(2usize),
+                            "id" => ::std::option::Option::Some(3usize),
+                            "label" => ::std::option::Option::Some(4usize),
+                            "language" => ::std::option::Option::Some(5usize),
+                            "updated_at" => ::std::option::Option::Some(6usize),
+                            "url" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -32970,6 +33594,16 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "content",
+                "created_at",
+                "format",
+                "id",
+                "label",
+                "language",
+                "updated_at",
+                "url",
+            ];
             deserializer.deserialize_struct("Subtitle", MEMBERS, Read)
         }
     }
@@ -32978,7 +33612,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["requests"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleBulkCreate;
@@ -32997,7 +33630,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "requests" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33024,6 +33660,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["requests"];
             deserializer.deserialize_struct("SubtitleBulkCreate", MEMBERS, Read)
         }
     }
@@ -33032,7 +33669,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleCreate;
@@ -33055,7 +33691,14 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "label" => ::std::option::Option::Some(2usize),
+                            "language" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33126,6 +33769,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
             deserializer.deserialize_struct("SubtitleCreate", MEMBERS, Read)
         }
     }
@@ -33134,7 +33778,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["data"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleList;
@@ -33153,7 +33796,10 @@ pub mod types {
                 {
                     let mut member_0 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "data" => ::std::option::Option::Some(0usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33175,6 +33821,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["data"];
             deserializer.deserialize_struct("SubtitleList", MEMBERS, Read)
         }
     }
@@ -33183,7 +33830,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleUpdate;
@@ -33206,7 +33852,14 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut member_4 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "content" => ::std::option::Option::Some(0usize),
+                            "format" => ::std::option::Option::Some(1usize),
+                            "label" => ::std::option::Option::Some(2usize),
+                            "language" => ::std::option::Option::Some(3usize),
+                            "url" => ::std::option::Option::Some(4usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33285,6 +33938,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["content", "format", "label", "language", "url"];
             deserializer.deserialize_struct("SubtitleUpdate", MEMBERS, Read)
         }
     }
@@ -33293,7 +33947,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["key", "value"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Tag;
@@ -33310,7 +33963,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "key" => ::std::option::Option::Some(0usize),
+                            "value" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33350,6 +34007,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["key", "value"];
             deserializer.deserialize_struct("Tag", MEMBERS, Read)
         }
     }
@@ -33358,7 +34016,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["categories", "conditions", "labels", "type"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = UserContentScope;
@@ -33381,7 +34038,13 @@ pub mod types {
                     let mut member_3 = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "categories" => ::std::option::Option::Some(0usize),
+                            "conditions" => ::std::option::Option::Some(1usize),
+                            "labels" => ::std::option::Option::Some(2usize),
+                            "type" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: true,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33448,19 +34111,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "access_denial_timeout",
-                "configurations",
-                "content_name",
-                "created_at",
-                "id",
-                "max_simultaneous_viewers",
-                "revoked_audiences",
-                "signing_key",
-                "site_id",
-                "status",
-                "updated_at",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPage;
@@ -33489,7 +34139,24 @@ pub mod types {
                     let mut member_9 = ::std::option::Option::None;
                     let mut member_10 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "access_denial_timeout" => {
+                                ::std::option::Option::Some(0usize)
+                            }
+                            "configurations" => ::std::option::Option::Some(1usize),
+                            "content_name" => ::std::option::Option::Some(2usize),
+                            "created_at" => ::std::option::Option::Some(3usize),
+                            "id" => ::std::option::Option::Some(4usize),
+                            "max_simultaneous_viewers" => {
+                                ::std::option::Option::Some(5usize)
+                            }
+                            "revoked_audiences" => ::std::option::Option::Some(6usize),
+                            "signing_key" => ::std::option::Option::Some(7usize),
+                            "site_id" => ::std::option::Option::Some(8usize),
+                            "status" => ::std::option::Option::Some(9usize),
+                            "updated_at" => ::std::option::Option::Some(10usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33621,6 +34288,19 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "content_name",
+                "created_at",
+                "id",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "signing_key",
+                "site_id",
+                "status",
+                "updated_at",
+            ];
             deserializer.deserialize_struct("ViewingPage", MEMBERS, Read)
         }
     }
@@ -33629,16 +34309,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "access_denial_timeout",
-                "configurations",
-                "content_name",
-                "max_simultaneous_viewers",
-                "revoked_audiences",
-                "signature_required",
-                "site_id",
-                "status",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageCreate;
@@ -33664,7 +34334,21 @@ pub mod types {
                     let mut member_6 = ::std::option::Option::None;
                     let mut member_7 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "access_denial_timeout" => {
+                                ::std::option::Option::Some(0usize)
+                            }
+                            "configurations" => ::std::option::Option::Some(1usize),
+                            "content_name" => ::std::option::Option::Some(2usize),
+                            "max_simultaneous_viewers" => {
+                                ::std::option::Option::Some(3usize)
+                            }
+                            "revoked_audiences" => ::std::option::Option::Some(4usize),
+                            "signature_required" => ::std::option::Option::Some(5usize),
+                            "site_id" => ::std::option::Option::Some(6usize),
+                            "status" => ::std::option::Option::Some(7usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33770,6 +34454,16 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "content_name",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "signature_required",
+                "site_id",
+                "status",
+            ];
             deserializer.deserialize_struct("ViewingPageCreate", MEMBERS, Read)
         }
     }
@@ -33778,7 +34472,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageList;
@@ -33800,7 +34493,13 @@ pub mod types {
                     let mut member_2 = ::std::option::Option::None;
                     let mut member_3 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "current_page" => ::std::option::Option::Some(0usize),
+                            "data" => ::std::option::Option::Some(1usize),
+                            "per_page" => ::std::option::Option::Some(2usize),
+                            "truncated" => ::std::option::Option::Some(3usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33861,6 +34560,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["current_page", "data", "per_page", "truncated"];
             deserializer.deserialize_struct("ViewingPageList", MEMBERS, Read)
         }
     }
@@ -33869,7 +34569,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &["id", "signing_key"];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageRegistration;
@@ -33889,7 +34588,11 @@ pub mod types {
                     let mut member_0 = ::std::option::Option::None;
                     let mut member_1 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "id" => ::std::option::Option::Some(0usize),
+                            "signing_key" => ::std::option::Option::Some(1usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -33924,6 +34627,7 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &["id", "signing_key"];
             deserializer.deserialize_struct("ViewingPageRegistration", MEMBERS, Read)
         }
     }
@@ -33932,14 +34636,6 @@ pub mod types {
         where
             D: ::serde::Deserializer<'de>,
         {
-            const MEMBERS: &[&str] = &[
-                "access_denial_timeout",
-                "configurations",
-                "max_simultaneous_viewers",
-                "revoked_audiences",
-                "site_id",
-                "status",
-            ];
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageUpdate;
@@ -33963,7 +34659,19 @@ pub mod types {
                     let mut member_4 = ::std::option::Option::None;
                     let mut member_5 = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
-                        names: MEMBERS,
+                        index_of: |name: &str| match name {
+                            "access_denial_timeout" => {
+                                ::std::option::Option::Some(0usize)
+                            }
+                            "configurations" => ::std::option::Option::Some(1usize),
+                            "max_simultaneous_viewers" => {
+                                ::std::option::Option::Some(2usize)
+                            }
+                            "revoked_audiences" => ::std::option::Option::Some(3usize),
+                            "site_id" => ::std::option::Option::Some(4usize),
+                            "status" => ::std::option::Option::Some(5usize),
+                            _ => ::std::option::Option::None,
+                        },
                         keep_unknown: false,
                     };
                     while let ::std::option::Option::Some(member) = map
@@ -34035,6 +34743,14 @@ pub mod types {
                     })
                 }
             }
+            const MEMBERS: &[&str] = &[
+                "access_denial_timeout",
+                "configurations",
+                "max_simultaneous_viewers",
+                "revoked_audiences",
+                "site_id",
+                "status",
+            ];
             deserializer.deserialize_struct("ViewingPageUpdate", MEMBERS, Read)
         }
     }

@@ -159,6 +159,7 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
         names.push(wire);
     }
     let keep_unknown = extra.is_some();
+    let indices = 0..names.len();
     let struct_name = ident.to_string();
     let (extra_slot, unknown_arm, read) = if keep_unknown {
         (
@@ -174,7 +175,10 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
         (
             quote! {},
             quote! {},
-            quote! { deserializer.deserialize_struct(#struct_name, MEMBERS, Read) },
+            quote! {
+                const MEMBERS: &[&str] = &[#(#names),*];
+                deserializer.deserialize_struct(#struct_name, MEMBERS, Read)
+            },
         )
     };
     Ok(syn::parse2(quote! {
@@ -183,7 +187,6 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
             where
                 D: ::serde::Deserializer<'de>,
             {
-                const MEMBERS: &[&str] = &[#(#names),*];
                 struct Read;
                 impl<'de> ::serde::de::Visitor<'de> for Read {
                     type Value = #ident;
@@ -197,7 +200,10 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
                         #(let mut #slots = ::std::option::Option::None;)*
                         #extra_slot
                         let names = ::vidplat_core::__private::MemberName {
-                            names: MEMBERS,
+                            index_of: |name: &str| match name {
+                                #(#names => ::std::option::Option::Some(#indices),)*
+                                _ => ::std::option::Option::None,
+                            },
                             keep_unknown: #keep_unknown,
                         };
                         while let ::std::option::Option::Some(member) = map.next_key_seed(names)? {
@@ -241,13 +247,18 @@ mod tests {
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
             #[serde(transparent)]
             pub struct TaskName(::std::string::String);
+            #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+            pub struct Label {
+                pub name: ::std::string::String,
+            }
         });
-        assert_eq!(run(&mut file, &Value::Null).unwrap(), 1);
+        assert_eq!(run(&mut file, &Value::Null).unwrap(), 2);
         let text = file.to_token_stream().to_string();
         // The derive is gone from the struct, kept on the newtype.
         assert_eq!(text.matches("derive (:: serde :: Deserialize").count(), 1, "{text}");
         for wanted in [
-            "const MEMBERS : & [& str] = & [\"id\" , \"type\" , \"priority\"]",
+            "\"type\" => :: std :: option :: Option :: Some (1usize) ,",
+            "\"priority\" => :: std :: option :: Option :: Some (2usize) ,",
             "Known (0usize) => :: vidplat_core :: __private :: read_once (& mut map , & mut member_0 , \"id\")",
             ":: vidplat_core :: __private :: missing (\"id\")",
             "type_ : member_1 . unwrap_or_default ()",
@@ -257,6 +268,9 @@ mod tests {
             "extra : extra",
             "deserializer . deserialize_map (Read)",
             "formatter . write_str (\"struct Task\")",
+            // A struct without `extra` reads as a struct, with its list of names.
+            "const MEMBERS : & [& str] = & [\"name\"] ; deserializer . deserialize_struct (\"Label\" , MEMBERS , Read)",
+            "keep_unknown : false",
         ] {
             assert!(text.contains(wanted), "missing `{wanted}` in {text}");
         }
