@@ -115,17 +115,14 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     step("fmt", &mut || cargo(&["fmt", "--all", "--check"]))?;
     // The spec tools run beside clippy and docs: their time is mostly one core
     // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
-    let lint = Beside::start(&["lint"])?;
+    let mut lint = Beside::start(&["lint"])?;
     // `--all-targets` checks the benchmarks too: the cheapest step that proves
     // they compile (a release build of them took seven minutes here).
     step("clippy", &mut || {
         cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
     })?;
     step("docs", &mut publish::docs)?;
-    let mut lint = Some(lint);
-    step("lint (waited for; ran beside)", &mut || {
-        lint.take().map_or(Ok(()), Beside::finish)
-    })?;
+    step("lint (waited for; ran beside)", &mut || lint.finish())?;
     step("crosscheck and codegen --check", &mut || {
         crosscheck::run(docs)?;
         codegen::run(true)?;
@@ -168,11 +165,9 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     })?;
     // Schemathesis (one Python process and the simulator) beside the package
     // checks, for the same reason as lint beside clippy.
-    let mut conformance = Some(Beside::start(&["conformance", "--built-by-tests"])?);
+    let mut conformance = Beside::start(&["conformance", "--built-by-tests"])?;
     step("package", &mut publish::package)?;
-    step("conformance (waited for; ran beside)", &mut || {
-        conformance.take().map_or(Ok(()), Beside::finish)
-    })?;
+    step("conformance (waited for; ran beside)", &mut || conformance.finish())?;
     step("fresh clone", &mut fresh_clone)?;
     println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed());
     for (name, took) in steps {
@@ -219,7 +214,9 @@ impl Beside {
         })
     }
 
-    fn finish(mut self) -> Result<()> {
+    /// Waits for the process and shows its output. (Once waited for, the
+    /// process is not stopped when this is dropped.)
+    fn finish(&mut self) -> Result<()> {
         let status = self.child.wait()?;
         let took = self.started.elapsed();
         let output = std::fs::read_to_string(&self.log).unwrap_or_default();
