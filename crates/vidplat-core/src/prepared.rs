@@ -13,7 +13,9 @@ use crate::stream::{decode_while_arriving, RowReceiver};
 use crate::table::{Method, OperationMeta, Reading};
 use serde::de::DeserializeOwned;
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -22,63 +24,68 @@ use tokio::sync::OwnedSemaphorePermit;
 /// ([`Prepared::send`]) is the call; [`Prepared::request`] shows what would
 /// be sent (for a dry run).
 pub struct Prepared<T> {
-    runtime: Runtime,
-    operation: &'static OperationMeta,
-    method: Method,
-    request: reqwest::Request,
+    outgoing: Outgoing,
     success: PhantomData<fn() -> T>,
+}
+
+/// What a [`Prepared`] holds, whatever its answer's type: everything up to
+/// the answer's body is compiled once, in this crate, not once per type.
+pub(crate) struct Outgoing {
+    pub(crate) runtime: Runtime,
+    pub(crate) operation: &'static OperationMeta,
+    pub(crate) method: Method,
+    pub(crate) request: reqwest::Request,
+}
+
+/// The exchange of one call, boxed and erased: a few KiB of state that
+/// every layer above (the generated `send`, the caller's own future) would
+/// otherwise move a copy of, polled through one vtable built here.
+type Exchanging = Pin<Box<dyn Future<Output = Result<Exchange, CallFailure>> + Send>>;
+
+impl Outgoing {
+    fn exchange(self) -> Exchanging {
+        let Outgoing {
+            runtime,
+            operation,
+            method,
+            request,
+        } = self;
+        Box::pin(async move { runtime.exchange(operation, method, request).await })
+    }
 }
 
 impl<T> fmt::Debug for Prepared<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The request's authorization header is marked sensitive: reqwest prints it as such.
         f.debug_struct("Prepared")
-            .field("operation", &self.operation.id)
-            .field("method", &self.method)
-            .field("url", &self.request.url().as_str())
+            .field("operation", &self.outgoing.operation.id)
+            .field("method", &self.outgoing.method)
+            .field("url", &self.outgoing.request.url().as_str())
             .finish_non_exhaustive()
     }
 }
 
 impl<T> Prepared<T> {
-    pub(crate) fn new(
-        runtime: Runtime,
-        operation: &'static OperationMeta,
-        method: Method,
-        request: reqwest::Request,
-    ) -> Self {
+    pub(crate) fn new(outgoing: Outgoing) -> Self {
         Self {
-            runtime,
-            operation,
-            method,
-            request,
+            outgoing,
             success: PhantomData,
         }
     }
 
     /// The operation's row of its service's table.
     pub fn operation(&self) -> &'static OperationMeta {
-        self.operation
+        self.outgoing.operation
     }
 
     /// The request as it would go on the wire (its `authorization` header,
     /// when the operation takes the key, is marked sensitive).
     pub fn request(&self) -> &reqwest::Request {
-        &self.request
+        &self.outgoing.request
     }
 
-    async fn exchange(self) -> Result<Exchange, CallFailure> {
-        let Prepared {
-            runtime,
-            operation,
-            method,
-            request,
-            ..
-        } = self;
-        // Boxed once here: the attempt loop's future is a few KiB, and every
-        // layer above (the generated `send`, the caller's own future) would
-        // otherwise move a copy of it.
-        Box::pin(runtime.exchange(operation, method, request)).await
+    fn exchange(self) -> Exchanging {
+        self.outgoing.exchange()
     }
 }
 
@@ -96,7 +103,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     }
 
     async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
-        let reading = self.operation.reading;
+        let reading = self.outgoing.operation.reading;
         let exchange = self.exchange().await?;
         match reading {
             Reading::Empty => {
@@ -136,7 +143,7 @@ where
     /// decoded. A list the table reads while it arrives is never held whole;
     /// any other is decoded whole first.
     pub async fn rows(self) -> Result<Rows<P::Item>, CallFailure> {
-        match self.operation.reading {
+        match self.outgoing.operation.reading {
             Reading::WhileArriving => Ok(Rows::Arriving(RowReceiver::start(self.exchange().await?))),
             Reading::Whole | Reading::Empty => {
                 let page = self.send().await?.into_inner();

@@ -6,7 +6,7 @@
 //! parsed back from text.
 
 use crate::failure::{CallFailure, FailureKind};
-use crate::prepared::Prepared;
+use crate::prepared::{Outgoing, Prepared};
 use crate::retry::Delivery;
 use crate::route::fill;
 use crate::runtime::Runtime;
@@ -67,10 +67,15 @@ impl Request {
     }
 
     /// The path parameter `name` (`task-id`), one whole segment whatever it holds.
-    pub fn path<T: Serialize>(mut self, name: &'static str, value: Result<T, Refusal>) -> Self {
+    pub fn path<T: Serialize>(self, name: &'static str, value: Result<T, Refusal>) -> Self {
+        // Only the serialising is per type; the rest is compiled once, here.
+        self.path_value(name, value.map(|value| serde_json::to_value(&value)))
+    }
+
+    fn path_value(mut self, name: &'static str, value: Result<Result<Value, serde_json::Error>, Refusal>) -> Self {
         match value {
             Ok(value) => {
-                let value = match serde_json::to_value(&value) {
+                let value = match value {
                     Ok(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => scalar,
                     _ => {
                         self.refuse(FailureKind::Refused(format!(
@@ -101,9 +106,17 @@ impl Request {
 
     /// The query parameter `name`, when set, checked against its documented
     /// bounds as the typed value it is; a list goes as repeated `name=item`.
-    pub fn query<T: Serialize>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+    pub fn query<T: Serialize>(self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+        self.query_value(name, value.map(|value| value.map(|value| serde_json::to_value(&value))))
+    }
+
+    fn query_value(
+        mut self,
+        name: &'static str,
+        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
+    ) -> Self {
         match value {
-            Ok(Some(value)) => match self.checked_query(name, &value) {
+            Ok(Some(value)) => match self.checked_query(name, value) {
                 Ok(Value::Array(items)) => {
                     for item in items {
                         self.push_query(name, item);
@@ -122,16 +135,29 @@ impl Request {
     /// comma-separated value (`type=VOD,LIVE`); an empty list is left out (an
     /// empty value would be a filter on ""). An item holding a comma would
     /// travel as two items, so it is refused.
-    pub fn query_joined<T: Serialize>(mut self, name: &'static str, value: Result<Option<Vec<T>>, Refusal>) -> Self {
+    pub fn query_joined<T: Serialize>(self, name: &'static str, value: Result<Option<Vec<T>>, Refusal>) -> Self {
+        let value = match value {
+            Ok(Some(items)) if !items.is_empty() => Ok(Some(serde_json::to_value(&items))),
+            Ok(_) => Ok(None),
+            Err(refusal) => Err(refusal),
+        };
+        self.query_joined_value(name, value)
+    }
+
+    fn query_joined_value(
+        mut self,
+        name: &'static str,
+        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
+    ) -> Self {
         let items = match value {
-            Ok(Some(items)) if !items.is_empty() => items,
-            Ok(_) => return self,
+            Ok(Some(items)) => items,
+            Ok(None) => return self,
             Err(refusal) => {
                 self.refuse_value(refusal);
                 return self;
             }
         };
-        let items = match self.checked_query(name, &items) {
+        let items = match self.checked_query(name, items) {
             Ok(Value::Array(items)) => items,
             Ok(_) => Vec::new(),
             Err(kind) => {
@@ -157,9 +183,9 @@ impl Request {
         self
     }
 
-    /// A path or header value as it travels (one scalar), or `None` once refused.
-    fn text_of<T: Serialize>(&mut self, name: &'static str, value: &T) -> Option<String> {
-        let text = serde_json::to_value(value).ok().and_then(scalar_text);
+    /// A header value as it travels (one scalar), or `None` once refused.
+    fn text_of(&mut self, name: &'static str, value: Result<Value, serde_json::Error>) -> Option<String> {
+        let text = value.ok().and_then(scalar_text);
         if text.is_none() {
             self.refuse(FailureKind::Refused(format!(
                 "parameter `{name}` is not a single value"
@@ -168,9 +194,9 @@ impl Request {
         text
     }
 
-    fn checked_query<T: Serialize>(&self, name: &'static str, value: &T) -> Result<Value, FailureKind> {
-        let value = serde_json::to_value(value)
-            .map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
+    fn checked_query(&self, name: &'static str, value: Result<Value, serde_json::Error>) -> Result<Value, FailureKind> {
+        let value =
+            value.map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
         match query_violation(self.operation.checks, name, &value) {
             Some((field, rule)) => Err(FailureKind::InvalidInput { field, rule }),
             None => Ok(value),
@@ -187,10 +213,18 @@ impl Request {
     }
 
     /// The header parameter `name`, when set.
-    pub fn header<T: Serialize>(mut self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+    pub fn header<T: Serialize>(self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
+        self.header_value(name, value.map(|value| value.map(|value| serde_json::to_value(&value))))
+    }
+
+    fn header_value(
+        mut self,
+        name: &'static str,
+        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
+    ) -> Self {
         match value {
             Ok(Some(value)) => {
-                let Some(text) = self.text_of(name, &value) else {
+                let Some(text) = self.text_of(name, value) else {
                     return self;
                 };
                 match HeaderValue::try_from(text) {
@@ -217,16 +251,29 @@ impl Request {
                 return self;
             }
         };
-        if has_body_checks(self.operation.checks) {
-            let violation = serde_json::to_value(&body)
-                .ok()
-                .and_then(|value| body_violation(self.operation.checks, &value));
-            if let Some((field, rule)) = violation {
-                self.refuse(FailureKind::InvalidInput { field, rule });
-                return self;
-            }
+        if has_body_checks(self.operation.checks) && !self.body_within_bounds(serde_json::to_value(&body)) {
+            return self;
         }
-        match serde_json::to_vec(&body) {
+        self.json_bytes(serde_json::to_vec(&body))
+    }
+
+    /// Whether the body (as the value it serialises to) keeps its documented
+    /// bounds; the first one broken is refused.
+    fn body_within_bounds(&mut self, value: Result<Value, serde_json::Error>) -> bool {
+        let violation = value
+            .ok()
+            .and_then(|value| body_violation(self.operation.checks, &value));
+        match violation {
+            Some((field, rule)) => {
+                self.refuse(FailureKind::InvalidInput { field, rule });
+                false
+            }
+            None => true,
+        }
+    }
+
+    fn json_bytes(mut self, bytes: Result<Vec<u8>, serde_json::Error>) -> Self {
+        match bytes {
             Ok(bytes) => {
                 self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
             }
@@ -248,6 +295,11 @@ impl Request {
     /// the base URL, the encoded path and query, the key where the operation
     /// takes it. The first refused value, if any, is the error; nothing was sent.
     pub fn prepare<T>(self) -> Result<Prepared<T>, CallFailure> {
+        self.outgoing().map(Prepared::new)
+    }
+
+    /// [`Request::prepare`], compiled once rather than for each answer's type.
+    fn outgoing(self) -> Result<Outgoing, CallFailure> {
         let Request {
             runtime,
             operation,
@@ -293,7 +345,12 @@ impl Request {
             request_headers.insert(CONTENT_TYPE, content_type);
             *request.body_mut() = Some(body);
         }
-        Ok(Prepared::new(runtime, operation, method, request))
+        Ok(Outgoing {
+            runtime,
+            operation,
+            method,
+            request,
+        })
     }
 }
 
