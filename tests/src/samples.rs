@@ -65,6 +65,10 @@ impl<'a> Samples<'a> {
             return self.valid_at(member, depth + 1, index);
         }
         if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+            // A member's own default (beside a shared schema's `allOf`) is its natural value.
+            if let Some(default) = schema.get("default").filter(|default| !default.is_null()) {
+                return default.clone();
+            }
             let mut merged = Map::new();
             for part in all {
                 match self.valid_at(part, depth + 1, index) {

@@ -13340,7 +13340,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicPlaybackPointSegment>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -13400,10 +13402,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicAudienceRatingRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -13497,8 +13507,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicAudience>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "audience" => ::std::option::Option::Some(0usize),
@@ -13564,10 +13578,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicContentCategoryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -13661,19 +13683,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -13912,10 +13960,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicContentTitleRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -14009,21 +14065,51 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -14292,10 +14378,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicContentTitleUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -14389,17 +14483,39 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_category" => ::std::option::Option::Some(0usize),
@@ -14608,10 +14724,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicEnvironmentRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -14705,22 +14829,54 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -15004,10 +15160,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicOsRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -15101,22 +15265,54 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -15400,9 +15596,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -15487,10 +15689,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicQueryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -15584,36 +15794,96 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
-                    let mut member_25 = ::std::option::Option::None;
-                    let mut member_26 = ::std::option::Option::None;
-                    let mut member_27 = ::std::option::Option::None;
-                    let mut member_28 = ::std::option::Option::None;
-                    let mut member_29 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_25: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_26: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_27: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_28: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_29: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -16107,9 +16377,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<BasicReactionSegment>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "button_id" => ::std::option::Option::Some(0usize),
@@ -16189,10 +16465,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicReactionRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -16286,8 +16570,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<BasicReactionButton>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_title" => ::std::option::Option::Some(0usize),
@@ -16353,8 +16641,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -16425,8 +16717,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_title" => ::std::option::Option::Some(0usize),
@@ -16497,9 +16793,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<BasicRealtimeTitleCount>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -16579,10 +16881,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicRealtimeUserCountRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -16676,10 +16986,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicRegionRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -16773,21 +17091,51 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -17056,10 +17404,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicSiteRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -17153,21 +17509,51 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -17436,12 +17822,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::vec::Vec<BasicPlaybackPointSegment>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "bitrate" => ::std::option::Option::Some(0usize),
@@ -17570,10 +17968,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicTimePeriodRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -17667,19 +18073,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -17918,10 +18350,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -18015,17 +18455,39 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_playback_count" => ::std::option::Option::Some(0usize),
@@ -18234,10 +18696,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicViewingHistoryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -18331,21 +18801,51 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_category" => ::std::option::Option::Some(0usize),
@@ -18614,10 +19114,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BasicViewingSituationRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -18711,8 +19219,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<BasicSituation>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_title" => ::std::option::Option::Some(0usize),
@@ -18778,8 +19290,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -18850,8 +19366,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudActiveUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -18917,8 +19437,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudBrowserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -18984,19 +19508,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -19237,8 +19787,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudContentCategoryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -19304,16 +19858,36 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -19509,8 +20083,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudContentNameRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -19576,19 +20154,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -19831,8 +20435,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudContentNameUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -19898,16 +20506,34 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_category" => ::std::option::Option::Some(0usize),
@@ -20096,8 +20722,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudContentTitleRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -20163,19 +20793,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -20418,8 +21074,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudContentTitleUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -20485,16 +21145,34 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_category" => ::std::option::Option::Some(0usize),
@@ -20683,7 +21361,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudEngagementPoint>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -20735,9 +21415,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -20822,8 +21508,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudOsRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -20889,19 +21579,45 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -21142,8 +21858,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudQueryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -21209,36 +21929,96 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
-                    let mut member_25 = ::std::option::Option::None;
-                    let mut member_26 = ::std::option::Option::None;
-                    let mut member_27 = ::std::option::Option::None;
-                    let mut member_28 = ::std::option::Option::None;
-                    let mut member_29 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_25: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_26: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_27: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_28: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_29: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -21738,8 +22518,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<CloudReactionSegment>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "button_id" => ::std::option::Option::Some(0usize),
@@ -21805,7 +22589,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudReactionButton>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -21857,8 +22643,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "count" => ::std::option::Option::Some(0usize),
@@ -21929,10 +22719,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_name" => ::std::option::Option::Some(0usize),
@@ -22036,8 +22834,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudRealtimeUserCountRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -22103,8 +22905,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudRegionRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -22170,18 +22976,42 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -22407,8 +23237,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudSiteRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -22474,18 +23308,42 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -22711,13 +23569,27 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::vec::Vec<CloudSituationSegment>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "bitrate" => ::std::option::Option::Some(0usize),
@@ -22861,8 +23733,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "playback_point" => ::std::option::Option::Some(0usize),
@@ -22933,8 +23809,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudTimePeriodRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23000,16 +23880,36 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -23205,10 +24105,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_name" => ::std::option::Option::Some(0usize),
@@ -23312,8 +24220,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudUserCountLegacyRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23379,8 +24291,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudUserRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23446,14 +24362,30 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "ad_impressions" => ::std::option::Option::Some(0usize),
@@ -23617,8 +24549,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudViewingHistoryRow>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23684,20 +24620,46 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "browser_name" => ::std::option::Option::Some(0usize),
@@ -23946,7 +24908,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CloudSituation>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23998,8 +24962,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<crate::types::ErrorCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "code" => ::std::option::Option::Some(0usize),

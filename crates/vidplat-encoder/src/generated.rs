@@ -378,7 +378,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub description: ::std::option::Option<PresetCreateDescription>,
         ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub destination: ::std::option::Option<PresetCreateDestination>,
+        pub destination: ::std::option::Option<PresetDestination>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub destination_settings: ::std::option::Option<DestinationSettings>,
         ///Adjusts the number of streams automatically.
@@ -391,10 +391,10 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub hls_config: ::std::option::Option<HlsConfig>,
         ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<PresetCreateName>,
+        pub name: ::std::option::Option<PresetName>,
         ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub output_filename: ::std::option::Option<PresetCreateOutputFilename>,
+        pub output_filename: ::std::option::Option<PresetOutputFilename>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster: ::std::option::Option<PresetPoster>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -468,23 +468,23 @@ destination requires destination_settings.objstore.authentication_method.*/
                 })
         }
     }
-    ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
+    ///Upload destination of a preset. 1 to 150 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetCreateDestination(::std::string::String);
-    impl ::std::ops::Deref for PresetCreateDestination {
+    pub struct PresetDestination(::std::string::String);
+    impl ::std::ops::Deref for PresetDestination {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<PresetCreateDestination> for ::std::string::String {
-        fn from(value: PresetCreateDestination) -> Self {
+    impl ::std::convert::From<PresetDestination> for ::std::string::String {
+        fn from(value: PresetDestination) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for PresetCreateDestination {
+    impl ::std::str::FromStr for PresetDestination {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -498,7 +498,7 @@ destination requires destination_settings.objstore.authentication_method.*/
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for PresetCreateDestination {
+    impl ::std::convert::TryFrom<&str> for PresetDestination {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -506,7 +506,7 @@ destination requires destination_settings.objstore.authentication_method.*/
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetCreateDestination {
+    impl ::std::convert::TryFrom<::std::string::String> for PresetDestination {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -514,125 +514,7 @@ destination requires destination_settings.objstore.authentication_method.*/
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for PresetCreateDestination {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetCreateName(::std::string::String);
-    impl ::std::ops::Deref for PresetCreateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PresetCreateName> for ::std::string::String {
-        fn from(value: PresetCreateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PresetCreateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 30usize {
-                return Err("longer than 30 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PresetCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PresetCreateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetCreateOutputFilename(::std::string::String);
-    impl ::std::ops::Deref for PresetCreateOutputFilename {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PresetCreateOutputFilename> for ::std::string::String {
-        fn from(value: PresetCreateOutputFilename) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PresetCreateOutputFilename {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PresetCreateOutputFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetCreateOutputFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PresetCreateOutputFilename {
+    impl<'de> ::serde::Deserialize<'de> for PresetDestination {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -656,6 +538,124 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl PresetList {
         pub fn builder() -> builder::PresetList {
             Default::default()
+        }
+    }
+    ///Name of a preset, unique in the account. 1 to 30 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct PresetName(::std::string::String);
+    impl ::std::ops::Deref for PresetName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PresetName> for ::std::string::String {
+        fn from(value: PresetName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PresetName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 30usize {
+                return Err("longer than 30 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PresetName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PresetName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Output file name of a preset, without extension, with its placeholders. At least 1 character.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct PresetOutputFilename(::std::string::String);
+    impl ::std::ops::Deref for PresetOutputFilename {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PresetOutputFilename> for ::std::string::String {
+        fn from(value: PresetOutputFilename) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PresetOutputFilename {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PresetOutputFilename {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PresetOutputFilename {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PresetOutputFilename {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///Overrides of values stored in one preset, for this task (request only).
@@ -813,7 +813,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub description: ::vidplat_core::Patch<PresetUpdateDescription>,
         ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub destination: ::std::option::Option<PresetUpdateDestination>,
+        pub destination: ::std::option::Option<PresetDestination>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub destination_settings: ::std::option::Option<DestinationSettings>,
         ///Adjusts the number of streams automatically.
@@ -826,10 +826,10 @@ requires destination_settings.objstore.authentication_method.*/
         pub hls_config: ::vidplat_core::Patch<HlsConfig>,
         ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<PresetUpdateName>,
+        pub name: ::std::option::Option<PresetName>,
         ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub output_filename: ::std::option::Option<PresetUpdateOutputFilename>,
+        pub output_filename: ::std::option::Option<PresetOutputFilename>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub poster: ::std::option::Option<PresetPoster>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -890,182 +890,6 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     impl<'de> ::serde::Deserialize<'de> for PresetUpdateDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Upload destination: `vms5://` (video management service), `vms4://<distributor_id>:<folder_id>` (legacy video management service), a URL starting with `http(s)://` or `ftp(s)://`, or `objstore://<bucket_name>/<object_key_prefix>` (customer-owned object-storage bucket; then destination_settings.objstore.authentication_method must be given).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetUpdateDestination(::std::string::String);
-    impl ::std::ops::Deref for PresetUpdateDestination {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PresetUpdateDestination> for ::std::string::String {
-        fn from(value: PresetUpdateDestination) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PresetUpdateDestination {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 150usize {
-                return Err("longer than 150 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PresetUpdateDestination {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetUpdateDestination {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PresetUpdateDestination {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Preset name; unique (a duplicate gives PRESET_ALREADY_EXISTS).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetUpdateName(::std::string::String);
-    impl ::std::ops::Deref for PresetUpdateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PresetUpdateName> for ::std::string::String {
-        fn from(value: PresetUpdateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PresetUpdateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 30usize {
-                return Err("longer than 30 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PresetUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PresetUpdateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PresetUpdateOutputFilename(::std::string::String);
-    impl ::std::ops::Deref for PresetUpdateOutputFilename {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PresetUpdateOutputFilename> for ::std::string::String {
-        fn from(value: PresetUpdateOutputFilename) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PresetUpdateOutputFilename {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PresetUpdateOutputFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PresetUpdateOutputFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PresetUpdateOutputFilename {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -1179,7 +1003,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub description: ::std::option::Option<ProfileCreateDescription>,
         ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<ProfileCreateName>,
+        pub name: ::std::option::Option<ProfileName>,
         ///Ids of the presets in the profile.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub presets: ::std::vec::Vec<::std::num::NonZeroU64>,
@@ -1248,23 +1072,37 @@ requires destination_settings.objstore.authentication_method.*/
                 })
         }
     }
-    ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
+    ///List of profiles (own or shared).
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct ProfileList {
+        ///The profiles.
+        #[serde(default)]
+        pub data: ::std::vec::Vec<Profile>,
+    }
+    #[cfg(feature = "builders")]
+    impl ProfileList {
+        pub fn builder() -> builder::ProfileList {
+            Default::default()
+        }
+    }
+    ///Name of a profile, unique in the account. 1 to 30 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ProfileCreateName(::std::string::String);
-    impl ::std::ops::Deref for ProfileCreateName {
+    pub struct ProfileName(::std::string::String);
+    impl ::std::ops::Deref for ProfileName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<ProfileCreateName> for ::std::string::String {
-        fn from(value: ProfileCreateName) -> Self {
+    impl ::std::convert::From<ProfileName> for ::std::string::String {
+        fn from(value: ProfileName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for ProfileCreateName {
+    impl ::std::str::FromStr for ProfileName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -1283,7 +1121,7 @@ requires destination_settings.objstore.authentication_method.*/
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for ProfileCreateName {
+    impl ::std::convert::TryFrom<&str> for ProfileName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -1291,7 +1129,7 @@ requires destination_settings.objstore.authentication_method.*/
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for ProfileCreateName {
+    impl ::std::convert::TryFrom<::std::string::String> for ProfileName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -1299,7 +1137,7 @@ requires destination_settings.objstore.authentication_method.*/
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for ProfileCreateName {
+    impl<'de> ::serde::Deserialize<'de> for ProfileName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -1311,20 +1149,6 @@ requires destination_settings.objstore.authentication_method.*/
                 })
         }
     }
-    ///List of profiles (own or shared).
-    #[derive(::serde::Serialize, Clone, Debug, Default)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ProfileList {
-        ///The profiles.
-        #[serde(default)]
-        pub data: ::std::vec::Vec<Profile>,
-    }
-    #[cfg(feature = "builders")]
-    impl ProfileList {
-        pub fn builder() -> builder::ProfileList {
-            Default::default()
-        }
-    }
     ///Profile update request: the registration fields under the same rules. vms_config is accepted, and required, only when at least one preset of the profile has the post-execution action 'register to the video management service'. FULL_PROFILE is returned when no more presets can be added.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -1334,7 +1158,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub description: ::vidplat_core::Patch<ProfileUpdateDescription>,
         ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<ProfileUpdateName>,
+        pub name: ::std::option::Option<ProfileName>,
         ///Ids of the presets in the profile.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub presets: ::std::option::Option<::std::vec::Vec<::std::num::NonZeroU64>>,
@@ -1392,69 +1216,6 @@ requires destination_settings.objstore.authentication_method.*/
         }
     }
     impl<'de> ::serde::Deserialize<'de> for ProfileUpdateDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Profile name; unique (a duplicate gives PROFILE_ALREADY_EXISTS).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ProfileUpdateName(::std::string::String);
-    impl ::std::ops::Deref for ProfileUpdateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ProfileUpdateName> for ::std::string::String {
-        fn from(value: ProfileUpdateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ProfileUpdateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 30usize {
-                return Err("longer than 30 characters".into());
-            }
-            if value.chars().count() < 1usize {
-                return Err("shorter than 1 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ProfileUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ProfileUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ProfileUpdateName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -3218,7 +2979,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             destination: ::std::result::Result<
-                ::std::option::Option<super::PresetCreateDestination>,
+                ::std::option::Option<super::PresetDestination>,
                 ::vidplat_core::Refusal,
             >,
             destination_settings: ::std::result::Result<
@@ -3238,11 +2999,11 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::PresetCreateName>,
+                ::std::option::Option<super::PresetName>,
                 ::vidplat_core::Refusal,
             >,
             output_filename: ::std::result::Result<
-                ::std::option::Option<super::PresetCreateOutputFilename>,
+                ::std::option::Option<super::PresetOutputFilename>,
                 ::vidplat_core::Refusal,
             >,
             poster: ::std::result::Result<
@@ -3305,7 +3066,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetCreateDestination>,
+                T: ::vidplat_core::IntoOptional<super::PresetDestination>,
             {
                 self.destination = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("destination"));
@@ -3347,7 +3108,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetCreateName>,
+                T: ::vidplat_core::IntoOptional<super::PresetName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -3355,7 +3116,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetCreateOutputFilename>,
+                T: ::vidplat_core::IntoOptional<super::PresetOutputFilename>,
             {
                 self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("output_filename"));
@@ -3705,7 +3466,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             destination: ::std::result::Result<
-                ::std::option::Option<super::PresetUpdateDestination>,
+                ::std::option::Option<super::PresetDestination>,
                 ::vidplat_core::Refusal,
             >,
             destination_settings: ::std::result::Result<
@@ -3725,11 +3486,11 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::PresetUpdateName>,
+                ::std::option::Option<super::PresetName>,
                 ::vidplat_core::Refusal,
             >,
             output_filename: ::std::result::Result<
-                ::std::option::Option<super::PresetUpdateOutputFilename>,
+                ::std::option::Option<super::PresetOutputFilename>,
                 ::vidplat_core::Refusal,
             >,
             poster: ::std::result::Result<
@@ -3789,7 +3550,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn destination<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetUpdateDestination>,
+                T: ::vidplat_core::IntoOptional<super::PresetDestination>,
             {
                 self.destination = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("destination"));
@@ -3832,7 +3593,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetUpdateName>,
+                T: ::vidplat_core::IntoOptional<super::PresetName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -3840,7 +3601,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn output_filename<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PresetUpdateOutputFilename>,
+                T: ::vidplat_core::IntoOptional<super::PresetOutputFilename>,
             {
                 self.output_filename = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("output_filename"));
@@ -4108,7 +3869,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::ProfileCreateName>,
+                ::std::option::Option<super::ProfileName>,
                 ::vidplat_core::Refusal,
             >,
             presets: ::std::result::Result<
@@ -4146,7 +3907,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ProfileCreateName>,
+                T: ::vidplat_core::IntoOptional<super::ProfileName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -4251,7 +4012,7 @@ vms_config.config_overrides.category_id is required.*/
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::ProfileUpdateName>,
+                ::std::option::Option<super::ProfileName>,
                 ::vidplat_core::Refusal,
             >,
             presets: ::std::result::Result<
@@ -4290,7 +4051,7 @@ vms_config.config_overrides.category_id is required.*/
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ProfileUpdateName>,
+                T: ::vidplat_core::IntoOptional<super::ProfileName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -5775,7 +5536,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "id" => ::std::option::Option::Some(0usize),
@@ -5832,7 +5595,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<ObjstoreSettings>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -5897,8 +5662,12 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<crate::types::ErrorCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "code" => ::std::option::Option::Some(0usize),
@@ -5964,7 +5733,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "external_id" => ::std::option::Option::Some(0usize),
@@ -6021,7 +5792,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -6086,9 +5859,15 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "filename" => ::std::option::Option::Some(0usize),
@@ -6173,10 +5952,18 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "notify_error" => ::std::option::Option::Some(0usize),
@@ -6282,9 +6069,15 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "notify_error" => ::std::option::Option::Some(0usize),
@@ -6375,7 +6168,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -6442,22 +6237,54 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<DashConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<DestinationSettings>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::PresetFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<HlsConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<PresetPoster>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<PresetSeekPreview>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::vec::Vec<PresetStream>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<PresetVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -6716,20 +6543,48 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<DashConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<PresetCreateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<PresetDestination>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<DestinationSettings>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<crate::types::PresetFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<HlsConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<PresetName>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<PresetOutputFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<PresetPoster>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<PresetProfileConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<PresetSeekPreview>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::vec::Vec<PresetStream>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<PresetVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "dash_config" => ::std::option::Option::Some(0usize),
@@ -6978,7 +6833,7 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Preset>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -7030,8 +6885,12 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -7110,8 +6969,12 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<PresetStreamVideo>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<PresetWatermark>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -7185,7 +7048,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -7250,19 +7115,45 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::vidplat_core::Patch<DashConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::vidplat_core::Patch<PresetUpdateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<PresetDestination>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<DestinationSettings>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<crate::types::PresetFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::vidplat_core::Patch<HlsConfig>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<PresetName>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<PresetOutputFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<PresetPoster>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<PresetSeekPreview>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<PresetStream>>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::vidplat_core::Patch<PresetVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "dash_config" => ::std::option::Option::Some(0usize),
@@ -7476,14 +7367,28 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<::std::vec::Vec<i64>> = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<crate::types::ProfileShare>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<ProfileVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -7637,11 +7542,21 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<ProfileCreateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<ProfileName>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<crate::types::ProfileShare>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<ProfileVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "description" => ::std::option::Option::Some(0usize),
@@ -7755,7 +7670,7 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Profile>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -7807,11 +7722,21 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::vidplat_core::Patch<ProfileUpdateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<ProfileName>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::std::num::NonZeroU64>>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<crate::types::ProfileShare>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<ProfileVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "description" => ::std::option::Option::Some(0usize),
@@ -7920,7 +7845,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -7985,30 +7912,78 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::TaskFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<TaskPoster>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<TaskSeekPreview>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<crate::types::TaskStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::vec::Vec<TaskStream>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::option::Option<TaskVmsConfigDetail>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -8362,13 +8337,27 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "canceled" => ::std::option::Option::Some(0usize),
@@ -8517,20 +8506,44 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<TaskCreateEpisodeName>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<TaskCreateInputFilepath> = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<TaskCreateMultiAngleLabelsItem>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<TaskCreateOutputFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<TaskCreatePosterFilenamePrefix>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::vec::Vec<PresetOverride>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<::std::num::NonZeroU64> = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<TaskCreateSeekPreviewFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<TaskCreateSegmentFilenamePrefix>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<TaskTrim>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<crate::types::UploadType>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<TaskVmsConfig>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "episode_name" => ::std::option::Option::Some(0usize),
@@ -8771,12 +8784,24 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<ImportStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<ImportTaskStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -8910,7 +8935,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<TaskImport>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -8962,13 +8989,25 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<::std::vec::Vec<Task>> = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "current_page" => ::std::option::Option::Some(0usize),
@@ -9112,10 +9151,16 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<::std::vec::Vec<Task>> = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "failure_count" => ::std::option::Option::Some(0usize),
@@ -9214,7 +9259,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<TaskVmsConfigOverrides>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -9279,7 +9326,9 @@ vms_config.config_overrides.category_id is required.*/
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -9459,27 +9508,27 @@ vms_config.config_overrides.category_id is required.*/
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PresetCreateDestination {
+    impl ::vidplat_core::FromText for PresetDestination {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetCreateDestination>::try_from(text)
+            <PresetDestination>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PresetCreateName {
+    impl ::vidplat_core::FromText for PresetName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetCreateName>::try_from(text)
+            <PresetName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PresetCreateOutputFilename {
+    impl ::vidplat_core::FromText for PresetOutputFilename {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetCreateOutputFilename>::try_from(text)
+            <PresetOutputFilename>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -9491,30 +9540,6 @@ vms_config.config_overrides.category_id is required.*/
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PresetUpdateDestination {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetUpdateDestination>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for PresetUpdateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetUpdateName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for PresetUpdateOutputFilename {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PresetUpdateOutputFilename>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
     impl ::vidplat_core::FromText for ProfileCreateDescription {
         fn from_text(
             text: &str,
@@ -9523,11 +9548,11 @@ vms_config.config_overrides.category_id is required.*/
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for ProfileCreateName {
+    impl ::vidplat_core::FromText for ProfileName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ProfileCreateName>::try_from(text)
+            <ProfileName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -9536,14 +9561,6 @@ vms_config.config_overrides.category_id is required.*/
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
             <ProfileUpdateDescription>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ProfileUpdateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ProfileUpdateName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }

@@ -91,6 +91,61 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
+    ///A file's content as base64. At most 10,485,760 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct Base64File(::std::string::String);
+    impl ::std::ops::Deref for Base64File {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<Base64File> for ::std::string::String {
+        fn from(value: Base64File) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for Base64File {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 10485760usize {
+                return Err("longer than 10485760 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for Base64File {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for Base64File {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Base64File {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself; a value is one form or the other, never both.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(untagged)]
@@ -149,66 +204,11 @@ pub mod types {
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryCreate {
         ///Hierarchical name (the sample separates levels with '/').
-        pub name: CategoryCreateName,
+        pub name: CategoryName,
     }
     impl CategoryCreate {
         pub fn builder() -> builder::CategoryCreate {
             Default::default()
-        }
-    }
-    ///Hierarchical name (the sample separates levels with '/').
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct CategoryCreateName(::std::string::String);
-    impl ::std::ops::Deref for CategoryCreateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CategoryCreateName> for ::std::string::String {
-        fn from(value: CategoryCreateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CategoryCreateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 302usize {
-                return Err("longer than 302 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CategoryCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CategoryCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CategoryCreateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///The categories of the account.
@@ -223,6 +223,61 @@ pub mod types {
     impl CategoryList {
         pub fn builder() -> builder::CategoryList {
             Default::default()
+        }
+    }
+    ///Hierarchical name of a category. At most 302 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct CategoryName(::std::string::String);
+    impl ::std::ops::Deref for CategoryName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<CategoryName> for ::std::string::String {
+        fn from(value: CategoryName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for CategoryName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 302usize {
+                return Err("longer than 302 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for CategoryName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for CategoryName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for CategoryName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///A parent category created by Register category.
@@ -288,66 +343,11 @@ pub mod types {
     pub struct CategoryUpdate {
         ///Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<CategoryUpdateName>,
+        pub name: ::std::option::Option<CategoryName>,
     }
     impl CategoryUpdate {
         pub fn builder() -> builder::CategoryUpdate {
             Default::default()
-        }
-    }
-    ///Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct CategoryUpdateName(::std::string::String);
-    impl ::std::ops::Deref for CategoryUpdateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CategoryUpdateName> for ::std::string::String {
-        fn from(value: CategoryUpdateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CategoryUpdateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 302usize {
-                return Err("longer than 302 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CategoryUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CategoryUpdateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CategoryUpdateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///A chapter of a content (returned).
@@ -553,7 +553,7 @@ pub mod types {
         pub labels: ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
         ///Name of the content, unique in the account; generated by the system when omitted at registration; fixed afterwards.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<ContentCreateName>,
+        pub name: ::std::option::Option<ContentName>,
         ///Overrides for the content as a playlist item (members title, description and its poster); their effect is not shown, presumably what a playlist displays instead of the content's own values.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playlist_item_overrides: ::std::option::Option<PlaylistItemOverridesCreate>,
@@ -579,7 +579,7 @@ pub mod types {
         pub publish_start: ::std::option::Option<vidplat_core::Timestamp>,
         ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub seek_preview_content: ::std::option::Option<ContentCreateSeekPreviewContent>,
+        pub seek_preview_content: ::std::option::Option<Base64File>,
         ///URL of the seek preview file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub seek_preview_url: ::std::option::Option<ContentCreateSeekPreviewUrl>,
@@ -600,7 +600,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub tags: ::std::vec::Vec<Tag>,
         ///Title.
-        pub title: ContentCreateTitle,
+        pub title: Title,
         ///Content type. Default VOD.
         #[serde(rename = "type", default = "defaults::content_create_type")]
         pub type_: crate::types::ContentType,
@@ -654,66 +654,6 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for ContentCreateDescription {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Name of the content, unique in the account; generated by the system when omitted at registration; fixed afterwards.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentCreateName(::std::string::String);
-    impl ::std::ops::Deref for ContentCreateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentCreateName> for ::std::string::String {
-        fn from(value: ContentCreateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentCreateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentCreateName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -838,63 +778,6 @@ pub mod types {
                 })
         }
     }
-    ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentCreateSeekPreviewContent(::std::string::String);
-    impl ::std::ops::Deref for ContentCreateSeekPreviewContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentCreateSeekPreviewContent>
-    for ::std::string::String {
-        fn from(value: ContentCreateSeekPreviewContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentCreateSeekPreviewContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentCreateSeekPreviewContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentCreateSeekPreviewContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentCreateSeekPreviewContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///URL of the seek preview file.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -950,363 +833,31 @@ pub mod types {
                 })
         }
     }
-    ///Title.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentCreateTitle(::std::string::String);
-    impl ::std::ops::Deref for ContentCreateTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentCreateTitle> for ::std::string::String {
-        fn from(value: ContentCreateTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentCreateTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentCreateTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///A related document sent inside Register content, named so that presentation_document_name can refer to it. Either url or content is required; when both are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentDocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<ContentDocumentCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///File name of a document registered with content.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub filename: ::std::option::Option<ContentDocumentCreateFilename>,
+        pub filename: ::std::option::Option<DocumentFilename>,
         ///Name of the document within the registration request; presentation_document_name refers to it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Title of the document.
-        pub title: ContentDocumentCreateTitle,
+        pub title: Title,
         ///MIME type of the document.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<ContentDocumentCreateType>,
+        pub type_: ::std::option::Option<DocumentType>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<ContentDocumentCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentDocumentCreate {
         pub fn builder() -> builder::ContentDocumentCreate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentDocumentCreateContent(::std::string::String);
-    impl ::std::ops::Deref for ContentDocumentCreateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentDocumentCreateContent> for ::std::string::String {
-        fn from(value: ContentDocumentCreateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentDocumentCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentDocumentCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentDocumentCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///File name of a document registered with content.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentDocumentCreateFilename(::std::string::String);
-    impl ::std::ops::Deref for ContentDocumentCreateFilename {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentDocumentCreateFilename> for ::std::string::String {
-        fn from(value: ContentDocumentCreateFilename) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentDocumentCreateFilename {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentDocumentCreateFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentDocumentCreateFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreateFilename {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Title of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentDocumentCreateTitle(::std::string::String);
-    impl ::std::ops::Deref for ContentDocumentCreateTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentDocumentCreateTitle> for ::std::string::String {
-        fn from(value: ContentDocumentCreateTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentDocumentCreateTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentDocumentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentDocumentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreateTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///MIME type of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentDocumentCreateType(::std::string::String);
-    impl ::std::ops::Deref for ContentDocumentCreateType {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentDocumentCreateType> for ::std::string::String {
-        fn from(value: ContentDocumentCreateType) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentDocumentCreateType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentDocumentCreateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentDocumentCreateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreateType {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentDocumentCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for ContentDocumentCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentDocumentCreateUrl> for ::std::string::String {
-        fn from(value: ContentDocumentCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentDocumentCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentDocumentCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentDocumentCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentDocumentCreateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///One page of the content list.
@@ -1332,13 +883,73 @@ pub mod types {
             Default::default()
         }
     }
+    ///Name of a content. At most 200 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct ContentName(::std::string::String);
+    impl ::std::ops::Deref for ContentName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ContentName> for ::std::string::String {
+        fn from(value: ContentName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for ContentName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for ContentName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for ContentName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for ContentName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///A poster sent inside Register content, named so that other fields of the request can refer to it. Either url or content is required; when both are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentPosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<ContentPosterCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Image format. Default UNKNOWN; ignored when content is given.
         #[serde(default = "defaults::content_poster_create_format")]
         pub format: crate::types::PosterFormat,
@@ -1353,7 +964,7 @@ pub mod types {
         pub timestamp: ::std::option::Option<i64>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<ContentPosterCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
         ///Whether the poster is used in the pre-playback slideshow; at most 20 posters per content (FULL_POSTER_SLIDESHOW). Default false.
         #[serde(default)]
         pub used_in_slideshow: bool,
@@ -1378,116 +989,6 @@ pub mod types {
     impl ContentPosterCreate {
         pub fn builder() -> builder::ContentPosterCreate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentPosterCreateContent(::std::string::String);
-    impl ::std::ops::Deref for ContentPosterCreateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentPosterCreateContent> for ::std::string::String {
-        fn from(value: ContentPosterCreateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentPosterCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentPosterCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentPosterCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentPosterCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentPosterCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for ContentPosterCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentPosterCreateUrl> for ::std::string::String {
-        fn from(value: ContentPosterCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentPosterCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentPosterCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentPosterCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentPosterCreateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///Response of Register content.
@@ -1567,10 +1068,10 @@ pub mod types {
         pub audio_codec: ::std::option::Option<AudioCodec>,
         ///Label of the audio track.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_label: ::std::option::Option<ContentStreamCreateAudioLabel>,
+        pub audio_label: ::std::option::Option<TrackLabel>,
         ///ISO 639 two-letter language code of the audio.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_language: ::std::option::Option<ContentStreamCreateAudioLanguage>,
+        pub audio_language: ::std::option::Option<LanguageCode>,
         ///Audio track type; only for a stream without video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub audio_track_type: ::std::option::Option<AudioTrackType>,
@@ -1599,11 +1100,9 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub origin_domain_name: ::std::option::Option<
-            ContentStreamCreateOriginDomainName,
-        >,
+        pub origin_domain_name: ::std::option::Option<OriginDomainName>,
         ///Path of the video file on the storage service.
-        pub path: ContentStreamCreatePath,
+        pub path: StoragePath,
         ///Playback rate. Default 1.
         #[serde(default = "defaults::content_stream_create_playback_rate")]
         pub playback_rate: f64,
@@ -1628,234 +1127,6 @@ pub mod types {
             Default::default()
         }
     }
-    ///Label of the audio track.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentStreamCreateAudioLabel(::std::string::String);
-    impl ::std::ops::Deref for ContentStreamCreateAudioLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentStreamCreateAudioLabel> for ::std::string::String {
-        fn from(value: ContentStreamCreateAudioLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentStreamCreateAudioLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentStreamCreateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentStreamCreateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentStreamCreateAudioLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code of the audio.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentStreamCreateAudioLanguage(::std::string::String);
-    impl ::std::ops::Deref for ContentStreamCreateAudioLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentStreamCreateAudioLanguage>
-    for ::std::string::String {
-        fn from(value: ContentStreamCreateAudioLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentStreamCreateAudioLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentStreamCreateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentStreamCreateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentStreamCreateAudioLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentStreamCreateOriginDomainName(::std::string::String);
-    impl ::std::ops::Deref for ContentStreamCreateOriginDomainName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentStreamCreateOriginDomainName>
-    for ::std::string::String {
-        fn from(value: ContentStreamCreateOriginDomainName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentStreamCreateOriginDomainName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentStreamCreateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentStreamCreateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentStreamCreateOriginDomainName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Path of the video file on the storage service.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentStreamCreatePath(::std::string::String);
-    impl ::std::ops::Deref for ContentStreamCreatePath {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentStreamCreatePath> for ::std::string::String {
-        fn from(value: ContentStreamCreatePath) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentStreamCreatePath {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 400usize {
-                return Err("longer than 400 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentStreamCreatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentStreamCreatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentStreamCreatePath {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///A stream set sent inside Register content; refers to streams and subtitles of the same request by name.
     #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -1865,7 +1136,7 @@ pub mod types {
         pub distribution_id: ::std::option::Option<::uuid::Uuid>,
         ///Name of the stream set, unique within the content; generated when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<ContentStreamSetCreateName>,
+        pub name: ::std::option::Option<StreamSetName>,
         ///Names of streams sent in the same request. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS); at most one stream of format MP4 or UNKNOWN.
         pub stream_names: ::std::vec::Vec<::std::string::String>,
         ///Names of subtitles sent in the same request.
@@ -1877,321 +1148,31 @@ pub mod types {
             Default::default()
         }
     }
-    ///Name of the stream set, unique within the content; generated when omitted.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentStreamSetCreateName(::std::string::String);
-    impl ::std::ops::Deref for ContentStreamSetCreateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentStreamSetCreateName> for ::std::string::String {
-        fn from(value: ContentStreamSetCreateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentStreamSetCreateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentStreamSetCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentStreamSetCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentStreamSetCreateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///A subtitle sent inside Register content, named so that stream sets can refer to it. Either url or content is required; when both are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentSubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<ContentSubtitleCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Subtitle format. Default UNKNOWN; ignored when content is given (detected from the data).
         #[serde(default = "defaults::content_subtitle_create_format")]
         pub format: crate::types::SubtitleFormat,
         ///Label of the subtitle.
-        pub label: ContentSubtitleCreateLabel,
+        pub label: TrackLabel,
         ///ISO 639 two-letter language code. Default ja.
         #[serde(default = "defaults::content_subtitle_create_language")]
-        pub language: ContentSubtitleCreateLanguage,
+        pub language: LanguageCode,
         ///Name of the subtitle within the registration request; stream sets refer to it in subtitle_names.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<ContentSubtitleCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentSubtitleCreate {
         pub fn builder() -> builder::ContentSubtitleCreate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentSubtitleCreateContent(::std::string::String);
-    impl ::std::ops::Deref for ContentSubtitleCreateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentSubtitleCreateContent> for ::std::string::String {
-        fn from(value: ContentSubtitleCreateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentSubtitleCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentSubtitleCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentSubtitleCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentSubtitleCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Label of the subtitle.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentSubtitleCreateLabel(::std::string::String);
-    impl ::std::ops::Deref for ContentSubtitleCreateLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentSubtitleCreateLabel> for ::std::string::String {
-        fn from(value: ContentSubtitleCreateLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentSubtitleCreateLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentSubtitleCreateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentSubtitleCreateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentSubtitleCreateLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code. Default ja.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentSubtitleCreateLanguage(::std::string::String);
-    impl ::std::ops::Deref for ContentSubtitleCreateLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentSubtitleCreateLanguage> for ::std::string::String {
-        fn from(value: ContentSubtitleCreateLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::default::Default for ContentSubtitleCreateLanguage {
-        fn default() -> Self {
-            ContentSubtitleCreateLanguage("ja".to_string())
-        }
-    }
-    impl ::std::str::FromStr for ContentSubtitleCreateLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentSubtitleCreateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentSubtitleCreateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentSubtitleCreateLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentSubtitleCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for ContentSubtitleCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentSubtitleCreateUrl> for ::std::string::String {
-        fn from(value: ContentSubtitleCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentSubtitleCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentSubtitleCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentSubtitleCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentSubtitleCreateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///A content as listed: without the nested arrays (stream_sets, streams, subtitles, posters, documents) and cta_actions.
@@ -2328,7 +1309,7 @@ pub mod types {
         pub publish_start: ::vidplat_core::Patch<vidplat_core::Timestamp>,
         ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub seek_preview_content: ::std::option::Option<ContentUpdateSeekPreviewContent>,
+        pub seek_preview_content: ::std::option::Option<Base64File>,
         ///URL of the seek preview file.
         #[serde(default, skip_serializing_if = "::vidplat_core::Patch::is_keep")]
         pub seek_preview_url: ::vidplat_core::Patch<ContentUpdateSeekPreviewUrl>,
@@ -2343,7 +1324,7 @@ pub mod types {
         pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
         ///Title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<ContentUpdateTitle>,
+        pub title: ::std::option::Option<Title>,
         ///Content type. Default VOD (the default applies at registration).
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<crate::types::ContentType>,
@@ -2408,63 +1389,6 @@ pub mod types {
                 })
         }
     }
-    ///Seek preview file as base64; request only. Wins over seek_preview_url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentUpdateSeekPreviewContent(::std::string::String);
-    impl ::std::ops::Deref for ContentUpdateSeekPreviewContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentUpdateSeekPreviewContent>
-    for ::std::string::String {
-        fn from(value: ContentUpdateSeekPreviewContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentUpdateSeekPreviewContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentUpdateSeekPreviewContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ContentUpdateSeekPreviewContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentUpdateSeekPreviewContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///URL of the seek preview file.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
@@ -2509,61 +1433,6 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for ContentUpdateSeekPreviewUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Title.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ContentUpdateTitle(::std::string::String);
-    impl ::std::ops::Deref for ContentUpdateTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ContentUpdateTitle> for ::std::string::String {
-        fn from(value: ContentUpdateTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ContentUpdateTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ContentUpdateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ContentUpdateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ContentUpdateTitle {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -2649,426 +1518,6 @@ pub mod types {
             Self(value)
         }
     }
-    ///`DeleteContentContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteContentContentName(::std::string::String);
-    impl ::std::ops::Deref for DeleteContentContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteContentContentName> for ::std::string::String {
-        fn from(value: DeleteContentContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteContentContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteContentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteContentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteContentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeleteDocumentContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteDocumentContentName(::std::string::String);
-    impl ::std::ops::Deref for DeleteDocumentContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteDocumentContentName> for ::std::string::String {
-        fn from(value: DeleteDocumentContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteDocumentContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteDocumentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeletePosterContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeletePosterContentName(::std::string::String);
-    impl ::std::ops::Deref for DeletePosterContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeletePosterContentName> for ::std::string::String {
-        fn from(value: DeletePosterContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeletePosterContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeletePosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeletePosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeletePosterContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeleteStreamContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteStreamContentName(::std::string::String);
-    impl ::std::ops::Deref for DeleteStreamContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteStreamContentName> for ::std::string::String {
-        fn from(value: DeleteStreamContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteStreamContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteStreamContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeleteStreamSetContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteStreamSetContentName(::std::string::String);
-    impl ::std::ops::Deref for DeleteStreamSetContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteStreamSetContentName> for ::std::string::String {
-        fn from(value: DeleteStreamSetContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteStreamSetContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteStreamSetContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeleteStreamSetSetName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteStreamSetSetName(::std::string::String);
-    impl ::std::ops::Deref for DeleteStreamSetSetName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteStreamSetSetName> for ::std::string::String {
-        fn from(value: DeleteStreamSetSetName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteStreamSetSetName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteStreamSetSetName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`DeleteSubtitleContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DeleteSubtitleContentName(::std::string::String);
-    impl ::std::ops::Deref for DeleteSubtitleContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DeleteSubtitleContentName> for ::std::string::String {
-        fn from(value: DeleteSubtitleContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DeleteSubtitleContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DeleteSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DeleteSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DeleteSubtitleContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///Delivery volume of one period.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -3139,96 +1588,41 @@ pub mod types {
     pub struct DocumentCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<DocumentCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///File name of a document registered with content.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub filename: ::std::option::Option<DocumentCreateFilename>,
+        pub filename: ::std::option::Option<DocumentFilename>,
         ///Title of the document.
-        pub title: DocumentCreateTitle,
+        pub title: Title,
         ///MIME type of the document.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<DocumentCreateType>,
+        pub type_: ::std::option::Option<DocumentType>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<DocumentCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentCreate {
         pub fn builder() -> builder::DocumentCreate {
             Default::default()
         }
     }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
+    ///File name of a document. At most 255 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentCreateContent(::std::string::String);
-    impl ::std::ops::Deref for DocumentCreateContent {
+    pub struct DocumentFilename(::std::string::String);
+    impl ::std::ops::Deref for DocumentFilename {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<DocumentCreateContent> for ::std::string::String {
-        fn from(value: DocumentCreateContent) -> Self {
+    impl ::std::convert::From<DocumentFilename> for ::std::string::String {
+        fn from(value: DocumentFilename) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for DocumentCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///File name of a document registered with content.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentCreateFilename(::std::string::String);
-    impl ::std::ops::Deref for DocumentCreateFilename {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentCreateFilename> for ::std::string::String {
-        fn from(value: DocumentCreateFilename) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentCreateFilename {
+    impl ::std::str::FromStr for DocumentFilename {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -3239,7 +1633,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for DocumentCreateFilename {
+    impl ::std::convert::TryFrom<&str> for DocumentFilename {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -3247,7 +1641,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentCreateFilename {
+    impl ::std::convert::TryFrom<::std::string::String> for DocumentFilename {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -3255,172 +1649,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for DocumentCreateFilename {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Title of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentCreateTitle(::std::string::String);
-    impl ::std::ops::Deref for DocumentCreateTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentCreateTitle> for ::std::string::String {
-        fn from(value: DocumentCreateTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentCreateTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentCreateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentCreateTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///MIME type of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentCreateType(::std::string::String);
-    impl ::std::ops::Deref for DocumentCreateType {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentCreateType> for ::std::string::String {
-        fn from(value: DocumentCreateType) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentCreateType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentCreateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentCreateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentCreateType {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for DocumentCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentCreateUrl> for ::std::string::String {
-        fn from(value: DocumentCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentCreateUrl {
+    impl<'de> ::serde::Deserialize<'de> for DocumentFilename {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -3446,304 +1675,84 @@ pub mod types {
             Default::default()
         }
     }
+    ///MIME type of a document. At most 255 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct DocumentType(::std::string::String);
+    impl ::std::ops::Deref for DocumentType {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DocumentType> for ::std::string::String {
+        fn from(value: DocumentType) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DocumentType {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 255usize {
+                return Err("longer than 255 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DocumentType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for DocumentType {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for DocumentType {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///Body of Update document: the fields to change. When both url and content are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<DocumentUpdateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///File name of a document registered with content.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub filename: ::std::option::Option<DocumentUpdateFilename>,
+        pub filename: ::std::option::Option<DocumentFilename>,
         ///Title of the document.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub title: ::std::option::Option<DocumentUpdateTitle>,
+        pub title: ::std::option::Option<Title>,
         ///MIME type of the document.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<DocumentUpdateType>,
+        pub type_: ::std::option::Option<DocumentType>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<DocumentUpdateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentUpdate {
         pub fn builder() -> builder::DocumentUpdate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentUpdateContent(::std::string::String);
-    impl ::std::ops::Deref for DocumentUpdateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentUpdateContent> for ::std::string::String {
-        fn from(value: DocumentUpdateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentUpdateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentUpdateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///File name of a document registered with content.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentUpdateFilename(::std::string::String);
-    impl ::std::ops::Deref for DocumentUpdateFilename {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentUpdateFilename> for ::std::string::String {
-        fn from(value: DocumentUpdateFilename) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentUpdateFilename {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentUpdateFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentUpdateFilename {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentUpdateFilename {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Title of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentUpdateTitle(::std::string::String);
-    impl ::std::ops::Deref for DocumentUpdateTitle {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentUpdateTitle> for ::std::string::String {
-        fn from(value: DocumentUpdateTitle) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentUpdateTitle {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentUpdateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentUpdateTitle {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentUpdateTitle {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///MIME type of the document.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentUpdateType(::std::string::String);
-    impl ::std::ops::Deref for DocumentUpdateType {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentUpdateType> for ::std::string::String {
-        fn from(value: DocumentUpdateType) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentUpdateType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 255usize {
-                return Err("longer than 255 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentUpdateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentUpdateType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentUpdateType {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct DocumentUpdateUrl(::std::string::String);
-    impl ::std::ops::Deref for DocumentUpdateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<DocumentUpdateUrl> for ::std::string::String {
-        fn from(value: DocumentUpdateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for DocumentUpdateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for DocumentUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for DocumentUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for DocumentUpdateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///Error body of every failed request.
@@ -3761,6 +1770,61 @@ pub mod types {
     impl Error {
         pub fn builder() -> builder::Error {
             Default::default()
+        }
+    }
+    ///URL of a subtitle, poster or document file. At most 200 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct FileUrl(::std::string::String);
+    impl ::std::ops::Deref for FileUrl {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<FileUrl> for ::std::string::String {
+        fn from(value: FileUrl) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for FileUrl {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for FileUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for FileUrl {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for FileUrl {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
         }
     }
     ///A content forward policy (returned). Rules are evaluated in order; the first rule whose conditions match applies; when none matches the request is processed without forwarding.
@@ -3878,249 +1942,6 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for GetCategoryStatistics {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetContentContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetContentContentName(::std::string::String);
-    impl ::std::ops::Deref for GetContentContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetContentContentName> for ::std::string::String {
-        fn from(value: GetContentContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetContentContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetContentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetContentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetContentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetContentStatisticsContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetContentStatisticsContentName(::std::string::String);
-    impl ::std::ops::Deref for GetContentStatisticsContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetContentStatisticsContentName>
-    for ::std::string::String {
-        fn from(value: GetContentStatisticsContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetContentStatisticsContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetContentStatisticsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetContentStatisticsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetContentStatisticsContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetDocumentContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetDocumentContentName(::std::string::String);
-    impl ::std::ops::Deref for GetDocumentContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetDocumentContentName> for ::std::string::String {
-        fn from(value: GetDocumentContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetDocumentContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetDocumentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetPlayInformationContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetPlayInformationContentName(::std::string::String);
-    impl ::std::ops::Deref for GetPlayInformationContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetPlayInformationContentName> for ::std::string::String {
-        fn from(value: GetPlayInformationContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetPlayInformationContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetPlayInformationContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetPlayInformationContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetPlayInformationContentName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -4366,367 +2187,6 @@ pub mod types {
                 })
         }
     }
-    ///`GetPlaylistItemsPlaylistName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetPlaylistItemsPlaylistName(::std::string::String);
-    impl ::std::ops::Deref for GetPlaylistItemsPlaylistName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetPlaylistItemsPlaylistName> for ::std::string::String {
-        fn from(value: GetPlaylistItemsPlaylistName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetPlaylistItemsPlaylistName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetPlaylistItemsPlaylistName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for GetPlaylistItemsPlaylistName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetPlaylistItemsPlaylistName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetPosterContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetPosterContentName(::std::string::String);
-    impl ::std::ops::Deref for GetPosterContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetPosterContentName> for ::std::string::String {
-        fn from(value: GetPosterContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetPosterContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetPosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetPosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetPosterContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetStreamContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetStreamContentName(::std::string::String);
-    impl ::std::ops::Deref for GetStreamContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetStreamContentName> for ::std::string::String {
-        fn from(value: GetStreamContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetStreamContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetStreamContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetStreamSetContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetStreamSetContentName(::std::string::String);
-    impl ::std::ops::Deref for GetStreamSetContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetStreamSetContentName> for ::std::string::String {
-        fn from(value: GetStreamSetContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetStreamSetContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetStreamSetContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetStreamSetSetName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetStreamSetSetName(::std::string::String);
-    impl ::std::ops::Deref for GetStreamSetSetName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetStreamSetSetName> for ::std::string::String {
-        fn from(value: GetStreamSetSetName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetStreamSetSetName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetStreamSetSetName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`GetSubtitleContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct GetSubtitleContentName(::std::string::String);
-    impl ::std::ops::Deref for GetSubtitleContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<GetSubtitleContentName> for ::std::string::String {
-        fn from(value: GetSubtitleContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for GetSubtitleContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for GetSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for GetSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for GetSubtitleContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
     ///A label (returned).
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -4755,66 +2215,11 @@ pub mod types {
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LabelCreate {
         ///Name of the label, unique in the account.
-        pub name: LabelCreateName,
+        pub name: LabelName,
     }
     impl LabelCreate {
         pub fn builder() -> builder::LabelCreate {
             Default::default()
-        }
-    }
-    ///Name of the label, unique in the account.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct LabelCreateName(::std::string::String);
-    impl ::std::ops::Deref for LabelCreateName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<LabelCreateName> for ::std::string::String {
-        fn from(value: LabelCreateName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for LabelCreateName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for LabelCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for LabelCreateName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for LabelCreateName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///The labels of the account.
@@ -4831,36 +2236,23 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update label.
-    #[derive(::serde::Serialize, Clone, Debug, Default)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct LabelUpdate {
-        ///Name of the label, unique in the account.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<LabelUpdateName>,
-    }
-    impl LabelUpdate {
-        pub fn builder() -> builder::LabelUpdate {
-            Default::default()
-        }
-    }
-    ///Name of the label, unique in the account.
+    ///Name of a label, unique in the account. At most 100 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct LabelUpdateName(::std::string::String);
-    impl ::std::ops::Deref for LabelUpdateName {
+    pub struct LabelName(::std::string::String);
+    impl ::std::ops::Deref for LabelName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<LabelUpdateName> for ::std::string::String {
-        fn from(value: LabelUpdateName) -> Self {
+    impl ::std::convert::From<LabelName> for ::std::string::String {
+        fn from(value: LabelName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for LabelUpdateName {
+    impl ::std::str::FromStr for LabelName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -4871,7 +2263,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for LabelUpdateName {
+    impl ::std::convert::TryFrom<&str> for LabelName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -4879,7 +2271,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for LabelUpdateName {
+    impl ::std::convert::TryFrom<::std::string::String> for LabelName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -4887,7 +2279,78 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for LabelUpdateName {
+    impl<'de> ::serde::Deserialize<'de> for LabelName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Body of Update label.
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct LabelUpdate {
+        ///Name of the label, unique in the account.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub name: ::std::option::Option<LabelName>,
+    }
+    impl LabelUpdate {
+        pub fn builder() -> builder::LabelUpdate {
+            Default::default()
+        }
+    }
+    ///ISO 639 two-letter language code.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct LanguageCode(::std::string::String);
+    impl ::std::ops::Deref for LanguageCode {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<LanguageCode> for ::std::string::String {
+        fn from(value: LanguageCode) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for LanguageCode {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 2usize {
+                return Err("longer than 2 characters".into());
+            }
+            if value.chars().count() < 2usize {
+                return Err("shorter than 2 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for LanguageCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for LanguageCode {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for LanguageCode {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5062,306 +2525,6 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for ListContentsSort {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`ListDocumentsContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ListDocumentsContentName(::std::string::String);
-    impl ::std::ops::Deref for ListDocumentsContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ListDocumentsContentName> for ::std::string::String {
-        fn from(value: ListDocumentsContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ListDocumentsContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListDocumentsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListDocumentsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ListDocumentsContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`ListPostersContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ListPostersContentName(::std::string::String);
-    impl ::std::ops::Deref for ListPostersContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ListPostersContentName> for ::std::string::String {
-        fn from(value: ListPostersContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ListPostersContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListPostersContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListPostersContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ListPostersContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`ListStreamSetsContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ListStreamSetsContentName(::std::string::String);
-    impl ::std::ops::Deref for ListStreamSetsContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ListStreamSetsContentName> for ::std::string::String {
-        fn from(value: ListStreamSetsContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ListStreamSetsContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListStreamSetsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListStreamSetsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ListStreamSetsContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`ListStreamsContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ListStreamsContentName(::std::string::String);
-    impl ::std::ops::Deref for ListStreamsContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ListStreamsContentName> for ::std::string::String {
-        fn from(value: ListStreamsContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ListStreamsContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListStreamsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListStreamsContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ListStreamsContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`ListSubtitlesContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ListSubtitlesContentName(::std::string::String);
-    impl ::std::ops::Deref for ListSubtitlesContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ListSubtitlesContentName> for ::std::string::String {
-        fn from(value: ListSubtitlesContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ListSubtitlesContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ListSubtitlesContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ListSubtitlesContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ListSubtitlesContentName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -5589,6 +2752,61 @@ pub mod types {
         }
     }
     impl<'de> ::serde::Deserialize<'de> for ListViewingPagesSort {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
+    ///Origin domain name of a stream. At most 100 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct OriginDomainName(::std::string::String);
+    impl ::std::ops::Deref for OriginDomainName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<OriginDomainName> for ::std::string::String {
+        fn from(value: OriginDomainName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for OriginDomainName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 100usize {
+                return Err("longer than 100 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for OriginDomainName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for OriginDomainName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for OriginDomainName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -6142,6 +3360,66 @@ pub mod types {
             Default::default()
         }
     }
+    ///Name of a playlist. At most 200 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct PlaylistName(::std::string::String);
+    impl ::std::ops::Deref for PlaylistName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PlaylistName> for ::std::string::String {
+        fn from(value: PlaylistName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PlaylistName {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 200usize {
+                return Err("longer than 200 characters".into());
+            }
+            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
+            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PlaylistName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PlaylistName {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for PlaylistName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///A viewing condition of a policy rule (the sample: parameter COUNTRY, operand !=, a country code).
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -6221,7 +3499,7 @@ pub mod types {
     pub struct PosterCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<PosterCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Image format. Default UNKNOWN; ignored when content is given.
         #[serde(default = "defaults::poster_create_format")]
         pub format: crate::types::PosterFormat,
@@ -6233,7 +3511,7 @@ pub mod types {
         pub timestamp: ::std::option::Option<i64>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<PosterCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
         ///Whether the poster is used in the pre-playback slideshow; at most 20 posters per content (FULL_POSTER_SLIDESHOW). Default false.
         #[serde(default)]
         pub used_in_slideshow: bool,
@@ -6257,116 +3535,6 @@ pub mod types {
     impl PosterCreate {
         pub fn builder() -> builder::PosterCreate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PosterCreateContent(::std::string::String);
-    impl ::std::ops::Deref for PosterCreateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PosterCreateContent> for ::std::string::String {
-        fn from(value: PosterCreateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PosterCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PosterCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PosterCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PosterCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PosterCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for PosterCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PosterCreateUrl> for ::std::string::String {
-        fn from(value: PosterCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PosterCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PosterCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PosterCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PosterCreateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///The posters of a content.
@@ -6401,7 +3569,7 @@ pub mod types {
     pub struct PosterUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<PosterUpdateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Image format. Default UNKNOWN (the default applies at registration); ignored when content is given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::PosterFormat>,
@@ -6413,7 +3581,7 @@ pub mod types {
         pub timestamp: ::std::option::Option<i64>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<PosterUpdateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
         ///Whether the poster is used in the pre-playback slideshow; at most 20 posters per content (FULL_POSTER_SLIDESHOW). Default false (the default applies at registration).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub used_in_slideshow: ::std::option::Option<bool>,
@@ -6424,663 +3592,6 @@ pub mod types {
     impl PosterUpdate {
         pub fn builder() -> builder::PosterUpdate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PosterUpdateContent(::std::string::String);
-    impl ::std::ops::Deref for PosterUpdateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PosterUpdateContent> for ::std::string::String {
-        fn from(value: PosterUpdateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PosterUpdateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PosterUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PosterUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PosterUpdateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct PosterUpdateUrl(::std::string::String);
-    impl ::std::ops::Deref for PosterUpdateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<PosterUpdateUrl> for ::std::string::String {
-        fn from(value: PosterUpdateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for PosterUpdateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for PosterUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for PosterUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for PosterUpdateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterDocumentContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterDocumentContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterDocumentContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterDocumentContentName> for ::std::string::String {
-        fn from(value: RegisterDocumentContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterDocumentContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for RegisterDocumentContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterDocumentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterDocumentsBulkContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterDocumentsBulkContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterDocumentsBulkContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterDocumentsBulkContentName>
-    for ::std::string::String {
-        fn from(value: RegisterDocumentsBulkContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterDocumentsBulkContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterDocumentsBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RegisterDocumentsBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterDocumentsBulkContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterPosterContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterPosterContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterPosterContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterPosterContentName> for ::std::string::String {
-        fn from(value: RegisterPosterContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterPosterContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterPosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for RegisterPosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterPosterContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterPostersBulkContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterPostersBulkContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterPostersBulkContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterPostersBulkContentName> for ::std::string::String {
-        fn from(value: RegisterPostersBulkContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterPostersBulkContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterPostersBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RegisterPostersBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterPostersBulkContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterStreamContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterStreamContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterStreamContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterStreamContentName> for ::std::string::String {
-        fn from(value: RegisterStreamContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterStreamContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for RegisterStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterStreamContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterStreamSetContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterStreamSetContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterStreamSetContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterStreamSetContentName> for ::std::string::String {
-        fn from(value: RegisterStreamSetContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterStreamSetContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RegisterStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterStreamSetContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterStreamsBulkContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterStreamsBulkContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterStreamsBulkContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterStreamsBulkContentName> for ::std::string::String {
-        fn from(value: RegisterStreamsBulkContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterStreamsBulkContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterStreamsBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RegisterStreamsBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterStreamsBulkContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterSubtitleContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterSubtitleContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterSubtitleContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterSubtitleContentName> for ::std::string::String {
-        fn from(value: RegisterSubtitleContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterSubtitleContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for RegisterSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterSubtitleContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`RegisterSubtitlesBulkContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct RegisterSubtitlesBulkContentName(::std::string::String);
-    impl ::std::ops::Deref for RegisterSubtitlesBulkContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<RegisterSubtitlesBulkContentName>
-    for ::std::string::String {
-        fn from(value: RegisterSubtitlesBulkContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for RegisterSubtitlesBulkContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for RegisterSubtitlesBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for RegisterSubtitlesBulkContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for RegisterSubtitlesBulkContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///Response of a single registration: the id of the new item.
@@ -7128,66 +3639,6 @@ pub mod types {
     impl RegisteredName {
         pub fn builder() -> builder::RegisteredName {
             Default::default()
-        }
-    }
-    ///`ReorderPostersContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ReorderPostersContentName(::std::string::String);
-    impl ::std::ops::Deref for ReorderPostersContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ReorderPostersContentName> for ::std::string::String {
-        fn from(value: ReorderPostersContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ReorderPostersContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ReorderPostersContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ReorderPostersContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ReorderPostersContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///Body of Add revoked audience.
@@ -7588,6 +4039,61 @@ pub mod types {
             Default::default()
         }
     }
+    ///Path of a video file on the storage service. At most 400 characters.
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct StoragePath(::std::string::String);
+    impl ::std::ops::Deref for StoragePath {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<StoragePath> for ::std::string::String {
+        fn from(value: StoragePath) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for StoragePath {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 400usize {
+                return Err("longer than 400 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for StoragePath {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for StoragePath {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for StoragePath {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::serde::de::Error>::custom(e.to_string())
+                })
+        }
+    }
     ///A stream (returned). Every field except id, path, format, playback_rate, is_original, status and the timestamps may be null.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -7689,10 +4195,10 @@ pub mod types {
         pub audio_codec: ::std::option::Option<AudioCodec>,
         ///Label of the audio track.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_label: ::std::option::Option<StreamCreateAudioLabel>,
+        pub audio_label: ::std::option::Option<TrackLabel>,
         ///ISO 639 two-letter language code of the audio.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_language: ::std::option::Option<StreamCreateAudioLanguage>,
+        pub audio_language: ::std::option::Option<LanguageCode>,
         ///Audio track type; only for a stream without video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub audio_track_type: ::std::option::Option<AudioTrackType>,
@@ -7718,9 +4224,9 @@ pub mod types {
         pub is_original: bool,
         ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub origin_domain_name: ::std::option::Option<StreamCreateOriginDomainName>,
+        pub origin_domain_name: ::std::option::Option<OriginDomainName>,
         ///Path of the video file on the storage service.
-        pub path: StreamCreatePath,
+        pub path: StoragePath,
         ///Playback rate. Default 1.
         #[serde(default = "defaults::stream_create_playback_rate")]
         pub playback_rate: f64,
@@ -7743,230 +4249,6 @@ pub mod types {
     impl StreamCreate {
         pub fn builder() -> builder::StreamCreate {
             Default::default()
-        }
-    }
-    ///Label of the audio track.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamCreateAudioLabel(::std::string::String);
-    impl ::std::ops::Deref for StreamCreateAudioLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamCreateAudioLabel> for ::std::string::String {
-        fn from(value: StreamCreateAudioLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamCreateAudioLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamCreateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamCreateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamCreateAudioLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code of the audio.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamCreateAudioLanguage(::std::string::String);
-    impl ::std::ops::Deref for StreamCreateAudioLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamCreateAudioLanguage> for ::std::string::String {
-        fn from(value: StreamCreateAudioLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamCreateAudioLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamCreateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamCreateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamCreateAudioLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamCreateOriginDomainName(::std::string::String);
-    impl ::std::ops::Deref for StreamCreateOriginDomainName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamCreateOriginDomainName> for ::std::string::String {
-        fn from(value: StreamCreateOriginDomainName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamCreateOriginDomainName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamCreateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for StreamCreateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamCreateOriginDomainName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Path of the video file on the storage service.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamCreatePath(::std::string::String);
-    impl ::std::ops::Deref for StreamCreatePath {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamCreatePath> for ::std::string::String {
-        fn from(value: StreamCreatePath) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamCreatePath {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 400usize {
-                return Err("longer than 400 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamCreatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamCreatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamCreatePath {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///The streams of a content.
@@ -8038,7 +4320,7 @@ pub mod types {
         pub distribution_id: ::std::option::Option<::uuid::Uuid>,
         ///Name of the stream set, unique within the content; generated when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<StreamSetCreateName>,
+        pub name: ::std::option::Option<StreamSetName>,
         ///Ids of streams of the content. Streams of different formats cannot be mixed (STREAM_SET_MIXED_FORMATS); at most one stream of format MP4 or UNKNOWN.
         pub streams: ::std::vec::Vec<::uuid::Uuid>,
         ///Ids of subtitles of the content.
@@ -8050,23 +4332,37 @@ pub mod types {
             Default::default()
         }
     }
-    ///Name of the stream set, unique within the content; generated when omitted.
+    ///The stream sets of a content.
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    pub struct StreamSetList {
+        ///Stream sets.
+        #[serde(default)]
+        pub data: ::std::vec::Vec<StreamSet>,
+    }
+    #[cfg(feature = "builders")]
+    impl StreamSetList {
+        pub fn builder() -> builder::StreamSetList {
+            Default::default()
+        }
+    }
+    ///Name of a stream set, unique within its content. At most 200 characters of `0-9`, `a-z`, `A-Z`, `_` and `-`.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamSetCreateName(::std::string::String);
-    impl ::std::ops::Deref for StreamSetCreateName {
+    pub struct StreamSetName(::std::string::String);
+    impl ::std::ops::Deref for StreamSetName {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<StreamSetCreateName> for ::std::string::String {
-        fn from(value: StreamSetCreateName) -> Self {
+    impl ::std::convert::From<StreamSetName> for ::std::string::String {
+        fn from(value: StreamSetName) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for StreamSetCreateName {
+    impl ::std::str::FromStr for StreamSetName {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -8082,7 +4378,7 @@ pub mod types {
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for StreamSetCreateName {
+    impl ::std::convert::TryFrom<&str> for StreamSetName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -8090,7 +4386,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamSetCreateName {
+    impl ::std::convert::TryFrom<::std::string::String> for StreamSetName {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -8098,7 +4394,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for StreamSetCreateName {
+    impl<'de> ::serde::Deserialize<'de> for StreamSetName {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -8108,20 +4404,6 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
-        }
-    }
-    ///The stream sets of a content.
-    #[derive(::serde::Serialize, Clone, Debug, Default)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamSetList {
-        ///Stream sets.
-        #[serde(default)]
-        pub data: ::std::vec::Vec<StreamSet>,
-    }
-    #[cfg(feature = "builders")]
-    impl StreamSetList {
-        pub fn builder() -> builder::StreamSetList {
-            Default::default()
         }
     }
     ///Response of Register stream set.
@@ -8169,10 +4451,10 @@ pub mod types {
         pub audio_codec: ::std::option::Option<AudioCodec>,
         ///Label of the audio track.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_label: ::std::option::Option<StreamUpdateAudioLabel>,
+        pub audio_label: ::std::option::Option<TrackLabel>,
         ///ISO 639 two-letter language code of the audio.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audio_language: ::std::option::Option<StreamUpdateAudioLanguage>,
+        pub audio_language: ::std::option::Option<LanguageCode>,
         ///Audio track type; only for a stream without video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub audio_track_type: ::std::option::Option<AudioTrackType>,
@@ -8199,10 +4481,10 @@ pub mod types {
         pub is_original: ::std::option::Option<bool>,
         ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub origin_domain_name: ::std::option::Option<StreamUpdateOriginDomainName>,
+        pub origin_domain_name: ::std::option::Option<OriginDomainName>,
         ///Path of the video file on the storage service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub path: ::std::option::Option<StreamUpdatePath>,
+        pub path: ::std::option::Option<StoragePath>,
         ///Playback rate. Default 1 (the default applies at registration).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_rate: ::std::option::Option<f64>,
@@ -8225,230 +4507,6 @@ pub mod types {
     impl StreamUpdate {
         pub fn builder() -> builder::StreamUpdate {
             Default::default()
-        }
-    }
-    ///Label of the audio track.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamUpdateAudioLabel(::std::string::String);
-    impl ::std::ops::Deref for StreamUpdateAudioLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamUpdateAudioLabel> for ::std::string::String {
-        fn from(value: StreamUpdateAudioLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamUpdateAudioLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamUpdateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamUpdateAudioLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamUpdateAudioLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code of the audio.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamUpdateAudioLanguage(::std::string::String);
-    impl ::std::ops::Deref for StreamUpdateAudioLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamUpdateAudioLanguage> for ::std::string::String {
-        fn from(value: StreamUpdateAudioLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamUpdateAudioLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamUpdateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamUpdateAudioLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamUpdateAudioLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Origin domain name; only when the storage service is not the origin, normally omitted. Request only.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamUpdateOriginDomainName(::std::string::String);
-    impl ::std::ops::Deref for StreamUpdateOriginDomainName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamUpdateOriginDomainName> for ::std::string::String {
-        fn from(value: StreamUpdateOriginDomainName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamUpdateOriginDomainName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 100usize {
-                return Err("longer than 100 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamUpdateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for StreamUpdateOriginDomainName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamUpdateOriginDomainName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Path of the video file on the storage service.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct StreamUpdatePath(::std::string::String);
-    impl ::std::ops::Deref for StreamUpdatePath {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<StreamUpdatePath> for ::std::string::String {
-        fn from(value: StreamUpdatePath) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for StreamUpdatePath {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 400usize {
-                return Err("longer than 400 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for StreamUpdatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for StreamUpdatePath {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for StreamUpdatePath {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///A streaming policy (returned). Rules are evaluated in order; the first matching rule's stream selection applies; when none matches an implicit rule decides the stream set.
@@ -8573,250 +4631,22 @@ pub mod types {
     pub struct SubtitleCreate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<SubtitleCreateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Subtitle format. Default UNKNOWN; ignored when content is given (detected from the data).
         #[serde(default = "defaults::subtitle_create_format")]
         pub format: crate::types::SubtitleFormat,
         ///Label of the subtitle.
-        pub label: SubtitleCreateLabel,
+        pub label: TrackLabel,
         ///ISO 639 two-letter language code. Default ja.
         #[serde(default = "defaults::subtitle_create_language")]
-        pub language: SubtitleCreateLanguage,
+        pub language: LanguageCode,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<SubtitleCreateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleCreate {
         pub fn builder() -> builder::SubtitleCreate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleCreateContent(::std::string::String);
-    impl ::std::ops::Deref for SubtitleCreateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleCreateContent> for ::std::string::String {
-        fn from(value: SubtitleCreateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleCreateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleCreateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleCreateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Label of the subtitle.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleCreateLabel(::std::string::String);
-    impl ::std::ops::Deref for SubtitleCreateLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleCreateLabel> for ::std::string::String {
-        fn from(value: SubtitleCreateLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleCreateLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleCreateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleCreateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleCreateLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code. Default ja.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleCreateLanguage(::std::string::String);
-    impl ::std::ops::Deref for SubtitleCreateLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleCreateLanguage> for ::std::string::String {
-        fn from(value: SubtitleCreateLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::default::Default for SubtitleCreateLanguage {
-        fn default() -> Self {
-            SubtitleCreateLanguage("ja".to_string())
-        }
-    }
-    impl ::std::str::FromStr for SubtitleCreateLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleCreateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleCreateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleCreateLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleCreateUrl(::std::string::String);
-    impl ::std::ops::Deref for SubtitleCreateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleCreateUrl> for ::std::string::String {
-        fn from(value: SubtitleCreateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleCreateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleCreateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleCreateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///The subtitles of a content.
@@ -8839,246 +4669,23 @@ pub mod types {
     pub struct SubtitleUpdate {
         ///The file as base64; url or content is required. Wins over url when both are sent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub content: ::std::option::Option<SubtitleUpdateContent>,
+        pub content: ::std::option::Option<Base64File>,
         ///Subtitle format. Default UNKNOWN (the default applies at registration); ignored when content is given (detected from the data).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub format: ::std::option::Option<crate::types::SubtitleFormat>,
         ///Label of the subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<SubtitleUpdateLabel>,
+        pub label: ::std::option::Option<TrackLabel>,
         ///ISO 639 two-letter language code. Default ja (the default applies at registration).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub language: ::std::option::Option<SubtitleUpdateLanguage>,
+        pub language: ::std::option::Option<LanguageCode>,
         ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub url: ::std::option::Option<SubtitleUpdateUrl>,
+        pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleUpdate {
         pub fn builder() -> builder::SubtitleUpdate {
             Default::default()
-        }
-    }
-    ///The file as base64; url or content is required. Wins over url when both are sent.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleUpdateContent(::std::string::String);
-    impl ::std::ops::Deref for SubtitleUpdateContent {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleUpdateContent> for ::std::string::String {
-        fn from(value: SubtitleUpdateContent) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleUpdateContent {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 10485760usize {
-                return Err("longer than 10485760 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleUpdateContent {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleUpdateContent {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Label of the subtitle.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleUpdateLabel(::std::string::String);
-    impl ::std::ops::Deref for SubtitleUpdateLabel {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleUpdateLabel> for ::std::string::String {
-        fn from(value: SubtitleUpdateLabel) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleUpdateLabel {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 15usize {
-                return Err("longer than 15 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleUpdateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleUpdateLabel {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleUpdateLabel {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 639 two-letter language code. Default ja (the default applies at registration).
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleUpdateLanguage(::std::string::String);
-    impl ::std::ops::Deref for SubtitleUpdateLanguage {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleUpdateLanguage> for ::std::string::String {
-        fn from(value: SubtitleUpdateLanguage) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleUpdateLanguage {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleUpdateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleUpdateLanguage {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleUpdateLanguage {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///URL of the file; url or content is required. The service neither downloads it nor checks that the file exists.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct SubtitleUpdateUrl(::std::string::String);
-    impl ::std::ops::Deref for SubtitleUpdateUrl {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SubtitleUpdateUrl> for ::std::string::String {
-        fn from(value: SubtitleUpdateUrl) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SubtitleUpdateUrl {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SubtitleUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SubtitleUpdateUrl {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for SubtitleUpdateUrl {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///A key/value tag; both members are strings.
@@ -9097,23 +4704,23 @@ pub mod types {
             Default::default()
         }
     }
-    ///`UpdateContentContentName`
+    ///Title of a content or a document. At most 200 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateContentContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdateContentContentName {
+    pub struct Title(::std::string::String);
+    impl ::std::ops::Deref for Title {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<UpdateContentContentName> for ::std::string::String {
-        fn from(value: UpdateContentContentName) -> Self {
+    impl ::std::convert::From<Title> for ::std::string::String {
+        fn from(value: Title) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for UpdateContentContentName {
+    impl ::std::str::FromStr for Title {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
@@ -9121,15 +4728,10 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for UpdateContentContentName {
+    impl ::std::convert::TryFrom<&str> for Title {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -9137,7 +4739,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateContentContentName {
+    impl ::std::convert::TryFrom<::std::string::String> for Title {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -9145,7 +4747,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for UpdateContentContentName {
+    impl<'de> ::serde::Deserialize<'de> for Title {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -9157,39 +4759,34 @@ pub mod types {
                 })
         }
     }
-    ///`UpdateDocumentContentName`
+    ///Label of an audio track or a subtitle. At most 15 characters.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateDocumentContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdateDocumentContentName {
+    pub struct TrackLabel(::std::string::String);
+    impl ::std::ops::Deref for TrackLabel {
         type Target = ::std::string::String;
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
-    impl ::std::convert::From<UpdateDocumentContentName> for ::std::string::String {
-        fn from(value: UpdateDocumentContentName) -> Self {
+    impl ::std::convert::From<TrackLabel> for ::std::string::String {
+        fn from(value: TrackLabel) -> Self {
             value.0
         }
     }
-    impl ::std::str::FromStr for UpdateDocumentContentName {
+    impl ::std::str::FromStr for TrackLabel {
         type Err = self::error::ConversionError;
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
+            if value.chars().count() > 15usize {
+                return Err("longer than 15 characters".into());
             }
             Ok(Self(value.to_string()))
         }
     }
-    impl ::std::convert::TryFrom<&str> for UpdateDocumentContentName {
+    impl ::std::convert::TryFrom<&str> for TrackLabel {
         type Error = self::error::ConversionError;
         fn try_from(
             value: &str,
@@ -9197,7 +4794,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateDocumentContentName {
+    impl ::std::convert::TryFrom<::std::string::String> for TrackLabel {
         type Error = self::error::ConversionError;
         fn try_from(
             value: ::std::string::String,
@@ -9205,307 +4802,7 @@ pub mod types {
             value.parse()
         }
     }
-    impl<'de> ::serde::Deserialize<'de> for UpdateDocumentContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdatePosterContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdatePosterContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdatePosterContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdatePosterContentName> for ::std::string::String {
-        fn from(value: UpdatePosterContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdatePosterContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdatePosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdatePosterContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdatePosterContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateStreamContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateStreamContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdateStreamContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateStreamContentName> for ::std::string::String {
-        fn from(value: UpdateStreamContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateStreamContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateStreamContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateStreamContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateStreamSetContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateStreamSetContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdateStreamSetContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateStreamSetContentName> for ::std::string::String {
-        fn from(value: UpdateStreamSetContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateStreamSetContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateStreamSetContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateStreamSetContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateStreamSetSetName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateStreamSetSetName(::std::string::String);
-    impl ::std::ops::Deref for UpdateStreamSetSetName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateStreamSetSetName> for ::std::string::String {
-        fn from(value: UpdateStreamSetSetName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateStreamSetSetName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateStreamSetSetName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateStreamSetSetName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///`UpdateSubtitleContentName`
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct UpdateSubtitleContentName(::std::string::String);
-    impl ::std::ops::Deref for UpdateSubtitleContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<UpdateSubtitleContentName> for ::std::string::String {
-        fn from(value: UpdateSubtitleContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for UpdateSubtitleContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for UpdateSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for UpdateSubtitleContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for UpdateSubtitleContentName {
+    impl<'de> ::serde::Deserialize<'de> for TrackLabel {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
             D: ::serde::Deserializer<'de>,
@@ -9639,7 +4936,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub configurations: ::std::option::Option<PageConfigurations>,
         ///Name of the content the page publishes; fixed after registration.
-        pub content_name: ViewingPageCreateContentName,
+        pub content_name: ContentName,
         ///Maximum number of simultaneous viewers; omitted means unlimited (the document's words; that null means the same is the reading here). Not applied to signed URLs without aud.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub max_simultaneous_viewers: ::std::option::Option<i64>,
@@ -9659,67 +4956,6 @@ pub mod types {
     impl ViewingPageCreate {
         pub fn builder() -> builder::ViewingPageCreate {
             Default::default()
-        }
-    }
-    ///Name of the content the page publishes; fixed after registration.
-    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(transparent)]
-    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-    pub struct ViewingPageCreateContentName(::std::string::String);
-    impl ::std::ops::Deref for ViewingPageCreateContentName {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<ViewingPageCreateContentName> for ::std::string::String {
-        fn from(value: ViewingPageCreateContentName) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for ViewingPageCreateContentName {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 200usize {
-                return Err("longer than 200 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ViewingPageCreateContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String>
-    for ViewingPageCreateContentName {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for ViewingPageCreateContentName {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///One page of the viewing page list.
@@ -9952,10 +5188,7 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct CategoryCreate {
-            name: ::std::result::Result<
-                super::CategoryCreateName,
-                ::vidplat_core::Refusal,
-            >,
+            name: ::std::result::Result<super::CategoryName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for CategoryCreate {
             fn default() -> Self {
@@ -9969,7 +5202,7 @@ pub mod types {
         impl CategoryCreate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::CategoryCreateName>,
+                T: ::vidplat_core::IntoValue<super::CategoryName>,
             {
                 self.name = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -10249,7 +5482,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct CategoryUpdate {
             name: ::std::result::Result<
-                ::std::option::Option<super::CategoryUpdateName>,
+                ::std::option::Option<super::CategoryName>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -10263,7 +5496,7 @@ pub mod types {
         impl CategoryUpdate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::CategoryUpdateName>,
+                T: ::vidplat_core::IntoOptional<super::CategoryName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -11105,7 +6338,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::ContentCreateName>,
+                ::std::option::Option<super::ContentName>,
                 ::vidplat_core::Refusal,
             >,
             playlist_item_overrides: ::std::result::Result<
@@ -11137,7 +6370,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             seek_preview_content: ::std::result::Result<
-                ::std::option::Option<super::ContentCreateSeekPreviewContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             seek_preview_url: ::std::result::Result<
@@ -11168,10 +6401,7 @@ pub mod types {
                 ::std::vec::Vec<super::Tag>,
                 ::vidplat_core::Refusal,
             >,
-            title: ::std::result::Result<
-                super::ContentCreateTitle,
-                ::vidplat_core::Refusal,
-            >,
+            title: ::std::result::Result<super::Title, ::vidplat_core::Refusal>,
             type_: ::std::result::Result<
                 crate::types::ContentType,
                 ::vidplat_core::Refusal,
@@ -11300,7 +6530,7 @@ pub mod types {
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentCreateName>,
+                T: ::vidplat_core::IntoOptional<super::ContentName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -11374,7 +6604,7 @@ pub mod types {
             }
             pub fn seek_preview_content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentCreateSeekPreviewContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.seek_preview_content = ::vidplat_core::IntoOptional::into_optional(
                         value,
@@ -11447,7 +6677,7 @@ pub mod types {
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ContentCreateTitle>,
+                T: ::vidplat_core::IntoValue<super::Title>,
             {
                 self.title = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("title"));
@@ -11534,27 +6764,24 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ContentDocumentCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::ContentDocumentCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             filename: ::std::result::Result<
-                ::std::option::Option<super::ContentDocumentCreateFilename>,
+                ::std::option::Option<super::DocumentFilename>,
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::vidplat_core::Refusal,
             >,
-            title: ::std::result::Result<
-                super::ContentDocumentCreateTitle,
-                ::vidplat_core::Refusal,
-            >,
+            title: ::std::result::Result<super::Title, ::vidplat_core::Refusal>,
             type_: ::std::result::Result<
-                ::std::option::Option<super::ContentDocumentCreateType>,
+                ::std::option::Option<super::DocumentType>,
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::ContentDocumentCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -11575,7 +6802,7 @@ pub mod types {
         impl ContentDocumentCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -11583,7 +6810,7 @@ pub mod types {
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateFilename>,
+                T: ::vidplat_core::IntoOptional<super::DocumentFilename>,
             {
                 self.filename = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("filename"));
@@ -11599,7 +6826,7 @@ pub mod types {
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ContentDocumentCreateTitle>,
+                T: ::vidplat_core::IntoValue<super::Title>,
             {
                 self.title = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("title"));
@@ -11607,7 +6834,7 @@ pub mod types {
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateType>,
+                T: ::vidplat_core::IntoOptional<super::DocumentType>,
             {
                 self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("type_"));
@@ -11615,7 +6842,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentDocumentCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -11745,7 +6972,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ContentPosterCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::ContentPosterCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
@@ -11765,7 +6992,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::ContentPosterCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
             used_in_slideshow: ::std::result::Result<bool, ::vidplat_core::Refusal>,
@@ -11791,7 +7018,7 @@ pub mod types {
         impl ContentPosterCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentPosterCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -11831,7 +7058,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentPosterCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -12168,11 +7395,11 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             audio_label: ::std::result::Result<
-                ::std::option::Option<super::ContentStreamCreateAudioLabel>,
+                ::std::option::Option<super::TrackLabel>,
                 ::vidplat_core::Refusal,
             >,
             audio_language: ::std::result::Result<
-                ::std::option::Option<super::ContentStreamCreateAudioLanguage>,
+                ::std::option::Option<super::LanguageCode>,
                 ::vidplat_core::Refusal,
             >,
             audio_track_type: ::std::result::Result<
@@ -12209,13 +7436,10 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             origin_domain_name: ::std::result::Result<
-                ::std::option::Option<super::ContentStreamCreateOriginDomainName>,
+                ::std::option::Option<super::OriginDomainName>,
                 ::vidplat_core::Refusal,
             >,
-            path: ::std::result::Result<
-                super::ContentStreamCreatePath,
-                ::vidplat_core::Refusal,
-            >,
+            path: ::std::result::Result<super::StoragePath, ::vidplat_core::Refusal>,
             playback_rate: ::std::result::Result<f64, ::vidplat_core::Refusal>,
             sample_rate: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -12290,7 +7514,7 @@ pub mod types {
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentStreamCreateAudioLabel>,
+                T: ::vidplat_core::IntoOptional<super::TrackLabel>,
             {
                 self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_label"));
@@ -12298,7 +7522,7 @@ pub mod types {
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentStreamCreateAudioLanguage>,
+                T: ::vidplat_core::IntoOptional<super::LanguageCode>,
             {
                 self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_language"));
@@ -12380,9 +7604,7 @@ pub mod types {
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<
-                    super::ContentStreamCreateOriginDomainName,
-                >,
+                T: ::vidplat_core::IntoOptional<super::OriginDomainName>,
             {
                 self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
                         value,
@@ -12392,7 +7614,7 @@ pub mod types {
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ContentStreamCreatePath>,
+                T: ::vidplat_core::IntoValue<super::StoragePath>,
             {
                 self.path = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("path"));
@@ -12512,7 +7734,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::ContentStreamSetCreateName>,
+                ::std::option::Option<super::StreamSetName>,
                 ::vidplat_core::Refusal,
             >,
             stream_names: ::std::result::Result<
@@ -12547,7 +7769,7 @@ pub mod types {
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentStreamSetCreateName>,
+                T: ::vidplat_core::IntoOptional<super::StreamSetName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -12604,19 +7826,16 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ContentSubtitleCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::ContentSubtitleCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
                 crate::types::SubtitleFormat,
                 ::vidplat_core::Refusal,
             >,
-            label: ::std::result::Result<
-                super::ContentSubtitleCreateLabel,
-                ::vidplat_core::Refusal,
-            >,
+            label: ::std::result::Result<super::TrackLabel, ::vidplat_core::Refusal>,
             language: ::std::result::Result<
-                super::ContentSubtitleCreateLanguage,
+                super::LanguageCode,
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
@@ -12624,7 +7843,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::ContentSubtitleCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -12645,7 +7864,7 @@ pub mod types {
         impl ContentSubtitleCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentSubtitleCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -12661,7 +7880,7 @@ pub mod types {
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ContentSubtitleCreateLabel>,
+                T: ::vidplat_core::IntoValue<super::TrackLabel>,
             {
                 self.label = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("label"));
@@ -12669,7 +7888,7 @@ pub mod types {
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ContentSubtitleCreateLanguage>,
+                T: ::vidplat_core::IntoValue<super::LanguageCode>,
             {
                 self.language = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("language"));
@@ -12685,7 +7904,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentSubtitleCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -13204,7 +8423,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             seek_preview_content: ::std::result::Result<
-                ::std::option::Option<super::ContentUpdateSeekPreviewContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             seek_preview_url: ::std::result::Result<
@@ -13224,7 +8443,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             title: ::std::result::Result<
-                ::std::option::Option<super::ContentUpdateTitle>,
+                ::std::option::Option<super::Title>,
                 ::vidplat_core::Refusal,
             >,
             type_: ::std::result::Result<
@@ -13394,7 +8613,7 @@ pub mod types {
             }
             pub fn seek_preview_content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentUpdateSeekPreviewContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.seek_preview_content = ::vidplat_core::IntoOptional::into_optional(
                         value,
@@ -13442,7 +8661,7 @@ pub mod types {
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::ContentUpdateTitle>,
+                T: ::vidplat_core::IntoOptional<super::Title>,
             {
                 self.title = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("title"));
@@ -14010,23 +9229,20 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct DocumentCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::DocumentCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             filename: ::std::result::Result<
-                ::std::option::Option<super::DocumentCreateFilename>,
+                ::std::option::Option<super::DocumentFilename>,
                 ::vidplat_core::Refusal,
             >,
-            title: ::std::result::Result<
-                super::DocumentCreateTitle,
-                ::vidplat_core::Refusal,
-            >,
+            title: ::std::result::Result<super::Title, ::vidplat_core::Refusal>,
             type_: ::std::result::Result<
-                ::std::option::Option<super::DocumentCreateType>,
+                ::std::option::Option<super::DocumentType>,
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::DocumentCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -14046,7 +9262,7 @@ pub mod types {
         impl DocumentCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -14054,7 +9270,7 @@ pub mod types {
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentCreateFilename>,
+                T: ::vidplat_core::IntoOptional<super::DocumentFilename>,
             {
                 self.filename = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("filename"));
@@ -14062,7 +9278,7 @@ pub mod types {
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::DocumentCreateTitle>,
+                T: ::vidplat_core::IntoValue<super::Title>,
             {
                 self.title = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("title"));
@@ -14070,7 +9286,7 @@ pub mod types {
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentCreateType>,
+                T: ::vidplat_core::IntoOptional<super::DocumentType>,
             {
                 self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("type_"));
@@ -14078,7 +9294,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -14155,23 +9371,23 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct DocumentUpdate {
             content: ::std::result::Result<
-                ::std::option::Option<super::DocumentUpdateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             filename: ::std::result::Result<
-                ::std::option::Option<super::DocumentUpdateFilename>,
+                ::std::option::Option<super::DocumentFilename>,
                 ::vidplat_core::Refusal,
             >,
             title: ::std::result::Result<
-                ::std::option::Option<super::DocumentUpdateTitle>,
+                ::std::option::Option<super::Title>,
                 ::vidplat_core::Refusal,
             >,
             type_: ::std::result::Result<
-                ::std::option::Option<super::DocumentUpdateType>,
+                ::std::option::Option<super::DocumentType>,
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::DocumentUpdateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -14189,7 +9405,7 @@ pub mod types {
         impl DocumentUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentUpdateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -14197,7 +9413,7 @@ pub mod types {
             }
             pub fn filename<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentUpdateFilename>,
+                T: ::vidplat_core::IntoOptional<super::DocumentFilename>,
             {
                 self.filename = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("filename"));
@@ -14205,7 +9421,7 @@ pub mod types {
             }
             pub fn title<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentUpdateTitle>,
+                T: ::vidplat_core::IntoOptional<super::Title>,
             {
                 self.title = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("title"));
@@ -14213,7 +9429,7 @@ pub mod types {
             }
             pub fn type_<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentUpdateType>,
+                T: ::vidplat_core::IntoOptional<super::DocumentType>,
             {
                 self.type_ = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("type_"));
@@ -14221,7 +9437,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::DocumentUpdateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -14683,7 +9899,7 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct LabelCreate {
-            name: ::std::result::Result<super::LabelCreateName, ::vidplat_core::Refusal>,
+            name: ::std::result::Result<super::LabelName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for LabelCreate {
             fn default() -> Self {
@@ -14697,7 +9913,7 @@ pub mod types {
         impl LabelCreate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::LabelCreateName>,
+                T: ::vidplat_core::IntoValue<super::LabelName>,
             {
                 self.name = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -14762,7 +9978,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct LabelUpdate {
             name: ::std::result::Result<
-                ::std::option::Option<super::LabelUpdateName>,
+                ::std::option::Option<super::LabelName>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -14776,7 +9992,7 @@ pub mod types {
         impl LabelUpdate {
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::LabelUpdateName>,
+                T: ::vidplat_core::IntoOptional<super::LabelName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -17048,7 +12264,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct PosterCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::PosterCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
@@ -17064,7 +12280,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::PosterCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
             used_in_slideshow: ::std::result::Result<bool, ::vidplat_core::Refusal>,
@@ -17089,7 +12305,7 @@ pub mod types {
         impl PosterCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PosterCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -17121,7 +12337,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PosterCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -17257,7 +12473,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct PosterUpdate {
             content: ::std::result::Result<
-                ::std::option::Option<super::PosterUpdateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
@@ -17273,7 +12489,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::PosterUpdateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
             used_in_slideshow: ::std::result::Result<
@@ -17301,7 +12517,7 @@ pub mod types {
         impl PosterUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PosterUpdateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -17333,7 +12549,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::PosterUpdateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -19333,11 +14549,11 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             audio_label: ::std::result::Result<
-                ::std::option::Option<super::StreamCreateAudioLabel>,
+                ::std::option::Option<super::TrackLabel>,
                 ::vidplat_core::Refusal,
             >,
             audio_language: ::std::result::Result<
-                ::std::option::Option<super::StreamCreateAudioLanguage>,
+                ::std::option::Option<super::LanguageCode>,
                 ::vidplat_core::Refusal,
             >,
             audio_track_type: ::std::result::Result<
@@ -19370,13 +14586,10 @@ pub mod types {
             >,
             is_original: ::std::result::Result<bool, ::vidplat_core::Refusal>,
             origin_domain_name: ::std::result::Result<
-                ::std::option::Option<super::StreamCreateOriginDomainName>,
+                ::std::option::Option<super::OriginDomainName>,
                 ::vidplat_core::Refusal,
             >,
-            path: ::std::result::Result<
-                super::StreamCreatePath,
-                ::vidplat_core::Refusal,
-            >,
+            path: ::std::result::Result<super::StoragePath, ::vidplat_core::Refusal>,
             playback_rate: ::std::result::Result<f64, ::vidplat_core::Refusal>,
             sample_rate: ::std::result::Result<
                 ::std::option::Option<i64>,
@@ -19448,7 +14661,7 @@ pub mod types {
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamCreateAudioLabel>,
+                T: ::vidplat_core::IntoOptional<super::TrackLabel>,
             {
                 self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_label"));
@@ -19456,7 +14669,7 @@ pub mod types {
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamCreateAudioLanguage>,
+                T: ::vidplat_core::IntoOptional<super::LanguageCode>,
             {
                 self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_language"));
@@ -19530,7 +14743,7 @@ pub mod types {
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamCreateOriginDomainName>,
+                T: ::vidplat_core::IntoOptional<super::OriginDomainName>,
             {
                 self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
                         value,
@@ -19540,7 +14753,7 @@ pub mod types {
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::StreamCreatePath>,
+                T: ::vidplat_core::IntoValue<super::StoragePath>,
             {
                 self.path = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("path"));
@@ -19881,7 +15094,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             name: ::std::result::Result<
-                ::std::option::Option<super::StreamSetCreateName>,
+                ::std::option::Option<super::StreamSetName>,
                 ::vidplat_core::Refusal,
             >,
             streams: ::std::result::Result<
@@ -19916,7 +15129,7 @@ pub mod types {
             }
             pub fn name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamSetCreateName>,
+                T: ::vidplat_core::IntoOptional<super::StreamSetName>,
             {
                 self.name = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("name"));
@@ -20133,11 +15346,11 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             audio_label: ::std::result::Result<
-                ::std::option::Option<super::StreamUpdateAudioLabel>,
+                ::std::option::Option<super::TrackLabel>,
                 ::vidplat_core::Refusal,
             >,
             audio_language: ::std::result::Result<
-                ::std::option::Option<super::StreamUpdateAudioLanguage>,
+                ::std::option::Option<super::LanguageCode>,
                 ::vidplat_core::Refusal,
             >,
             audio_track_type: ::std::result::Result<
@@ -20173,11 +15386,11 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             origin_domain_name: ::std::result::Result<
-                ::std::option::Option<super::StreamUpdateOriginDomainName>,
+                ::std::option::Option<super::OriginDomainName>,
                 ::vidplat_core::Refusal,
             >,
             path: ::std::result::Result<
-                ::std::option::Option<super::StreamUpdatePath>,
+                ::std::option::Option<super::StoragePath>,
                 ::vidplat_core::Refusal,
             >,
             playback_rate: ::std::result::Result<
@@ -20250,7 +15463,7 @@ pub mod types {
             }
             pub fn audio_label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamUpdateAudioLabel>,
+                T: ::vidplat_core::IntoOptional<super::TrackLabel>,
             {
                 self.audio_label = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_label"));
@@ -20258,7 +15471,7 @@ pub mod types {
             }
             pub fn audio_language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamUpdateAudioLanguage>,
+                T: ::vidplat_core::IntoOptional<super::LanguageCode>,
             {
                 self.audio_language = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("audio_language"));
@@ -20332,7 +15545,7 @@ pub mod types {
             }
             pub fn origin_domain_name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamUpdateOriginDomainName>,
+                T: ::vidplat_core::IntoOptional<super::OriginDomainName>,
             {
                 self.origin_domain_name = ::vidplat_core::IntoOptional::into_optional(
                         value,
@@ -20342,7 +15555,7 @@ pub mod types {
             }
             pub fn path<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::StreamUpdatePath>,
+                T: ::vidplat_core::IntoOptional<super::StoragePath>,
             {
                 self.path = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("path"));
@@ -20922,23 +16135,20 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct SubtitleCreate {
             content: ::std::result::Result<
-                ::std::option::Option<super::SubtitleCreateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
                 crate::types::SubtitleFormat,
                 ::vidplat_core::Refusal,
             >,
-            label: ::std::result::Result<
-                super::SubtitleCreateLabel,
-                ::vidplat_core::Refusal,
-            >,
+            label: ::std::result::Result<super::TrackLabel, ::vidplat_core::Refusal>,
             language: ::std::result::Result<
-                super::SubtitleCreateLanguage,
+                super::LanguageCode,
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::SubtitleCreateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -20958,7 +16168,7 @@ pub mod types {
         impl SubtitleCreate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleCreateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -20974,7 +16184,7 @@ pub mod types {
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::SubtitleCreateLabel>,
+                T: ::vidplat_core::IntoValue<super::TrackLabel>,
             {
                 self.label = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("label"));
@@ -20982,7 +16192,7 @@ pub mod types {
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::SubtitleCreateLanguage>,
+                T: ::vidplat_core::IntoValue<super::LanguageCode>,
             {
                 self.language = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("language"));
@@ -20990,7 +16200,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleCreateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -21067,7 +16277,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct SubtitleUpdate {
             content: ::std::result::Result<
-                ::std::option::Option<super::SubtitleUpdateContent>,
+                ::std::option::Option<super::Base64File>,
                 ::vidplat_core::Refusal,
             >,
             format: ::std::result::Result<
@@ -21075,15 +16285,15 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             label: ::std::result::Result<
-                ::std::option::Option<super::SubtitleUpdateLabel>,
+                ::std::option::Option<super::TrackLabel>,
                 ::vidplat_core::Refusal,
             >,
             language: ::std::result::Result<
-                ::std::option::Option<super::SubtitleUpdateLanguage>,
+                ::std::option::Option<super::LanguageCode>,
                 ::vidplat_core::Refusal,
             >,
             url: ::std::result::Result<
-                ::std::option::Option<super::SubtitleUpdateUrl>,
+                ::std::option::Option<super::FileUrl>,
                 ::vidplat_core::Refusal,
             >,
         }
@@ -21101,7 +16311,7 @@ pub mod types {
         impl SubtitleUpdate {
             pub fn content<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateContent>,
+                T: ::vidplat_core::IntoOptional<super::Base64File>,
             {
                 self.content = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("content"));
@@ -21117,7 +16327,7 @@ pub mod types {
             }
             pub fn label<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateLabel>,
+                T: ::vidplat_core::IntoOptional<super::TrackLabel>,
             {
                 self.label = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("label"));
@@ -21125,7 +16335,7 @@ pub mod types {
             }
             pub fn language<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateLanguage>,
+                T: ::vidplat_core::IntoOptional<super::LanguageCode>,
             {
                 self.language = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("language"));
@@ -21133,7 +16343,7 @@ pub mod types {
             }
             pub fn url<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoOptional<super::SubtitleUpdateUrl>,
+                T: ::vidplat_core::IntoOptional<super::FileUrl>,
             {
                 self.url = ::vidplat_core::IntoOptional::into_optional(value)
                     .map_err(|refusal| refusal.at("url"));
@@ -21549,7 +16759,7 @@ pub mod types {
                 ::vidplat_core::Refusal,
             >,
             content_name: ::std::result::Result<
-                super::ViewingPageCreateContentName,
+                super::ContentName,
                 ::vidplat_core::Refusal,
             >,
             max_simultaneous_viewers: ::std::result::Result<
@@ -21607,7 +16817,7 @@ pub mod types {
             }
             pub fn content_name<T>(mut self, value: T) -> Self
             where
-                T: ::vidplat_core::IntoValue<super::ViewingPageCreateContentName>,
+                T: ::vidplat_core::IntoValue<super::ContentName>,
             {
                 self.content_name = ::vidplat_core::IntoValue::into_value(value)
                     .map_err(|refusal| refusal.at("content_name"));
@@ -22108,8 +17318,8 @@ pub mod types {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
-        pub(super) fn content_subtitle_create_language() -> super::ContentSubtitleCreateLanguage {
-            super::ContentSubtitleCreateLanguage("ja".to_string())
+        pub(super) fn content_subtitle_create_language() -> super::LanguageCode {
+            super::LanguageCode("ja".to_string())
         }
         pub(super) fn poster_create_format() -> crate::types::PosterFormat {
             ::serde_json::from_str::<crate::types::PosterFormat>("\"UNKNOWN\"").unwrap()
@@ -22125,8 +17335,8 @@ pub mod types {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
-        pub(super) fn subtitle_create_language() -> super::SubtitleCreateLanguage {
-            super::SubtitleCreateLanguage("ja".to_string())
+        pub(super) fn subtitle_create_language() -> super::LanguageCode {
+            super::LanguageCode("ja".to_string())
         }
         pub(super) fn viewing_page_create_status() -> crate::types::PageStatus {
             ::serde_json::from_str::<crate::types::PageStatus>("\"PUBLIC\"").unwrap()
@@ -22246,7 +17456,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<BulkRegisteredId>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "responses" => ::std::option::Option::Some(0usize),
@@ -22298,11 +17510,21 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<CategoryStatistics>>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -22416,7 +17638,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<CategoryName> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -22473,7 +17695,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Category>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -22525,8 +17747,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "id" => ::std::option::Option::Some(0usize),
@@ -22597,8 +17823,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<CategoryParent>>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "id" => ::std::option::Option::Some(0usize),
@@ -22664,10 +17894,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content_count" => ::std::option::Option::Some(0usize),
@@ -22771,7 +18009,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<CategoryName>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -22828,10 +18068,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -22925,10 +18173,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23022,10 +18278,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -23119,37 +18383,89 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
-                    let mut member_25 = ::std::option::Option::None;
-                    let mut member_26 = ::std::option::Option::None;
-                    let mut member_27 = ::std::option::Option::None;
-                    let mut member_28 = ::std::option::Option::None;
-                    let mut member_29 = ::std::option::Option::None;
-                    let mut member_30 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<::std::vec::Vec<Chapter>> = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<CtaActions>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<::std::vec::Vec<Document>> = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<crate::types::EncodeStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<PlaylistItemOverrides>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<::std::vec::Vec<Poster>> = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::vec::Vec<StreamSet>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_25: ::std::option::Option<::std::vec::Vec<Stream>> = ::std::option::Option::None;
+                    let mut member_26: ::std::option::Option<
+                        ::std::vec::Vec<Subtitle>,
+                    > = ::std::option::Option::None;
+                    let mut member_27: ::std::option::Option<::std::vec::Vec<Tag>> = ::std::option::Option::None;
+                    let mut member_28: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_29: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_30: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "category_id" => ::std::option::Option::Some(0usize),
@@ -23590,33 +18906,79 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
-                    let mut member_25 = ::std::option::Option::None;
-                    let mut member_26 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::uuid::Uuid> = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<ChapterCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<ContentCreateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<ContentDocumentCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        crate::types::EncodeStatus,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<ContentName>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<PlaylistItemOverridesCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<::std::num::NonZeroU64> = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::vec::Vec<ContentPosterCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<ContentCreatePresentationDocumentName>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<ContentCreatePrimaryPosterName>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<ContentCreateSeekPreviewUrl>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        crate::types::ContentStatus,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::vec::Vec<ContentStreamSetCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::vec::Vec<ContentStreamCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::vec::Vec<ContentSubtitleCreate>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<::std::vec::Vec<Tag>> = ::std::option::Option::None;
+                    let mut member_25: ::std::option::Option<Title> = ::std::option::Option::None;
+                    let mut member_26: ::std::option::Option<
+                        crate::types::ContentType,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "category_id" => ::std::option::Option::Some(0usize),
@@ -24041,12 +19403,22 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<DocumentFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<Title> = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<DocumentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -24180,10 +19552,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<ContentSummary>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "current_page" => ::std::option::Option::Some(0usize),
@@ -24277,14 +19657,28 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        crate::types::PosterFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<bool> = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -24439,12 +19833,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<RegisteredItem>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<RegisteredItem>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<RegisteredName>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::vec::Vec<RegisteredItem>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::vec::Vec<RegisteredItem>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "documents" => ::std::option::Option::Some(0usize),
@@ -24553,9 +19959,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -24638,7 +20050,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<DeliveryVolume>>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "statistics" => ::std::option::Option::Some(0usize),
@@ -24690,27 +20104,63 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<AudioCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<TrackLabel>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<LanguageCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<AudioTrackType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        crate::types::StreamFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<bool> = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<OriginDomainName>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<StoragePath> = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<f64> = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        crate::types::StreamStatus,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<VideoCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "audio_bitrate" => ::std::option::Option::Some(0usize),
@@ -25058,10 +20508,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<StreamSetName>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "distribution_id" => ::std::option::Option::Some(0usize),
@@ -25160,12 +20618,20 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        crate::types::SubtitleFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<TrackLabel> = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<LanguageCode> = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -25291,31 +20757,77 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<::std::vec::Vec<Chapter>> = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<crate::types::EncodeStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<PlaylistItemOverrides>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<::std::vec::Vec<Tag>> = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "category_id" => ::std::option::Option::Some(0usize),
@@ -25691,27 +21203,69 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<ChapterUpdate>>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::vidplat_core::Patch<ContentUpdateDescription>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<crate::types::EncodeStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::vidplat_core::Patch<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<PlaylistItemOverridesUpdate>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::vidplat_core::Patch<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::vidplat_core::Patch<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::vidplat_core::Patch<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::vidplat_core::Patch<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::vidplat_core::Patch<ContentUpdateSeekPreviewUrl>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<Tag>>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<Title>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "category_id" => ::std::option::Option::Some(0usize),
@@ -26039,10 +21593,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<CtaCardOption>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -26144,8 +21706,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -26224,8 +21790,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Date>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "bytes_downloaded" => ::std::option::Option::Some(0usize),
@@ -26296,14 +21866,30 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -26467,7 +22053,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<DocumentCreate>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "requests" => ::std::option::Option::Some(0usize),
@@ -26524,11 +22112,19 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<DocumentFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<Title> = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<DocumentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -26641,7 +22237,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Document>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -26693,11 +22289,21 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<DocumentFilename>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<Title>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<DocumentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -26810,8 +22416,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<crate::types::ErrorCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "code" => ::std::option::Option::Some(0usize),
@@ -26877,13 +22487,27 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::vec::Vec<ForwardRule>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -27022,7 +22646,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<ForwardPolicy>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -27074,10 +22700,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<PolicyCondition>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<crate::types::ForwardType>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "conditions" => ::std::option::Option::Some(0usize),
@@ -27176,10 +22810,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -27278,7 +22920,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<LabelName> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -27335,7 +22977,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Label>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -27387,7 +23029,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<LabelName>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -27444,10 +23088,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -27554,27 +23206,69 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<PageAuthentication>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::vec::Vec<CustomErrorResponse>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<PageExposedMetadata>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<PageFooter>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -27909,12 +23603,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28044,7 +23750,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28109,29 +23817,75 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<PlayChapter>>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<CtaActions>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<PlayDocument>>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<PlayPosterSlideshow>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<PlayPresentation>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<PlayStream>>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<PlaySubtitle>>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<Tag>>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<crate::types::PlayResponseType>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "category" => ::std::option::Option::Some(0usize),
@@ -28422,7 +24176,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28487,20 +24243,48 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<AudioCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<AudioTrackType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<VideoCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28687,15 +24471,31 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentType>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::ContentStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<::std::vec::Vec<Tag>> = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28857,9 +24657,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -28952,9 +24758,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -29047,9 +24859,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -29142,10 +24960,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<PlaylistItem>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "playlist_description" => ::std::option::Option::Some(0usize),
@@ -29239,9 +25065,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<crate::types::PolicyConditionOperand>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<crate::types::PolicyConditionParameter>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "operand" => ::std::option::Option::Some(0usize),
@@ -29326,16 +25158,36 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::PosterFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -29524,7 +25376,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<PosterCreate>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "requests" => ::std::option::Option::Some(0usize),
@@ -29581,13 +25435,25 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        crate::types::PosterFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<bool> = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -29726,7 +25592,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Poster>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -29778,7 +25644,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "order" => ::std::option::Option::Some(0usize),
@@ -29835,13 +25703,27 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<crate::types::PosterFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -29990,7 +25872,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -30055,8 +25939,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "id" => ::std::option::Option::Some(0usize),
@@ -30127,7 +26015,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -30184,7 +26074,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        RevokedAudienceAddRevokedAudience,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "revoked_audience" => ::std::option::Option::Some(0usize),
@@ -30241,9 +26133,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -30336,16 +26234,36 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<SiteConfigurations>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<crate::types::PropagationStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<SslCertificate>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<SiteStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "access_denial_timeout" => {
@@ -30523,17 +26441,39 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -30738,31 +26678,81 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
-                    let mut member_22 = ::std::option::Option::None;
-                    let mut member_23 = ::std::option::Option::None;
-                    let mut member_24 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<SiteAuthentication>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<ContentScope>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::vec::Vec<CustomErrorResponse>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<SiteExposedMetadata>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<PageFooter>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<::serde_json::Value>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_22: ::std::option::Option<
+                        ::std::vec::Vec<UserContentScope>,
+                    > = ::std::option::Option::None;
+                    let mut member_23: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_24: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -31154,14 +27144,30 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -31319,7 +27325,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Site>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -31371,13 +27377,27 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -31526,28 +27546,72 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
-                    let mut member_20 = ::std::option::Option::None;
-                    let mut member_21 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<AudioCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<AudioTrackType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_20: ::std::option::Option<
+                        ::std::option::Option<VideoCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_21: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "audio_bitrate" => ::std::option::Option::Some(0usize),
@@ -31851,7 +27915,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<StreamCreate>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "requests" => ::std::option::Option::Some(0usize),
@@ -31908,26 +27974,60 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<AudioCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<TrackLabel>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<LanguageCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<AudioTrackType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        crate::types::StreamFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<bool> = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<OriginDomainName>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<StoragePath> = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<f64> = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        crate::types::StreamStatus,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<VideoCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "audio_bitrate" => ::std::option::Option::Some(0usize),
@@ -32257,7 +28357,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Stream>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -32309,8 +28409,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamSelectionKey>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "key" => ::std::option::Option::Some(0usize),
@@ -32381,12 +28485,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -32510,10 +28626,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<StreamSetName>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "distribution_id" => ::std::option::Option::Some(0usize),
@@ -32617,7 +28741,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<StreamSet>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -32669,7 +28795,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "name" => ::std::option::Option::Some(0usize),
@@ -32726,9 +28854,15 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "distribution_id" => ::std::option::Option::Some(0usize),
@@ -32813,26 +28947,66 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
-                    let mut member_11 = ::std::option::Option::None;
-                    let mut member_12 = ::std::option::Option::None;
-                    let mut member_13 = ::std::option::Option::None;
-                    let mut member_14 = ::std::option::Option::None;
-                    let mut member_15 = ::std::option::Option::None;
-                    let mut member_16 = ::std::option::Option::None;
-                    let mut member_17 = ::std::option::Option::None;
-                    let mut member_18 = ::std::option::Option::None;
-                    let mut member_19 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<AudioCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<TrackLabel>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<LanguageCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<AudioTrackType>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::std::num::NonZeroU64>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_11: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_12: ::std::option::Option<
+                        ::std::option::Option<OriginDomainName>,
+                    > = ::std::option::Option::None;
+                    let mut member_13: ::std::option::Option<
+                        ::std::option::Option<StoragePath>,
+                    > = ::std::option::Option::None;
+                    let mut member_14: ::std::option::Option<
+                        ::std::option::Option<f64>,
+                    > = ::std::option::Option::None;
+                    let mut member_15: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_16: ::std::option::Option<
+                        ::std::option::Option<crate::types::StreamStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_17: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_18: ::std::option::Option<
+                        ::std::option::Option<VideoCodec>,
+                    > = ::std::option::Option::None;
+                    let mut member_19: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "audio_bitrate" => ::std::option::Option::Some(0usize),
@@ -33176,15 +29350,33 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::vec::Vec<StreamingRule>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "created_at" => ::std::option::Option::Some(0usize),
@@ -33348,7 +29540,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<StreamingPolicy>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -33400,8 +29594,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<PolicyCondition>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<StreamSelection>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "conditions" => ::std::option::Option::Some(0usize),
@@ -33462,14 +29660,30 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<crate::types::SubtitleFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -33628,7 +29842,9 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<SubtitleCreate>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "requests" => ::std::option::Option::Some(0usize),
@@ -33685,11 +29901,17 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        crate::types::SubtitleFormat,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<TrackLabel> = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<LanguageCode> = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -33794,7 +30016,7 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<::std::vec::Vec<Subtitle>> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "data" => ::std::option::Option::Some(0usize),
@@ -33846,11 +30068,21 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<Base64File>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<crate::types::SubtitleFormat>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<TrackLabel>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<LanguageCode>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<FileUrl>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "content" => ::std::option::Option::Some(0usize),
@@ -33960,8 +30192,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "key" => ::std::option::Option::Some(0usize),
@@ -34032,10 +30268,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<ScopeCondition>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let mut extra = ::serde_json::Map::new();
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
@@ -34127,17 +30371,39 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
-                    let mut member_8 = ::std::option::Option::None;
-                    let mut member_9 = ::std::option::Option::None;
-                    let mut member_10 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<PageConfigurations>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_8: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_9: ::std::option::Option<
+                        ::std::option::Option<crate::types::PageStatus>,
+                    > = ::std::option::Option::None;
+                    let mut member_10: ::std::option::Option<
+                        ::std::option::Option<vidplat_core::Timestamp>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "access_denial_timeout" => {
@@ -34325,14 +30591,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
-                    let mut member_6 = ::std::option::Option::None;
-                    let mut member_7 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<PageConfigurations>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<ContentName> = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::std::vec::Vec<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<bool> = ::std::option::Option::None;
+                    let mut member_6: ::std::option::Option<
+                        ::std::option::Option<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_7: ::std::option::Option<crate::types::PageStatus> = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "access_denial_timeout" => {
@@ -34488,10 +30764,18 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::vec::Vec<ViewingPage>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::std::option::Option<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<bool>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "current_page" => ::std::option::Option::Some(0usize),
@@ -34585,8 +30869,12 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<::std::string::String>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "id" => ::std::option::Option::Some(0usize),
@@ -34652,12 +30940,24 @@ pub mod types {
                 where
                     A: ::serde::de::MapAccess<'de>,
                 {
-                    let mut member_0 = ::std::option::Option::None;
-                    let mut member_1 = ::std::option::Option::None;
-                    let mut member_2 = ::std::option::Option::None;
-                    let mut member_3 = ::std::option::Option::None;
-                    let mut member_4 = ::std::option::Option::None;
-                    let mut member_5 = ::std::option::Option::None;
+                    let mut member_0: ::std::option::Option<
+                        ::vidplat_core::Patch<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_1: ::std::option::Option<
+                        ::std::option::Option<PageConfigurations>,
+                    > = ::std::option::Option::None;
+                    let mut member_2: ::std::option::Option<
+                        ::vidplat_core::Patch<i64>,
+                    > = ::std::option::Option::None;
+                    let mut member_3: ::std::option::Option<
+                        ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+                    > = ::std::option::Option::None;
+                    let mut member_4: ::std::option::Option<
+                        ::vidplat_core::Patch<::uuid::Uuid>,
+                    > = ::std::option::Option::None;
+                    let mut member_5: ::std::option::Option<
+                        ::std::option::Option<crate::types::PageStatus>,
+                    > = ::std::option::Option::None;
                     let names = ::vidplat_core::__private::MemberName {
                         index_of: |name: &str| match name {
                             "access_denial_timeout" => {
@@ -35027,19 +31327,19 @@ pub mod types {
             self.truncated
         }
     }
-    impl ::vidplat_core::FromText for CategoryCreateName {
+    impl ::vidplat_core::FromText for Base64File {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <CategoryCreateName>::try_from(text)
+            <Base64File>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for CategoryUpdateName {
+    impl ::vidplat_core::FromText for CategoryName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <CategoryUpdateName>::try_from(text)
+            <CategoryName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35048,14 +31348,6 @@ pub mod types {
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
             <ContentCreateDescription>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentCreateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentCreateName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35075,14 +31367,6 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for ContentCreateSeekPreviewContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentCreateSeekPreviewContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
     impl ::vidplat_core::FromText for ContentCreateSeekPreviewUrl {
         fn from_text(
             text: &str,
@@ -35091,139 +31375,11 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for ContentCreateTitle {
+    impl ::vidplat_core::FromText for ContentName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentCreateTitle>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentDocumentCreateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentDocumentCreateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentDocumentCreateFilename {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentDocumentCreateFilename>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentDocumentCreateTitle {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentDocumentCreateTitle>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentDocumentCreateType {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentDocumentCreateType>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentDocumentCreateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentDocumentCreateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentPosterCreateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentPosterCreateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentPosterCreateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentPosterCreateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentStreamCreateAudioLabel {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentStreamCreateAudioLabel>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentStreamCreateAudioLanguage {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentStreamCreateAudioLanguage>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentStreamCreateOriginDomainName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentStreamCreateOriginDomainName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentStreamCreatePath {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentStreamCreatePath>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentStreamSetCreateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentStreamSetCreateName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentSubtitleCreateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentSubtitleCreateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentSubtitleCreateLabel {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentSubtitleCreateLabel>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentSubtitleCreateLanguage {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentSubtitleCreateLanguage>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ContentSubtitleCreateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentSubtitleCreateUrl>::try_from(text)
+            <ContentName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35235,14 +31391,6 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for ContentUpdateSeekPreviewContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentUpdateSeekPreviewContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
     impl ::vidplat_core::FromText for ContentUpdateSeekPreviewUrl {
         fn from_text(
             text: &str,
@@ -35251,147 +31399,27 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for ContentUpdateTitle {
+    impl ::vidplat_core::FromText for DocumentFilename {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ContentUpdateTitle>::try_from(text)
+            <DocumentFilename>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for DeleteContentContentName {
+    impl ::vidplat_core::FromText for DocumentType {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteContentContentName>::try_from(text)
+            <DocumentType>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for DeleteDocumentContentName {
+    impl ::vidplat_core::FromText for FileUrl {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteDocumentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DeletePosterContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeletePosterContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DeleteStreamContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteStreamContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DeleteStreamSetContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteStreamSetContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DeleteStreamSetSetName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteStreamSetSetName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DeleteSubtitleContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DeleteSubtitleContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentCreateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentCreateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentCreateFilename {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentCreateFilename>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentCreateTitle {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentCreateTitle>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentCreateType {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentCreateType>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentCreateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentCreateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentUpdateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentUpdateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentUpdateFilename {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentUpdateFilename>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentUpdateTitle {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentUpdateTitle>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentUpdateType {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentUpdateType>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for DocumentUpdateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <DocumentUpdateUrl>::try_from(text)
+            <FileUrl>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35400,38 +31428,6 @@ pub mod types {
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
             <GetCategoryStatistics>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetContentContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetContentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetContentStatisticsContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetContentStatisticsContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetDocumentContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetDocumentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetPlayInformationContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetPlayInformationContentName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35467,67 +31463,19 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for GetPlaylistItemsPlaylistName {
+    impl ::vidplat_core::FromText for LabelName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetPlaylistItemsPlaylistName>::try_from(text)
+            <LabelName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for GetPosterContentName {
+    impl ::vidplat_core::FromText for LanguageCode {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetPosterContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetStreamContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetStreamContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetStreamSetContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetStreamSetContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetStreamSetSetName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetStreamSetSetName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for GetSubtitleContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <GetSubtitleContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for LabelCreateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <LabelCreateName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for LabelUpdateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <LabelUpdateName>::try_from(text)
+            <LanguageCode>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35552,46 +31500,6 @@ pub mod types {
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
             <ListContentsSort>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ListDocumentsContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ListDocumentsContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ListPostersContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ListPostersContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ListStreamSetsContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ListStreamSetsContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ListStreamsContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ListStreamsContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ListSubtitlesContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ListSubtitlesContentName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35627,115 +31535,19 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PosterCreateContent {
+    impl ::vidplat_core::FromText for OriginDomainName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PosterCreateContent>::try_from(text)
+            <OriginDomainName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for PosterCreateUrl {
+    impl ::vidplat_core::FromText for PlaylistName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PosterCreateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for PosterUpdateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PosterUpdateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for PosterUpdateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <PosterUpdateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterDocumentContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterDocumentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterDocumentsBulkContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterDocumentsBulkContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterPosterContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterPosterContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterPostersBulkContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterPostersBulkContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterStreamContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterStreamContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterStreamSetContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterStreamSetContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterStreamsBulkContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterStreamsBulkContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterSubtitleContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterSubtitleContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for RegisterSubtitlesBulkContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <RegisterSubtitlesBulkContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ReorderPostersContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ReorderPostersContentName>::try_from(text)
+            <PlaylistName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -35747,203 +31559,35 @@ pub mod types {
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for StreamCreateAudioLabel {
+    impl ::vidplat_core::FromText for StoragePath {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamCreateAudioLabel>::try_from(text)
+            <StoragePath>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for StreamCreateAudioLanguage {
+    impl ::vidplat_core::FromText for StreamSetName {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamCreateAudioLanguage>::try_from(text)
+            <StreamSetName>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for StreamCreateOriginDomainName {
+    impl ::vidplat_core::FromText for Title {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamCreateOriginDomainName>::try_from(text)
+            <Title>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
-    impl ::vidplat_core::FromText for StreamCreatePath {
+    impl ::vidplat_core::FromText for TrackLabel {
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamCreatePath>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for StreamSetCreateName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamSetCreateName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for StreamUpdateAudioLabel {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamUpdateAudioLabel>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for StreamUpdateAudioLanguage {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamUpdateAudioLanguage>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for StreamUpdateOriginDomainName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamUpdateOriginDomainName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for StreamUpdatePath {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <StreamUpdatePath>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleCreateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleCreateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleCreateLabel {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleCreateLabel>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleCreateLanguage {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleCreateLanguage>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleCreateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleCreateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleUpdateContent {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleUpdateContent>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleUpdateLabel {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleUpdateLabel>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleUpdateLanguage {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleUpdateLanguage>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for SubtitleUpdateUrl {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <SubtitleUpdateUrl>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateContentContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateContentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateDocumentContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateDocumentContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdatePosterContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdatePosterContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateStreamContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateStreamContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateStreamSetContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateStreamSetContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateStreamSetSetName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateStreamSetSetName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for UpdateSubtitleContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <UpdateSubtitleContentName>::try_from(text)
-                .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
-        }
-    }
-    impl ::vidplat_core::FromText for ViewingPageCreateContentName {
-        fn from_text(
-            text: &str,
-        ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-            <ViewingPageCreateContentName>::try_from(text)
+            <TrackLabel>::try_from(text)
                 .map_err(|e| ::vidplat_core::Refusal::new(e.to_string()))
         }
     }
@@ -38313,10 +33957,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeleteContent<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeleteContentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> DeleteContent<'a> {
         /// A builder with nothing set.
@@ -38330,7 +33971,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteContentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38367,10 +34008,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetContent<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetContentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> GetContent<'a> {
         /// A builder with nothing set.
@@ -38384,7 +34022,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetContentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38421,10 +34059,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdateContent<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdateContentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::ContentUpdate,
             ::vidplat_core::Refusal,
@@ -38443,7 +34078,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateContentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38500,10 +34135,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ListDocuments<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ListDocumentsContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> ListDocuments<'a> {
         /// A builder with nothing set.
@@ -38517,7 +34149,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ListDocumentsContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38554,10 +34186,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterDocument<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterDocumentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::DocumentCreate,
             ::vidplat_core::Refusal,
@@ -38576,7 +34205,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38633,10 +34262,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterDocumentsBulk<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterDocumentsBulkContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::DocumentBulkCreate,
             ::vidplat_core::Refusal,
@@ -38655,7 +34281,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterDocumentsBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38712,10 +34338,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeleteDocument<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeleteDocumentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         document_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> DeleteDocument<'a> {
@@ -38733,7 +34356,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38779,10 +34402,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetDocument<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetDocumentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         document_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> GetDocument<'a> {
@@ -38800,7 +34420,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38846,10 +34466,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdateDocument<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdateDocumentContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         document_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::DocumentUpdate,
@@ -38872,7 +34489,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateDocumentContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -38938,10 +34555,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetPlayInformation<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetPlayInformationContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         disable_cfp: ::std::result::Result<
             ::std::option::Option<bool>,
             ::vidplat_core::Refusal,
@@ -38994,7 +34608,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetPlayInformationContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39108,10 +34722,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ListPosters<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ListPostersContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> ListPosters<'a> {
         /// A builder with nothing set.
@@ -39125,7 +34736,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ListPostersContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39162,10 +34773,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterPoster<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterPosterContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::PosterCreate,
             ::vidplat_core::Refusal,
@@ -39184,7 +34792,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterPosterContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39241,10 +34849,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterPostersBulk<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterPostersBulkContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::PosterBulkCreate,
             ::vidplat_core::Refusal,
@@ -39263,7 +34868,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterPostersBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39320,10 +34925,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ReorderPosters<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ReorderPostersContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::PosterOrder,
             ::vidplat_core::Refusal,
@@ -39342,7 +34944,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ReorderPostersContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39399,10 +35001,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeletePoster<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeletePosterContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         poster_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> DeletePoster<'a> {
@@ -39420,7 +35019,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeletePosterContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39466,10 +35065,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetPoster<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetPosterContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         poster_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> GetPoster<'a> {
@@ -39487,7 +35083,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetPosterContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39533,10 +35129,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdatePoster<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdatePosterContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         poster_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::PosterUpdate,
@@ -39559,7 +35152,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdatePosterContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39625,10 +35218,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetContentStatistics<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetContentStatisticsContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         end: ::std::result::Result<
             ::std::option::Option<vidplat_core::Date>,
             ::vidplat_core::Refusal,
@@ -39657,7 +35247,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetContentStatisticsContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39721,10 +35311,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ListStreamSets<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ListStreamSetsContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> ListStreamSets<'a> {
         /// A builder with nothing set.
@@ -39738,7 +35325,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ListStreamSetsContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39775,10 +35362,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterStreamSet<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterStreamSetContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::StreamSetCreate,
             ::vidplat_core::Refusal,
@@ -39797,7 +35381,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39854,14 +35438,8 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeleteStreamSet<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeleteStreamSetContentName,
-            ::vidplat_core::Refusal,
-        >,
-        set_name: ::std::result::Result<
-            types::DeleteStreamSetSetName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
+        set_name: ::std::result::Result<types::StreamSetName, ::vidplat_core::Refusal>,
     }
     impl<'a> DeleteStreamSet<'a> {
         /// A builder with nothing set.
@@ -39878,7 +35456,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39886,7 +35464,7 @@ pub mod builder {
         }
         pub fn set_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::StreamSetName>,
         {
             self.set_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("set_name"));
@@ -39924,14 +35502,8 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetStreamSet<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetStreamSetContentName,
-            ::vidplat_core::Refusal,
-        >,
-        set_name: ::std::result::Result<
-            types::GetStreamSetSetName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
+        set_name: ::std::result::Result<types::StreamSetName, ::vidplat_core::Refusal>,
     }
     impl<'a> GetStreamSet<'a> {
         /// A builder with nothing set.
@@ -39948,7 +35520,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -39956,7 +35528,7 @@ pub mod builder {
         }
         pub fn set_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::StreamSetName>,
         {
             self.set_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("set_name"));
@@ -39994,14 +35566,8 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdateStreamSet<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdateStreamSetContentName,
-            ::vidplat_core::Refusal,
-        >,
-        set_name: ::std::result::Result<
-            types::UpdateStreamSetSetName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
+        set_name: ::std::result::Result<types::StreamSetName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::StreamSetUpdate,
             ::vidplat_core::Refusal,
@@ -40023,7 +35589,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateStreamSetContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40031,7 +35597,7 @@ pub mod builder {
         }
         pub fn set_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateStreamSetSetName>,
+            T: ::vidplat_core::IntoValue<types::StreamSetName>,
         {
             self.set_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("set_name"));
@@ -40089,10 +35655,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ListStreams<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ListStreamsContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> ListStreams<'a> {
         /// A builder with nothing set.
@@ -40106,7 +35669,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ListStreamsContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40143,10 +35706,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterStream<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterStreamContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::StreamCreate,
             ::vidplat_core::Refusal,
@@ -40165,7 +35725,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40222,10 +35782,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterStreamsBulk<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterStreamsBulkContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::StreamBulkCreate,
             ::vidplat_core::Refusal,
@@ -40244,7 +35801,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterStreamsBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40301,10 +35858,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeleteStream<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeleteStreamContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         stream_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> DeleteStream<'a> {
@@ -40322,7 +35876,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40368,10 +35922,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetStream<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetStreamContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         stream_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> GetStream<'a> {
@@ -40389,7 +35940,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40435,10 +35986,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdateStream<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdateStreamContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         stream_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::StreamUpdate,
@@ -40461,7 +36009,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateStreamContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40527,10 +36075,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct ListSubtitles<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::ListSubtitlesContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
     }
     impl<'a> ListSubtitles<'a> {
         /// A builder with nothing set.
@@ -40544,7 +36089,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::ListSubtitlesContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40581,10 +36126,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterSubtitle<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterSubtitleContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::SubtitleCreate,
             ::vidplat_core::Refusal,
@@ -40603,7 +36145,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40660,10 +36202,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct RegisterSubtitlesBulk<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::RegisterSubtitlesBulkContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::SubtitleBulkCreate,
             ::vidplat_core::Refusal,
@@ -40682,7 +36221,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::RegisterSubtitlesBulkContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40739,10 +36278,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct DeleteSubtitle<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::DeleteSubtitleContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         subtitle_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> DeleteSubtitle<'a> {
@@ -40760,7 +36296,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::DeleteSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40806,10 +36342,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct GetSubtitle<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::GetSubtitleContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         subtitle_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
     }
     impl<'a> GetSubtitle<'a> {
@@ -40827,7 +36360,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -40873,10 +36406,7 @@ pub mod builder {
     #[derive(Debug, Clone)]
     pub struct UpdateSubtitle<'a> {
         client: &'a super::Client,
-        content_name: ::std::result::Result<
-            types::UpdateSubtitleContentName,
-            ::vidplat_core::Refusal,
-        >,
+        content_name: ::std::result::Result<types::ContentName, ::vidplat_core::Refusal>,
         subtitle_id: ::std::result::Result<::uuid::Uuid, ::vidplat_core::Refusal>,
         body: ::std::result::Result<
             types::builder::SubtitleUpdate,
@@ -40899,7 +36429,7 @@ pub mod builder {
         }
         pub fn content_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::UpdateSubtitleContentName>,
+            T: ::vidplat_core::IntoValue<types::ContentName>,
         {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
@@ -41677,7 +37207,7 @@ pub mod builder {
     pub struct GetPlaylistItems<'a> {
         client: &'a super::Client,
         playlist_name: ::std::result::Result<
-            types::GetPlaylistItemsPlaylistName,
+            types::PlaylistName,
             ::vidplat_core::Refusal,
         >,
         include_private: ::std::result::Result<
@@ -41698,7 +37228,7 @@ pub mod builder {
         }
         pub fn playlist_name<T>(mut self, value: T) -> Self
         where
-            T: ::vidplat_core::IntoValue<types::GetPlaylistItemsPlaylistName>,
+            T: ::vidplat_core::IntoValue<types::PlaylistName>,
         {
             self.playlist_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("playlist_name"));
@@ -43860,9 +39390,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdateContentContentName>
-            + ::vidplat_core::IntoValue<types::GetContentContentName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::ContentUpdate,
         ) -> types::builder::ContentUpdate,
@@ -43885,9 +39413,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdateDocumentContentName>
-            + ::vidplat_core::IntoValue<types::GetDocumentContentName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
         P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::DocumentUpdate,
@@ -43917,9 +39443,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdatePosterContentName>
-            + ::vidplat_core::IntoValue<types::GetPosterContentName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
         P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::PosterUpdate,
@@ -43949,12 +39473,8 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdateStreamSetContentName>
-            + ::vidplat_core::IntoValue<types::GetStreamSetContentName>
-            + ::std::clone::Clone,
-        P1: ::vidplat_core::IntoValue<types::UpdateStreamSetSetName>
-            + ::vidplat_core::IntoValue<types::GetStreamSetSetName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
+        P1: ::vidplat_core::IntoValue<types::StreamSetName> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::StreamSetUpdate,
         ) -> types::builder::StreamSetUpdate,
@@ -43983,9 +39503,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdateStreamContentName>
-            + ::vidplat_core::IntoValue<types::GetStreamContentName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
         P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::StreamUpdate,
@@ -44015,9 +39533,7 @@ Two requests. The API has no version check: a change another client makes betwee
         change: F,
     ) -> ::std::result::Result<::vidplat_core::Response<()>, ::vidplat_core::CallFailure>
     where
-        P0: ::vidplat_core::IntoValue<types::UpdateSubtitleContentName>
-            + ::vidplat_core::IntoValue<types::GetSubtitleContentName>
-            + ::std::clone::Clone,
+        P0: ::vidplat_core::IntoValue<types::ContentName> + ::std::clone::Clone,
         P1: ::vidplat_core::IntoValue<::uuid::Uuid> + ::std::clone::Clone,
         F: ::std::ops::FnOnce(
             types::builder::SubtitleUpdate,

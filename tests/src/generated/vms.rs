@@ -182,8 +182,7 @@ pub async fn send(
         }
         "delete_content" => {
             let call = client.delete_content();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteContentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -197,8 +196,7 @@ pub async fn send(
         }
         "get_content" => {
             let call = client.get_content();
-            let call = match args
-                .get::<vidplat_vms::types::GetContentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -212,8 +210,7 @@ pub async fn send(
         }
         "update_content" => {
             let call = client.update_content();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateContentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -231,8 +228,7 @@ pub async fn send(
         }
         "list_documents" => {
             let call = client.list_documents();
-            let call = match args
-                .get::<vidplat_vms::types::ListDocumentsContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -246,8 +242,7 @@ pub async fn send(
         }
         "register_document" => {
             let call = client.register_document();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterDocumentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -265,10 +260,7 @@ pub async fn send(
         }
         "register_documents_bulk" => {
             let call = client.register_documents_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterDocumentsBulkContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -287,8 +279,7 @@ pub async fn send(
         }
         "delete_document" => {
             let call = client.delete_document();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteDocumentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -306,8 +297,7 @@ pub async fn send(
         }
         "get_document" => {
             let call = client.get_document();
-            let call = match args
-                .get::<vidplat_vms::types::GetDocumentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -325,8 +315,7 @@ pub async fn send(
         }
         "update_document" => {
             let call = client.update_document();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateDocumentContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -348,10 +337,7 @@ pub async fn send(
         }
         "get_play_information" => {
             let call = client.get_play_information();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlayInformationContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -406,8 +392,7 @@ pub async fn send(
         }
         "list_posters" => {
             let call = client.list_posters();
-            let call = match args
-                .get::<vidplat_vms::types::ListPostersContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -421,8 +406,7 @@ pub async fn send(
         }
         "register_poster" => {
             let call = client.register_poster();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterPosterContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -440,10 +424,7 @@ pub async fn send(
         }
         "register_posters_bulk" => {
             let call = client.register_posters_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterPostersBulkContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -461,8 +442,7 @@ pub async fn send(
         }
         "reorder_posters" => {
             let call = client.reorder_posters();
-            let call = match args
-                .get::<vidplat_vms::types::ReorderPostersContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -480,8 +460,7 @@ pub async fn send(
         }
         "delete_poster" => {
             let call = client.delete_poster();
-            let call = match args
-                .get::<vidplat_vms::types::DeletePosterContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -499,8 +478,7 @@ pub async fn send(
         }
         "get_poster" => {
             let call = client.get_poster();
-            let call = match args
-                .get::<vidplat_vms::types::GetPosterContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -518,8 +496,7 @@ pub async fn send(
         }
         "update_poster" => {
             let call = client.update_poster();
-            let call = match args
-                .get::<vidplat_vms::types::UpdatePosterContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -541,10 +518,7 @@ pub async fn send(
         }
         "get_content_statistics" => {
             let call = client.get_content_statistics();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetContentStatisticsContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -572,8 +546,7 @@ pub async fn send(
         }
         "list_stream_sets" => {
             let call = client.list_stream_sets();
-            let call = match args
-                .get::<vidplat_vms::types::ListStreamSetsContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -587,8 +560,7 @@ pub async fn send(
         }
         "register_stream_set" => {
             let call = client.register_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterStreamSetContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -606,15 +578,12 @@ pub async fn send(
         }
         "delete_stream_set" => {
             let call = client.delete_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamSetContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamSetSetName>("set_name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set_name")? {
                 Some(v) => call.set_name(v),
                 None => call,
             };
@@ -627,15 +596,12 @@ pub async fn send(
         }
         "get_stream_set" => {
             let call = client.get_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamSetContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamSetSetName>("set_name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set_name")? {
                 Some(v) => call.set_name(v),
                 None => call,
             };
@@ -648,15 +614,12 @@ pub async fn send(
         }
         "update_stream_set" => {
             let call = client.update_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamSetContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamSetSetName>("set_name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set_name")? {
                 Some(v) => call.set_name(v),
                 None => call,
             };
@@ -673,8 +636,7 @@ pub async fn send(
         }
         "list_streams" => {
             let call = client.list_streams();
-            let call = match args
-                .get::<vidplat_vms::types::ListStreamsContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -688,8 +650,7 @@ pub async fn send(
         }
         "register_stream" => {
             let call = client.register_stream();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterStreamContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -707,10 +668,7 @@ pub async fn send(
         }
         "register_streams_bulk" => {
             let call = client.register_streams_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterStreamsBulkContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -728,8 +686,7 @@ pub async fn send(
         }
         "delete_stream" => {
             let call = client.delete_stream();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -747,8 +704,7 @@ pub async fn send(
         }
         "get_stream" => {
             let call = client.get_stream();
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -766,8 +722,7 @@ pub async fn send(
         }
         "update_stream" => {
             let call = client.update_stream();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -789,8 +744,7 @@ pub async fn send(
         }
         "list_subtitles" => {
             let call = client.list_subtitles();
-            let call = match args
-                .get::<vidplat_vms::types::ListSubtitlesContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -804,8 +758,7 @@ pub async fn send(
         }
         "register_subtitle" => {
             let call = client.register_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterSubtitleContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -823,10 +776,7 @@ pub async fn send(
         }
         "register_subtitles_bulk" => {
             let call = client.register_subtitles_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterSubtitlesBulkContentName,
-                >("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -845,8 +795,7 @@ pub async fn send(
         }
         "delete_subtitle" => {
             let call = client.delete_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteSubtitleContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -864,8 +813,7 @@ pub async fn send(
         }
         "get_subtitle" => {
             let call = client.get_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::GetSubtitleContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -883,8 +831,7 @@ pub async fn send(
         }
         "update_subtitle" => {
             let call = client.update_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateSubtitleContentName>("content_name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content_name")?
             {
                 Some(v) => call.content_name(v),
                 None => call,
@@ -1091,9 +1038,7 @@ pub async fn send(
         "get_playlist_items" => {
             let call = client.get_playlist_items();
             let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlaylistItemsPlaylistName,
-                >("playlist_name")?
+                .get::<vidplat_vms::types::PlaylistName>("playlist_name")?
             {
                 Some(v) => call.playlist_name(v),
                 None => call,

@@ -61,8 +61,8 @@ async fn missing_permission_is_a_403_with_the_message_kept() {
         "preset register permission required",
     ))
     .await;
-    use vidplat::encoder::types::{PresetCreate, PresetCreateName};
-    let body = PresetCreate::builder().name(PresetCreateName::try_from("hls-720p").ok());
+    use vidplat::encoder::types::{PresetCreate, PresetName};
+    let body = PresetCreate::builder().name(PresetName::try_from("hls-720p").ok());
     let error = wire.encoder().register_preset().body(body).call().await.unwrap_err();
     let api = assert_api(&error, 403, Some("REQUEST_UNAUTHORIZED"));
     assert_eq!(api.message.as_deref(), Some("preset register permission required"));

@@ -6,11 +6,10 @@ use serde_json::{json, Map, Value};
 use std::num::NonZeroU64;
 use vidplat::encoder::types::{
     DashConfig, DestinationSettings, HlsConfig, NotificationSettingsUpdate, ObjstoreSettings, PresetCreate,
-    PresetCreateDescription, PresetCreateDestination, PresetCreateName, PresetCreateOutputFilename, PresetFormat,
-    PresetOverride, PresetPoster, PresetProfileConfig, PresetSeekPreview, PresetStream, PresetStreamVideo,
-    PresetUpdate, PresetUpdateDescription, PresetUpdateDestination, PresetUpdateName, PresetUpdateOutputFilename,
-    PresetVmsConfig, PresetWatermark, ProfileCreate, ProfileCreateDescription, ProfileCreateName, ProfileShare,
-    ProfileUpdate, ProfileUpdateDescription, ProfileUpdateName, ProfileVmsConfig, TaskCreate, TaskCreateEpisodeName,
+    PresetCreateDescription, PresetDestination, PresetFormat, PresetName, PresetOutputFilename, PresetOverride,
+    PresetPoster, PresetProfileConfig, PresetSeekPreview, PresetStream, PresetStreamVideo, PresetUpdate,
+    PresetUpdateDescription, PresetVmsConfig, PresetWatermark, ProfileCreate, ProfileCreateDescription, ProfileName,
+    ProfileShare, ProfileUpdate, ProfileUpdateDescription, ProfileVmsConfig, TaskCreate, TaskCreateEpisodeName,
     TaskCreateMultiAngleLabelsItem, TaskCreateOutputFilename, TaskCreatePosterFilenamePrefix,
     TaskCreateSeekPreviewFilename, TaskCreateSegmentFilenamePrefix, TaskFormat, TaskStatus, TaskTrim, TaskVmsConfig,
     TaskVmsConfigOverrides, UploadType,
@@ -620,9 +619,9 @@ async fn list_presets() {
 async fn register_preset() {
     let wire = Wire::ok(json!({"id": 23})).await;
     let body = PresetCreate::builder()
-        .name(PresetCreateName::try_from("hls_enc_objstore").unwrap())
+        .name(PresetName::try_from("hls_enc_objstore").unwrap())
         .description(PresetCreateDescription::try_from("Encrypted HLS to our own bucket").unwrap())
-        .destination(PresetCreateDestination::try_from("objstore://acme-media-out/hls/").unwrap())
+        .destination(PresetDestination::try_from("objstore://acme-media-out/hls/").unwrap())
         .destination_settings(DestinationSettings {
             extra: Default::default(),
             objstore: Some(ObjstoreSettings {
@@ -631,7 +630,7 @@ async fn register_preset() {
             }),
         })
         .format(PresetFormat::HlsEncrypted)
-        .output_filename(PresetCreateOutputFilename::try_from("%INPUT_FILENAME%_enc").unwrap())
+        .output_filename(PresetOutputFilename::try_from("%INPUT_FILENAME%_enc").unwrap())
         .dynamic_streams(false)
         .hls_config(HlsConfig {
             extra: Default::default(),
@@ -752,15 +751,15 @@ async fn get_preset() {
 async fn update_preset() {
     let wire = Wire::no_content().await;
     let body = PresetUpdate::builder()
-        .name(PresetUpdateName::try_from("vms4_dash_720p").unwrap())
+        .name(PresetName::try_from("vms4_dash_720p").unwrap())
         .description(PresetUpdateDescription::try_from("DASH for the legacy service, 2 renditions").unwrap())
-        .destination(PresetUpdateDestination::try_from("vms4://1024:56").unwrap())
+        .destination(PresetDestination::try_from("vms4://1024:56").unwrap())
         .destination_settings(DestinationSettings {
             extra: Default::default(),
             objstore: None,
         })
         .format(PresetFormat::Dash)
-        .output_filename(PresetUpdateOutputFilename::try_from("%OUTPUT_BASENAME%").unwrap())
+        .output_filename(PresetOutputFilename::try_from("%OUTPUT_BASENAME%").unwrap())
         .dynamic_streams(true)
         .dash_config(DashConfig(object(json!({"segment_duration": 4}))))
         .poster(PresetPoster {
@@ -866,7 +865,7 @@ async fn list_profiles() {
 async fn register_profile() {
     let wire = Wire::ok(json!({"id": 14})).await;
     let body = ProfileCreate::builder()
-        .name(ProfileCreateName::try_from("web_premium").unwrap())
+        .name(ProfileName::try_from("web_premium").unwrap())
         .description(ProfileCreateDescription::try_from("1080p HLS, 720p MP4 and encrypted HLS").unwrap())
         .presets(ids(&[21, 22, 23]))
         .share(ProfileShare::SharedSubs)
@@ -975,7 +974,7 @@ async fn get_profile() {
 async fn update_profile() {
     let wire = Wire::no_content().await;
     let body = ProfileUpdate::builder()
-        .name(ProfileUpdateName::try_from("web_standard-v2").unwrap())
+        .name(ProfileName::try_from("web_standard-v2").unwrap())
         .description(ProfileUpdateDescription::try_from("HLS, MP4 and DASH for the web player").unwrap())
         .presets(ids(&[21, 22, 31]))
         .share(ProfileShare::NotShared)

@@ -6,8 +6,8 @@
 use crate::harness::{Expect, Wire};
 use serde_json::json;
 use vidplat::vms::types::{
-    CategoryCreate, CategoryUpdate, CategoryUpdateName, ContentStatus, ContentType, ForwardType, LabelCreate,
-    LabelUpdate, LabelUpdateName, PageAuthentication, PageConfigurations, PageExposedMetadata, PageFooter, PageStatus,
+    CategoryCreate, CategoryName, CategoryUpdate, ContentStatus, ContentType, ForwardType, LabelCreate, LabelName,
+    LabelUpdate, PageAuthentication, PageConfigurations, PageExposedMetadata, PageFooter, PageStatus,
     PolicyConditionOperand, PolicyConditionParameter, PropagationStatus, RevokedAudienceAdd, StreamSelectionKey,
     ViewingPageCreate, ViewingPageType, ViewingPageUpdate,
 };
@@ -156,7 +156,7 @@ async fn update_category() {
         .update_category()
         .category_id(CATEGORY_ID)
         .rename_children(true)
-        .body(CategoryUpdate::builder().name(CategoryUpdateName::try_from("movies/drama-series").unwrap()))
+        .body(CategoryUpdate::builder().name(CategoryName::try_from("movies/drama-series").unwrap()))
         .send()
         .await
         .unwrap();
@@ -270,7 +270,7 @@ async fn update_label() {
         .vms()
         .update_label()
         .label_id(LABEL_ID)
-        .body(LabelUpdate::builder().name(LabelUpdateName::try_from("editor's pick").unwrap()))
+        .body(LabelUpdate::builder().name(LabelName::try_from("editor's pick").unwrap()))
         .send()
         .await
         .unwrap();

@@ -122,6 +122,7 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
     let expecting = format!("struct {ident}");
     let mut names = Vec::new();
     let mut slots = Vec::new();
+    let mut slot_types = Vec::new();
     let mut arms = Vec::new();
     let mut members = Vec::new();
     let mut extra = None;
@@ -156,6 +157,7 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
         };
         members.push(quote! { #member: #value });
         slots.push(slot);
+        slot_types.push(&field.ty);
         names.push(wire);
     }
     let keep_unknown = extra.is_some();
@@ -197,7 +199,7 @@ fn read_impl(strukt: &syn::ItemStruct) -> Result<syn::Item> {
                     where
                         A: ::serde::de::MapAccess<'de>,
                     {
-                        #(let mut #slots = ::std::option::Option::None;)*
+                        #(let mut #slots: ::std::option::Option<#slot_types> = ::std::option::Option::None;)*
                         #extra_slot
                         let names = ::vidplat_core::__private::MemberName {
                             index_of: |name: &str| match name {
@@ -261,6 +263,8 @@ mod tests {
             "\"priority\" => :: std :: option :: Option :: Some (2usize) ,",
             "Known (0usize) => :: vidplat_core :: __private :: read_once (& mut map , & mut member_0 , \"id\")",
             ":: vidplat_core :: __private :: missing (\"id\")",
+            // Each slot is typed where it is declared, so nothing waits on inference.
+            "let mut member_0 : :: std :: option :: Option < i64 > = :: std :: option :: Option :: None ;",
             "type_ : member_1 . unwrap_or_default ()",
             "priority : member_2 . unwrap_or_else (super :: defaults :: task_priority)",
             "keep_unknown : true",

@@ -3525,8 +3525,7 @@ pub async fn call(
         }
         "delete-content" => {
             let call = client.delete_content();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteContentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3535,8 +3534,7 @@ pub async fn call(
         }
         "get-content" => {
             let call = client.get_content();
-            let call = match args
-                .get::<vidplat_vms::types::GetContentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3545,8 +3543,7 @@ pub async fn call(
         }
         "update-content" => {
             let call = client.update_content();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateContentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3559,8 +3556,7 @@ pub async fn call(
         }
         "list-documents" => {
             let call = client.list_documents();
-            let call = match args
-                .get::<vidplat_vms::types::ListDocumentsContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3569,8 +3565,7 @@ pub async fn call(
         }
         "register-document" => {
             let call = client.register_document();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterDocumentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3583,10 +3578,7 @@ pub async fn call(
         }
         "register-documents-bulk" => {
             let call = client.register_documents_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterDocumentsBulkContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3599,8 +3591,7 @@ pub async fn call(
         }
         "delete-document" => {
             let call = client.delete_document();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteDocumentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3613,8 +3604,7 @@ pub async fn call(
         }
         "get-document" => {
             let call = client.get_document();
-            let call = match args
-                .get::<vidplat_vms::types::GetDocumentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3627,8 +3617,7 @@ pub async fn call(
         }
         "update-document" => {
             let call = client.update_document();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateDocumentContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3645,10 +3634,7 @@ pub async fn call(
         }
         "get-play-information" => {
             let call = client.get_play_information();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlayInformationContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3698,8 +3684,7 @@ pub async fn call(
         }
         "list-posters" => {
             let call = client.list_posters();
-            let call = match args
-                .get::<vidplat_vms::types::ListPostersContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3708,8 +3693,7 @@ pub async fn call(
         }
         "register-poster" => {
             let call = client.register_poster();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterPosterContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3722,10 +3706,7 @@ pub async fn call(
         }
         "register-posters-bulk" => {
             let call = client.register_posters_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterPostersBulkContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3738,8 +3719,7 @@ pub async fn call(
         }
         "reorder-posters" => {
             let call = client.reorder_posters();
-            let call = match args
-                .get::<vidplat_vms::types::ReorderPostersContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3752,8 +3732,7 @@ pub async fn call(
         }
         "delete-poster" => {
             let call = client.delete_poster();
-            let call = match args
-                .get::<vidplat_vms::types::DeletePosterContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3766,8 +3745,7 @@ pub async fn call(
         }
         "get-poster" => {
             let call = client.get_poster();
-            let call = match args
-                .get::<vidplat_vms::types::GetPosterContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3780,8 +3758,7 @@ pub async fn call(
         }
         "update-poster" => {
             let call = client.update_poster();
-            let call = match args
-                .get::<vidplat_vms::types::UpdatePosterContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3798,10 +3775,7 @@ pub async fn call(
         }
         "get-content-statistics" => {
             let call = client.get_content_statistics();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetContentStatisticsContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3824,8 +3798,7 @@ pub async fn call(
         }
         "list-stream-sets" => {
             let call = client.list_stream_sets();
-            let call = match args
-                .get::<vidplat_vms::types::ListStreamSetsContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3834,8 +3807,7 @@ pub async fn call(
         }
         "register-stream-set" => {
             let call = client.register_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterStreamSetContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3848,15 +3820,12 @@ pub async fn call(
         }
         "delete-stream-set" => {
             let call = client.delete_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamSetContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamSetSetName>("set-name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
                 Some(value) => call.set_name(value),
                 None => call,
             };
@@ -3864,15 +3833,12 @@ pub async fn call(
         }
         "get-stream-set" => {
             let call = client.get_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamSetContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamSetSetName>("set-name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
                 Some(value) => call.set_name(value),
                 None => call,
             };
@@ -3880,15 +3846,12 @@ pub async fn call(
         }
         "update-stream-set" => {
             let call = client.update_stream_set();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamSetContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
             };
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamSetSetName>("set-name")?
-            {
+            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
                 Some(value) => call.set_name(value),
                 None => call,
             };
@@ -3900,8 +3863,7 @@ pub async fn call(
         }
         "list-streams" => {
             let call = client.list_streams();
-            let call = match args
-                .get::<vidplat_vms::types::ListStreamsContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3910,8 +3872,7 @@ pub async fn call(
         }
         "register-stream" => {
             let call = client.register_stream();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterStreamContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3924,10 +3885,7 @@ pub async fn call(
         }
         "register-streams-bulk" => {
             let call = client.register_streams_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterStreamsBulkContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3940,8 +3898,7 @@ pub async fn call(
         }
         "delete-stream" => {
             let call = client.delete_stream();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteStreamContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3954,8 +3911,7 @@ pub async fn call(
         }
         "get-stream" => {
             let call = client.get_stream();
-            let call = match args
-                .get::<vidplat_vms::types::GetStreamContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3968,8 +3924,7 @@ pub async fn call(
         }
         "update-stream" => {
             let call = client.update_stream();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateStreamContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3986,8 +3941,7 @@ pub async fn call(
         }
         "list-subtitles" => {
             let call = client.list_subtitles();
-            let call = match args
-                .get::<vidplat_vms::types::ListSubtitlesContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -3996,8 +3950,7 @@ pub async fn call(
         }
         "register-subtitle" => {
             let call = client.register_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::RegisterSubtitleContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -4010,10 +3963,7 @@ pub async fn call(
         }
         "register-subtitles-bulk" => {
             let call = client.register_subtitles_bulk();
-            let call = match args
-                .get::<
-                    vidplat_vms::types::RegisterSubtitlesBulkContentName,
-                >("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -4026,8 +3976,7 @@ pub async fn call(
         }
         "delete-subtitle" => {
             let call = client.delete_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::DeleteSubtitleContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -4040,8 +3989,7 @@ pub async fn call(
         }
         "get-subtitle" => {
             let call = client.get_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::GetSubtitleContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -4054,8 +4002,7 @@ pub async fn call(
         }
         "update-subtitle" => {
             let call = client.update_subtitle();
-            let call = match args
-                .get::<vidplat_vms::types::UpdateSubtitleContentName>("content-name")?
+            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
             {
                 Some(value) => call.content_name(value),
                 None => call,
@@ -4201,9 +4148,7 @@ pub async fn call(
         "get-playlist-items" => {
             let call = client.get_playlist_items();
             let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlaylistItemsPlaylistName,
-                >("playlist-name")?
+                .get::<vidplat_vms::types::PlaylistName>("playlist-name")?
             {
                 Some(value) => call.playlist_name(value),
                 None => call,

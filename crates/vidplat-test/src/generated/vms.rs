@@ -416,7 +416,7 @@ impl MockOperation for DeleteContent {
 #[non_exhaustive]
 pub struct DeleteContentParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeleteContentContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `get_content`: `GET /v1/contents/{content-name}`, Get content.
 #[derive(Clone, Copy, Debug)]
@@ -633,7 +633,7 @@ impl MockOperation for GetContent {
 #[non_exhaustive]
 pub struct GetContentParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetContentContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `update_content`: `PATCH /v1/contents/{content-name}`, Update content.
 #[derive(Clone, Copy, Debug)]
@@ -661,7 +661,7 @@ impl MockOperation for UpdateContent {
 #[non_exhaustive]
 pub struct UpdateContentParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdateContentContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `list_documents`: `GET /v1/contents/{content-name}/documents`, List documents.
 #[derive(Clone, Copy, Debug)]
@@ -711,7 +711,7 @@ impl MockOperation for ListDocuments {
 #[non_exhaustive]
 pub struct ListDocumentsParams {
     /// `content-name` (path).
-    pub content_name: service::types::ListDocumentsContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_document`: `POST /v1/contents/{content-name}/documents`, Register document.
 #[derive(Clone, Copy, Debug)]
@@ -739,7 +739,7 @@ impl MockOperation for RegisterDocument {
 #[non_exhaustive]
 pub struct RegisterDocumentParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterDocumentContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_documents_bulk`: `POST /v1/contents/{content-name}/documents/bulk`, Register documents in bulk.
 #[derive(Clone, Copy, Debug)]
@@ -767,7 +767,7 @@ impl MockOperation for RegisterDocumentsBulk {
 #[non_exhaustive]
 pub struct RegisterDocumentsBulkParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterDocumentsBulkContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `delete_document`: `DELETE /v1/contents/{content-name}/documents/{document-id}`, Delete document.
 #[derive(Clone, Copy, Debug)]
@@ -796,7 +796,7 @@ impl MockOperation for DeleteDocument {
 #[non_exhaustive]
 pub struct DeleteDocumentParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeleteDocumentContentName,
+    pub content_name: service::types::ContentName,
     /// `document-id` (path).
     pub document_id: ::uuid::Uuid,
 }
@@ -849,7 +849,7 @@ impl MockOperation for GetDocument {
 #[non_exhaustive]
 pub struct GetDocumentParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetDocumentContentName,
+    pub content_name: service::types::ContentName,
     /// `document-id` (path).
     pub document_id: ::uuid::Uuid,
 }
@@ -880,7 +880,7 @@ impl MockOperation for UpdateDocument {
 #[non_exhaustive]
 pub struct UpdateDocumentParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdateDocumentContentName,
+    pub content_name: service::types::ContentName,
     /// `document-id` (path).
     pub document_id: ::uuid::Uuid,
 }
@@ -955,7 +955,7 @@ impl MockOperation for GetPlayInformation {
 #[non_exhaustive]
 pub struct GetPlayInformationParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetPlayInformationContentName,
+    pub content_name: service::types::ContentName,
     /// `disable_cfp` (query).
     pub disable_cfp: Option<bool>,
     /// `ss` (query).
@@ -1023,7 +1023,7 @@ impl MockOperation for ListPosters {
 #[non_exhaustive]
 pub struct ListPostersParams {
     /// `content-name` (path).
-    pub content_name: service::types::ListPostersContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_poster`: `POST /v1/contents/{content-name}/posters`, Register poster.
 #[derive(Clone, Copy, Debug)]
@@ -1051,7 +1051,7 @@ impl MockOperation for RegisterPoster {
 #[non_exhaustive]
 pub struct RegisterPosterParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterPosterContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_posters_bulk`: `POST /v1/contents/{content-name}/posters/bulk`, Register posters in bulk.
 #[derive(Clone, Copy, Debug)]
@@ -1079,7 +1079,7 @@ impl MockOperation for RegisterPostersBulk {
 #[non_exhaustive]
 pub struct RegisterPostersBulkParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterPostersBulkContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `reorder_posters`: `PUT /v1/contents/{content-name}/posters/order`, Reorder posters.
 #[derive(Clone, Copy, Debug)]
@@ -1107,7 +1107,7 @@ impl MockOperation for ReorderPosters {
 #[non_exhaustive]
 pub struct ReorderPostersParams {
     /// `content-name` (path).
-    pub content_name: service::types::ReorderPostersContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `delete_poster`: `DELETE /v1/contents/{content-name}/posters/{poster-id}`, Delete poster.
 #[derive(Clone, Copy, Debug)]
@@ -1136,7 +1136,7 @@ impl MockOperation for DeletePoster {
 #[non_exhaustive]
 pub struct DeletePosterParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeletePosterContentName,
+    pub content_name: service::types::ContentName,
     /// `poster-id` (path).
     pub poster_id: ::uuid::Uuid,
 }
@@ -1189,7 +1189,7 @@ impl MockOperation for GetPoster {
 #[non_exhaustive]
 pub struct GetPosterParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetPosterContentName,
+    pub content_name: service::types::ContentName,
     /// `poster-id` (path).
     pub poster_id: ::uuid::Uuid,
 }
@@ -1220,7 +1220,7 @@ impl MockOperation for UpdatePoster {
 #[non_exhaustive]
 pub struct UpdatePosterParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdatePosterContentName,
+    pub content_name: service::types::ContentName,
     /// `poster-id` (path).
     pub poster_id: ::uuid::Uuid,
 }
@@ -1253,7 +1253,7 @@ impl MockOperation for GetContentStatistics {
 #[non_exhaustive]
 pub struct GetContentStatisticsParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetContentStatisticsContentName,
+    pub content_name: service::types::ContentName,
     /// `end` (query).
     pub end: Option<vidplat_core::Date>,
     /// `granularity` (query).
@@ -1301,7 +1301,7 @@ impl MockOperation for ListStreamSets {
 #[non_exhaustive]
 pub struct ListStreamSetsParams {
     /// `content-name` (path).
-    pub content_name: service::types::ListStreamSetsContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_stream_set`: `POST /v1/contents/{content-name}/stream-sets`, Register stream set.
 #[derive(Clone, Copy, Debug)]
@@ -1329,7 +1329,7 @@ impl MockOperation for RegisterStreamSet {
 #[non_exhaustive]
 pub struct RegisterStreamSetParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterStreamSetContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `delete_stream_set`: `DELETE /v1/contents/{content-name}/stream-sets/{set-name}`, Delete stream set.
 #[derive(Clone, Copy, Debug)]
@@ -1358,9 +1358,9 @@ impl MockOperation for DeleteStreamSet {
 #[non_exhaustive]
 pub struct DeleteStreamSetParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeleteStreamSetContentName,
+    pub content_name: service::types::ContentName,
     /// `set-name` (path).
-    pub set_name: service::types::DeleteStreamSetSetName,
+    pub set_name: service::types::StreamSetName,
 }
 /// `get_stream_set`: `GET /v1/contents/{content-name}/stream-sets/{set-name}`, Get stream set.
 #[derive(Clone, Copy, Debug)]
@@ -1403,9 +1403,9 @@ impl MockOperation for GetStreamSet {
 #[non_exhaustive]
 pub struct GetStreamSetParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetStreamSetContentName,
+    pub content_name: service::types::ContentName,
     /// `set-name` (path).
-    pub set_name: service::types::GetStreamSetSetName,
+    pub set_name: service::types::StreamSetName,
 }
 /// `update_stream_set`: `PATCH /v1/contents/{content-name}/stream-sets/{set-name}`, Update stream set.
 #[derive(Clone, Copy, Debug)]
@@ -1434,9 +1434,9 @@ impl MockOperation for UpdateStreamSet {
 #[non_exhaustive]
 pub struct UpdateStreamSetParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdateStreamSetContentName,
+    pub content_name: service::types::ContentName,
     /// `set-name` (path).
-    pub set_name: service::types::UpdateStreamSetSetName,
+    pub set_name: service::types::StreamSetName,
 }
 /// `list_streams`: `GET /v1/contents/{content-name}/streams`, List streams.
 #[derive(Clone, Copy, Debug)]
@@ -1522,7 +1522,7 @@ impl MockOperation for ListStreams {
 #[non_exhaustive]
 pub struct ListStreamsParams {
     /// `content-name` (path).
-    pub content_name: service::types::ListStreamsContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_stream`: `POST /v1/contents/{content-name}/streams`, Register stream.
 #[derive(Clone, Copy, Debug)]
@@ -1550,7 +1550,7 @@ impl MockOperation for RegisterStream {
 #[non_exhaustive]
 pub struct RegisterStreamParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterStreamContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_streams_bulk`: `POST /v1/contents/{content-name}/streams/bulk`, Register streams in bulk.
 #[derive(Clone, Copy, Debug)]
@@ -1578,7 +1578,7 @@ impl MockOperation for RegisterStreamsBulk {
 #[non_exhaustive]
 pub struct RegisterStreamsBulkParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterStreamsBulkContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `delete_stream`: `DELETE /v1/contents/{content-name}/streams/{stream-id}`, Delete stream.
 #[derive(Clone, Copy, Debug)]
@@ -1607,7 +1607,7 @@ impl MockOperation for DeleteStream {
 #[non_exhaustive]
 pub struct DeleteStreamParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeleteStreamContentName,
+    pub content_name: service::types::ContentName,
     /// `stream-id` (path).
     pub stream_id: ::uuid::Uuid,
 }
@@ -1696,7 +1696,7 @@ impl MockOperation for GetStream {
 #[non_exhaustive]
 pub struct GetStreamParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetStreamContentName,
+    pub content_name: service::types::ContentName,
     /// `stream-id` (path).
     pub stream_id: ::uuid::Uuid,
 }
@@ -1727,7 +1727,7 @@ impl MockOperation for UpdateStream {
 #[non_exhaustive]
 pub struct UpdateStreamParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdateStreamContentName,
+    pub content_name: service::types::ContentName,
     /// `stream-id` (path).
     pub stream_id: ::uuid::Uuid,
 }
@@ -1779,7 +1779,7 @@ impl MockOperation for ListSubtitles {
 #[non_exhaustive]
 pub struct ListSubtitlesParams {
     /// `content-name` (path).
-    pub content_name: service::types::ListSubtitlesContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_subtitle`: `POST /v1/contents/{content-name}/subtitles`, Register subtitle.
 #[derive(Clone, Copy, Debug)]
@@ -1807,7 +1807,7 @@ impl MockOperation for RegisterSubtitle {
 #[non_exhaustive]
 pub struct RegisterSubtitleParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterSubtitleContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `register_subtitles_bulk`: `POST /v1/contents/{content-name}/subtitles/bulk`, Register subtitles in bulk.
 #[derive(Clone, Copy, Debug)]
@@ -1835,7 +1835,7 @@ impl MockOperation for RegisterSubtitlesBulk {
 #[non_exhaustive]
 pub struct RegisterSubtitlesBulkParams {
     /// `content-name` (path).
-    pub content_name: service::types::RegisterSubtitlesBulkContentName,
+    pub content_name: service::types::ContentName,
 }
 /// `delete_subtitle`: `DELETE /v1/contents/{content-name}/subtitles/{subtitle-id}`, Delete subtitle.
 #[derive(Clone, Copy, Debug)]
@@ -1864,7 +1864,7 @@ impl MockOperation for DeleteSubtitle {
 #[non_exhaustive]
 pub struct DeleteSubtitleParams {
     /// `content-name` (path).
-    pub content_name: service::types::DeleteSubtitleContentName,
+    pub content_name: service::types::ContentName,
     /// `subtitle-id` (path).
     pub subtitle_id: ::uuid::Uuid,
 }
@@ -1917,7 +1917,7 @@ impl MockOperation for GetSubtitle {
 #[non_exhaustive]
 pub struct GetSubtitleParams {
     /// `content-name` (path).
-    pub content_name: service::types::GetSubtitleContentName,
+    pub content_name: service::types::ContentName,
     /// `subtitle-id` (path).
     pub subtitle_id: ::uuid::Uuid,
 }
@@ -1948,7 +1948,7 @@ impl MockOperation for UpdateSubtitle {
 #[non_exhaustive]
 pub struct UpdateSubtitleParams {
     /// `content-name` (path).
-    pub content_name: service::types::UpdateSubtitleContentName,
+    pub content_name: service::types::ContentName,
     /// `subtitle-id` (path).
     pub subtitle_id: ::uuid::Uuid,
 }
@@ -2385,7 +2385,7 @@ impl MockOperation for GetPlaylistItems {
 #[non_exhaustive]
 pub struct GetPlaylistItemsParams {
     /// `playlist-name` (path).
-    pub playlist_name: service::types::GetPlaylistItemsPlaylistName,
+    pub playlist_name: service::types::PlaylistName,
     /// `include_private` (query).
     pub include_private: Option<bool>,
 }
