@@ -72,7 +72,7 @@ impl Request {
         self.path_value(name, value.map(|value| serde_json::to_value(&value)))
     }
 
-    fn path_value(mut self, name: &'static str, value: Result<Result<Value, serde_json::Error>, Refusal>) -> Self {
+    fn path_value(mut self, name: &'static str, value: Result<Serialised, Refusal>) -> Self {
         match value {
             Ok(value) => {
                 let value = match value {
@@ -107,14 +107,10 @@ impl Request {
     /// The query parameter `name`, when set, checked against its documented
     /// bounds as the typed value it is; a list goes as repeated `name=item`.
     pub fn query<T: Serialize>(self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
-        self.query_value(name, value.map(|value| value.map(|value| serde_json::to_value(&value))))
+        self.query_value(name, serialise_set(value))
     }
 
-    fn query_value(
-        mut self,
-        name: &'static str,
-        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
-    ) -> Self {
+    fn query_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
         match value {
             Ok(Some(value)) => match self.checked_query(name, value) {
                 Ok(Value::Array(items)) => {
@@ -144,11 +140,7 @@ impl Request {
         self.query_joined_value(name, value)
     }
 
-    fn query_joined_value(
-        mut self,
-        name: &'static str,
-        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
-    ) -> Self {
+    fn query_joined_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
         let items = match value {
             Ok(Some(items)) => items,
             Ok(None) => return self,
@@ -184,7 +176,7 @@ impl Request {
     }
 
     /// A header value as it travels (one scalar), or `None` once refused.
-    fn text_of(&mut self, name: &'static str, value: Result<Value, serde_json::Error>) -> Option<String> {
+    fn text_of(&mut self, name: &'static str, value: Serialised) -> Option<String> {
         let text = value.ok().and_then(scalar_text);
         if text.is_none() {
             self.refuse(FailureKind::Refused(format!(
@@ -194,7 +186,7 @@ impl Request {
         text
     }
 
-    fn checked_query(&self, name: &'static str, value: Result<Value, serde_json::Error>) -> Result<Value, FailureKind> {
+    fn checked_query(&self, name: &'static str, value: Serialised) -> Result<Value, FailureKind> {
         let value =
             value.map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
         match query_violation(self.operation.checks, name, &value) {
@@ -214,14 +206,10 @@ impl Request {
 
     /// The header parameter `name`, when set.
     pub fn header<T: Serialize>(self, name: &'static str, value: Result<Option<T>, Refusal>) -> Self {
-        self.header_value(name, value.map(|value| value.map(|value| serde_json::to_value(&value))))
+        self.header_value(name, serialise_set(value))
     }
 
-    fn header_value(
-        mut self,
-        name: &'static str,
-        value: Result<Option<Result<Value, serde_json::Error>>, Refusal>,
-    ) -> Self {
+    fn header_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
         match value {
             Ok(Some(value)) => {
                 let Some(text) = self.text_of(name, value) else {
@@ -259,7 +247,7 @@ impl Request {
 
     /// Whether the body (as the value it serialises to) keeps its documented
     /// bounds; the first one broken is refused.
-    fn body_within_bounds(&mut self, value: Result<Value, serde_json::Error>) -> bool {
+    fn body_within_bounds(&mut self, value: Serialised) -> bool {
         let violation = value
             .ok()
             .and_then(|value| body_violation(self.operation.checks, &value));
@@ -352,6 +340,15 @@ impl Request {
             request,
         })
     }
+}
+
+/// A value as the JSON it serialises to. Serialising is the only step of a
+/// request that is compiled once per value type; the rest takes this.
+type Serialised = Result<Value, serde_json::Error>;
+
+/// An optional value that was set (or refused by its setter), serialised.
+fn serialise_set<T: Serialize>(value: Result<Option<T>, Refusal>) -> Result<Option<Serialised>, Refusal> {
+    value.map(|value| value.map(|value| serde_json::to_value(&value)))
 }
 
 /// A query value as it travels: text as it is, numbers and booleans as
