@@ -100,27 +100,10 @@ impl RedisServer {
         stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
     }
 
-    /// Sends one inline command (arguments without spaces) and returns the raw
-    /// RESP reply as text (read until the server pauses for 200 ms).
-    pub fn command(&self, command: &str) -> String {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to redis-server");
-        stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
-        stream.write_all(format!("{command}\r\n").as_bytes()).unwrap();
-        let mut reply = Vec::new();
-        let mut buffer = [0u8; 4096];
-        while let Ok(n) = stream.read(&mut buffer) {
-            if n == 0 {
-                break;
-            }
-            reply.extend_from_slice(&buffer[..n]);
-        }
-        String::from_utf8_lossy(&reply).into_owned()
-    }
-
-    /// Sends one command and reads its one reply: a status, error, integer or
-    /// bulk string, as text (an error as `-…`). Fails past 5 s.
+    /// Sends one command and reads its one reply as text: a status, integer or
+    /// bulk string as its value (nil as ""), an error as `-…`, an array as its
+    /// items one a line. Fails past 5 s.
     pub fn ask(&self, args: &[&str]) -> String {
-        use std::io::BufRead;
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to redis-server");
         stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         let mut request = format!("*{}\r\n", args.len());
@@ -128,20 +111,7 @@ impl RedisServer {
             request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
         }
         stream.write_all(request.as_bytes()).unwrap();
-        let mut reader = std::io::BufReader::new(stream);
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("a reply");
-        let line = line.trim_end();
-        match line.split_at(1) {
-            ("$", len) => {
-                let len: usize = len.parse().unwrap_or(0);
-                let mut body = vec![0; len + 2];
-                reader.read_exact(&mut body).expect("a bulk reply");
-                String::from_utf8_lossy(&body[..len]).into_owned()
-            }
-            ("-", _) => line.to_owned(),
-            (_, rest) => rest.to_owned(),
-        }
+        read_reply(&mut std::io::BufReader::new(stream))
     }
 
     /// `redis://127.0.0.1:<port>/`.
@@ -161,6 +131,30 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// One RESP reply, as [`RedisServer::ask`] shows it.
+fn read_reply(reader: &mut impl std::io::BufRead) -> String {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("a reply");
+    let line = line.trim_end();
+    match line.split_at(1) {
+        ("$", len) => {
+            let Ok(len) = len.parse::<usize>() else {
+                return String::new();
+            };
+            let mut body = vec![0; len + 2];
+            reader.read_exact(&mut body).expect("a bulk reply");
+            String::from_utf8_lossy(&body[..len]).into_owned()
+        }
+        ("*", count) => {
+            let count = count.parse::<usize>().unwrap_or(0);
+            let items: Vec<String> = (0..count).map(|_| read_reply(reader)).collect();
+            items.join("\n")
+        }
+        ("-", _) => line.to_owned(),
+        (_, rest) => rest.to_owned(),
     }
 }
 

@@ -61,23 +61,6 @@ impl<'a> Samples<'a> {
             Some("Date") => return json!("2025-06-01"),
             _ => {}
         }
-        if let Some(member) = non_null_member(schema).or_else(|| first_alternative(schema)) {
-            return self.valid_at(member, depth + 1, index);
-        }
-        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
-            // A member's own default (beside a shared schema's `allOf`) is its natural value.
-            if let Some(default) = schema.get("default").filter(|default| !default.is_null()) {
-                return default.clone();
-            }
-            let mut merged = Map::new();
-            for part in all {
-                match self.valid_at(part, depth + 1, index) {
-                    Value::Object(fields) => merged.extend(fields),
-                    other => return other,
-                }
-            }
-            return Value::Object(merged);
-        }
         if let Some(example) = schema.get("example") {
             return example.clone();
         }
@@ -90,6 +73,21 @@ impl<'a> Samples<'a> {
             if !default.is_null() {
                 return default.clone();
             }
+        }
+        // What a schema says of itself (above) wins over what it is composed of:
+        // a member's own default beside a shared schema's `allOf` is its value.
+        if let Some(member) = non_null_member(schema).or_else(|| first_alternative(schema)) {
+            return self.valid_at(member, depth + 1, index);
+        }
+        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+            let mut merged = Map::new();
+            for part in all {
+                match self.valid_at(part, depth + 1, index) {
+                    Value::Object(fields) => merged.extend(fields),
+                    other => return other,
+                }
+            }
+            return Value::Object(merged);
         }
         match schema.get("type").and_then(Value::as_str) {
             Some("object") | None if schema.get("properties").is_some() => {

@@ -3,7 +3,8 @@
 //! and fails on any response that breaks the YAML: a status the operation does
 //! not declare, a body outside its schema, a wrong content type.
 
-use crate::lint::{install, run, venv_bin};
+use crate::lint::{install, venv_bin};
+use crate::process::run;
 use crate::services::{repo_root, SERVICES};
 use anyhow::{Context, Result};
 use std::process::{Child, Command, Stdio};

@@ -150,18 +150,22 @@ pub fn run_all(tools: &Tools, out: &Path, bodies: &Path) -> Result<()> {
     let patterns: Vec<String> = SERVICES.iter().map(|s| format!("./{}/...", s.name)).collect();
     let at = Instant::now();
     let work = out.join("go.work");
-    run(go(tools)
-        .env("GOWORK", &work)
-        .current_dir(&out)
-        .args(["build", "-o", "bin/"])
-        .args(&patterns))?;
+    crate::process::run(
+        go(tools)
+            .env("GOWORK", &work)
+            .current_dir(&out)
+            .args(["build", "-o", "bin/"])
+            .args(&patterns),
+    )?;
     let built = at.elapsed();
     let at = Instant::now();
-    run(go(tools)
-        .env("GOWORK", &work)
-        .current_dir(&out)
-        .arg("vet")
-        .args(&patterns))?;
+    crate::process::run(
+        go(tools)
+            .env("GOWORK", &work)
+            .current_dir(&out)
+            .arg("vet")
+            .args(&patterns),
+    )?;
     let vetted = at.elapsed();
     let at = Instant::now();
     for service in &SERVICES {
@@ -203,15 +207,6 @@ pub fn run_all(tools: &Tools, out: &Path, bodies: &Path) -> Result<()> {
         summary.join("; "),
         started.elapsed()
     );
-    Ok(())
-}
-
-fn run(command: &mut Command) -> Result<()> {
-    let status = command.status().with_context(|| format!("starting {command:?}"))?;
-    if !status.success() {
-        let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        bail!("`go {}` failed ({status})", args.join(" "));
-    }
     Ok(())
 }
 

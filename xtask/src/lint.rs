@@ -9,6 +9,7 @@
 //! are installed into `.tools/` (git-ignored) from the package registries on
 //! first use.
 
+use crate::process::run;
 use crate::services::{repo_root, SERVICES};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -229,24 +230,7 @@ fn redocly_totals(report: &str) -> Result<(u64, u64)> {
     ))
 }
 
-pub fn run(command: &mut Command) -> Result<()> {
-    let status = command.status().with_context(|| format!("starting {command:?}"))?;
-    if !status.success() {
-        bail!("{} failed ({status})", describe(command));
-    }
-    Ok(())
-}
-
 fn output(command: &mut Command) -> Result<String> {
     let out = command.output().with_context(|| format!("starting {command:?}"))?;
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn describe(command: &Command) -> String {
-    let program = Path::new(command.get_program())
-        .file_name()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-    format!("`{program} {}`", args.join(" "))
 }

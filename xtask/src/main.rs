@@ -9,6 +9,7 @@ mod crosscheck;
 mod gaps;
 mod go_client;
 mod lint;
+mod process;
 // Read by its own tests, which keep vidplat-core and this xtask free of module cycles.
 #[cfg(test)]
 mod modules;
@@ -160,7 +161,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
         EXAMPLES.iter().try_for_each(|example| {
             let binary = publish::target_dir().join("debug/examples").join(example);
             println!("$ {}", binary.display());
-            lint::run(Command::new(&binary).current_dir(services::repo_root()))
+            process::run(Command::new(&binary).current_dir(services::repo_root()))
         })
     })?;
     // Schemathesis (one Python process and the simulator) beside the package

@@ -207,16 +207,18 @@ impl RedisQuota {
     {
         crate::tls::install_default_tls_provider();
         check_account(account)?;
-        let urls: Vec<S> = node_urls.into_iter().collect();
-        let Some(first) = urls.first() else {
+        // Each node's address and login, and its URL as it may be shown.
+        let nodes = node_urls
+            .into_iter()
+            .map(|url| Ok((parse_url(url.as_ref())?, redact_url(url.as_ref()))))
+            .collect::<Result<Vec<_>, RedisQuotaError>>()?;
+        let Some((first, _)) = nodes.first() else {
             return Err(RedisQuotaError {
                 message: "a cluster store needs the URL of at least one node".to_owned(),
             });
         };
-        let first = parse_url(first.as_ref())?;
         let mut addrs = Vec::new();
-        for url in &urls {
-            let info = parse_url(url.as_ref())?;
+        for (info, shown) in &nodes {
             let addr = info.addr();
             let same_kind = matches!(
                 (addr, first.addr()),
@@ -229,14 +231,13 @@ impl RedisQuota {
             if !same_kind {
                 return Err(RedisQuotaError {
                     message: format!(
-                        "{}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)",
-                        redact_url(url.as_ref())
+                        "{shown}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)"
                     ),
                 });
             }
             addrs.push(addr.clone());
         }
-        let shown: Vec<String> = urls.iter().map(|url| redact_url(url.as_ref())).collect();
+        let shown: Vec<&str> = nodes.iter().map(|(_, shown)| shown.as_str()).collect();
         Ok(Self::build(
             Nodes::cluster(addrs),
             first.redis_settings().clone(),
