@@ -726,9 +726,25 @@ pub mod types {
             if value.chars().count() > 30usize {
                 return Err("longer than 30 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (45, 45, 1),
+                        (48, 57, 1),
+                        (64, 64, 2),
+                        (65, 90, 1),
+                        (95, 95, 1),
+                        (97, 122, 1),
+                    ],
+                    3,
+                    &[1, 2, 1, 1, 1, 1, 1, 2, 3, 1, 4, 1, 1, 4, 1],
+                    &[Continue, Failed, Continue, Continue, Continue],
+                    &[false, false, false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err(
                     "doesn't match pattern \"^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$\"".into(),
                 );
@@ -1293,9 +1309,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1422,9 +1504,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1484,9 +1632,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1546,9 +1760,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1609,9 +1889,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1671,9 +2017,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1734,9 +2146,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1796,9 +2274,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1858,9 +2402,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1920,9 +2530,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1982,9 +2658,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -2044,9 +2786,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -2629,9 +3437,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -2779,9 +3653,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -3116,9 +4056,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))

@@ -27,6 +27,7 @@ mod runtime;
 mod setter;
 mod stream;
 mod table;
+mod text_pattern;
 mod time;
 mod timeout;
 mod tls;
@@ -72,6 +73,7 @@ pub mod __private {
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::request::Request;
     pub use crate::setter::{array_of, FromText};
+    pub use crate::text_pattern::{Step, TextPattern};
     #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;

@@ -216,9 +216,75 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[^|]+\\|(asc|desc)$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (97, 97, 1),
+                        (99, 99, 2),
+                        (100, 100, 3),
+                        (101, 101, 4),
+                        (115, 115, 5),
+                        (124, 124, 6),
+                        (128, 143, 7),
+                        (144, 159, 8),
+                        (160, 191, 9),
+                        (192, 193, 10),
+                        (194, 223, 11),
+                        (224, 224, 12),
+                        (225, 236, 13),
+                        (237, 237, 14),
+                        (238, 239, 13),
+                        (240, 240, 15),
+                        (241, 243, 16),
+                        (244, 244, 17),
+                        (245, 255, 10),
+                    ],
+                    18,
+                    &[
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
+                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
+                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        false, false, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, true, false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -567,9 +633,18 @@ destination requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1113,9 +1188,18 @@ requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1437,14 +1521,101 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 100usize {
                 return Err("longer than 100 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            {
-                ::regex_lite::Regex::new(
-                        "^[^\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$",
-                    )
-                    .unwrap()
-            });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[
+                        (9, 13, 1),
+                        (32, 32, 1),
+                        (128, 128, 2),
+                        (129, 129, 3),
+                        (130, 138, 4),
+                        (139, 143, 5),
+                        (144, 153, 6),
+                        (154, 154, 7),
+                        (155, 158, 6),
+                        (159, 159, 8),
+                        (160, 160, 9),
+                        (161, 167, 10),
+                        (168, 169, 11),
+                        (170, 174, 10),
+                        (175, 175, 11),
+                        (176, 186, 10),
+                        (187, 187, 12),
+                        (188, 190, 10),
+                        (191, 191, 13),
+                        (192, 193, 1),
+                        (194, 194, 14),
+                        (195, 223, 15),
+                        (224, 224, 16),
+                        (225, 225, 17),
+                        (226, 226, 18),
+                        (227, 227, 19),
+                        (228, 236, 20),
+                        (237, 237, 21),
+                        (238, 238, 20),
+                        (239, 239, 22),
+                        (240, 240, 23),
+                        (241, 243, 24),
+                        (244, 244, 25),
+                        (245, 255, 1),
+                    ],
+                    26,
+                    &[
+                        1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9,
+                        10, 11, 12, 13, 14, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3,
+                        4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
+                        1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 15, 4, 4, 4, 4, 4, 4,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 17, 4, 4, 4, 4, 4,
+                        4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 4,
+                        4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 18,
+                        4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 9, 9,
+                        9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 9, 9,
+                        9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2,
+                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1,
+                        1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    ],
+                    &[
+                        Continue,
+                        Continue,
+                        Failed,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                        Continue,
+                    ],
+                    &[
+                        true, true, false, false, false, false, false, false, false,
+                        false, false, false, false, false, false, false, false, false,
+                        false,
+                    ],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^\\S*$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1557,9 +1728,18 @@ vms_config.config_overrides.category_id is required.*/
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]*$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[true, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1618,9 +1798,18 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 70usize {
                 return Err("longer than 70 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]*$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[true, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1681,9 +1870,18 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1745,9 +1943,18 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_-]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
             Ok(Self(value.to_string()))
@@ -1810,9 +2017,18 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regex_lite::Regex> = ::std::sync::LazyLock::new(||
-            { ::regex_lite::Regex::new("^[0-9a-zA-Z_]+$").unwrap() });
-            if PATTERN.find(value).is_none() {
+            static PATTERN: ::vidplat_core::__private::TextPattern = {
+                use ::vidplat_core::__private::Step::*;
+                ::vidplat_core::__private::TextPattern::new(
+                    &[(48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                    2,
+                    &[1, 2, 1, 1, 1, 2],
+                    &[Continue, Failed, Continue],
+                    &[false, false, true],
+                    0,
+                )
+            };
+            if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_]+$\"".into());
             }
             Ok(Self(value.to_string()))

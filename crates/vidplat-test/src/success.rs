@@ -37,23 +37,19 @@ pub enum SuccessRule {
     /// an item count, unique items): the same rule and the same words.
     Bound(vidplat_core::Rule),
     /// `pattern`: a string matching `pattern` (ECMA-262, as the YAML writes
-    /// it); `regex` is the same language in regex-lite's syntax, as the
-    /// generator translates the generated crates' patterns.
+    /// it), checked by the automaton the generator compiled it into, as the
+    /// generated crates check theirs.
     Pattern {
         /// As the YAML writes it.
         pattern: &'static str,
-        /// For regex-lite.
-        regex: &'static str,
+        /// The generator's automaton for it.
+        compiled: &'static vidplat_core::__private::TextPattern,
     },
 }
 
 /// The first value of `value`, as it serialises, that breaks one of
 /// `checks`: its place (`data[3].name`) and what it must be. `None` also when
 /// `value` does not serialise (writing it out says why).
-///
-/// # Panics
-/// If a check's `regex` does not compile (the generator's never fail to).
-#[track_caller]
 pub(crate) fn first_break<T: Serialize + ?Sized>(checks: &[SuccessCheck], value: &T) -> Option<(String, String)> {
     if checks.is_empty() {
         return None;
@@ -76,7 +72,7 @@ enum Judge {
     Bound(vidplat_core::Rule),
     Pattern {
         pattern: &'static str,
-        regex: regex_lite::Regex,
+        compiled: &'static vidplat_core::__private::TextPattern,
         /// The last text that matched: the rows of a test's page are mostly
         /// one fixture repeated, and a match costs more than a comparison.
         matched: RefCell<Option<String>>,
@@ -92,7 +88,6 @@ struct Node {
 }
 
 impl Node {
-    #[track_caller]
     fn of(checks: &[SuccessCheck]) -> Node {
         let mut root = Node::default();
         for check in checks {
@@ -120,16 +115,10 @@ impl Node {
             }
             node.rules.push(match check.rule {
                 SuccessRule::Bound(rule) => Judge::Bound(rule),
-                SuccessRule::Pattern { pattern, regex } => match regex_lite::Regex::new(regex) {
-                    Ok(regex) => Judge::Pattern {
-                        pattern,
-                        regex,
-                        matched: RefCell::default(),
-                    },
-                    Err(e) => panic!(
-                        "the check at {} has a pattern regex-lite cannot read ({regex}): {e}",
-                        check.at
-                    ),
+                SuccessRule::Pattern { pattern, compiled } => Judge::Pattern {
+                    pattern,
+                    compiled,
+                    matched: RefCell::default(),
                 },
             });
         }
@@ -166,14 +155,14 @@ impl State {
             Judge::Bound(rule) => (!rule.holds(value)).then(|| rule.to_string()),
             Judge::Pattern {
                 pattern,
-                regex,
+                compiled,
                 matched,
             } => {
                 let text = value.as_str()?;
                 if matched.borrow().as_deref() == Some(text) {
                     return None;
                 }
-                if regex.is_match(text) {
+                if compiled.is_match(text) {
                     *matched.borrow_mut() = Some(text.to_owned());
                     return None;
                 }
@@ -525,7 +514,19 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use vidplat_core::__private::Step::{Continue, Failed};
+    use vidplat_core::__private::TextPattern;
     use vidplat_core::Rule;
+
+    /// `^[a-z]+$`, as the generator compiles it: 0 the start, 1 in the word, 2 failed.
+    static LOWERCASE: TextPattern = TextPattern::new(
+        &[(b'a', b'z', 1)],
+        2,
+        &[2, 1, 2, 1, 2, 2],
+        &[Continue, Continue, Failed],
+        &[false, true, false],
+        0,
+    );
 
     const CHECKS: &[SuccessCheck] = &[
         SuccessCheck {
@@ -544,7 +545,7 @@ mod tests {
             at: "body.data[].name",
             rule: SuccessRule::Pattern {
                 pattern: "^[a-z]+$",
-                regex: "^[a-z]+$",
+                compiled: &LOWERCASE,
             },
         },
     ];

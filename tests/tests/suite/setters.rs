@@ -109,6 +109,38 @@ async fn a_pattern_keeps_its_json_schema_meaning_for_unicode_spaces() {
     wire.encoder().register_task().body(body).call().await.unwrap();
 }
 
+#[tokio::test]
+async fn a_pattern_over_any_text_reads_characters_not_bytes() {
+    // A cloud `sort` is `^[^|]+\|(asc|desc)$`: any member name, in any
+    // script, then `|asc` or `|desc`, checked by the automaton the generator
+    // compiled the pattern into.
+    let wire = Wire::answering(200, json!({"data": [], "truncated": false})).await;
+    for sort in ["名前|desc", "date_time|asc", "é|asc"] {
+        let answer = wire
+            .analytics()
+            .cloud_realtime_user_counts()
+            .start("2024-10-30 21:00:00")
+            .end("2024-10-30 21:15:00")
+            .sort(sort)
+            .call()
+            .await;
+        assert!(answer.is_ok(), "{sort}: {answer:?}");
+    }
+    for sort in ["name|up", "|desc", "name", "name|desc|asc ", "名前|DESC"] {
+        let answer = wire
+            .analytics()
+            .cloud_realtime_user_counts()
+            .start("2024-10-30 21:00:00")
+            .end("2024-10-30 21:15:00")
+            .sort(sort)
+            .call()
+            .await;
+        let (field, rule) = refused(answer.unwrap_err());
+        assert_eq!(field, "sort", "{sort}");
+        assert!(rule.contains(r"doesn't match pattern"), "{sort}: {rule}");
+    }
+}
+
 /// An update built from what was read sends every member both share, nested
 /// ones converted (`Chapter` into `ChapterUpdate`), and leaves out what the
 /// read did not hold; a read value that breaks a rule of the update is refused

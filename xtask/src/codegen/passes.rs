@@ -69,7 +69,7 @@ pub const PASSES: [Pass; 10] = [
     },
     Pass {
         name: "patterns",
-        does: "patterns are checked with regex-lite, translated from ECMA-262",
+        does: "patterns are compiled from ECMA-262 into automata checked by vidplat-core: no regex engine in the user's build",
         run: patterns::run,
         expect: patterns::expect,
     },

@@ -168,7 +168,7 @@ pub fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStre
 /// The documented rules of an operation's success body that the test kit
 /// checks a mock's answer against, as `vidplat_test::SuccessCheck` values:
 /// the bounds of its returned schemas (`x-returned-bounds`), patterns
-/// translated to regex-lite's syntax as the generated crates' are.
+/// compiled as the generated crates' are.
 pub fn success_checks_of(spec: &Value, op: &Value) -> Result<Vec<TokenStream>> {
     let Some(schema) = success_schema(spec, op) else {
         return Ok(Vec::new());
@@ -179,8 +179,8 @@ pub fn success_checks_of(spec: &Value, op: &Value) -> Result<Vec<TokenStream>> {
             let rule = match (&bound, core_rule(&bound)) {
                 (_, Some(rule)) => quote!(Bound(vidplat_core::Rule::#rule)),
                 (crate::bounds::Bound::Pattern(pattern), None) => {
-                    let regex = crate::codegen::patterns::translate(pattern)?;
-                    quote!(Pattern { pattern: #pattern, regex: #regex })
+                    let compiled = crate::codegen::patterns::compile(pattern)?.to_tokens();
+                    quote!(Pattern { pattern: #pattern, compiled: &#compiled })
                 }
                 (other, None) => anyhow::bail!("{at}: the test kit has no check for {other}"),
             };
@@ -432,9 +432,9 @@ mod tests {
             "{}",
             checks[0]
         );
-        // The pattern is kept as written for the message and translated for regex-lite.
+        // The pattern is kept as written for the message, and compiled.
         assert!(
-            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("regex:"),
+            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("compiled:&{"),
             "{}",
             checks[1]
         );

@@ -167,7 +167,23 @@ impl MockOperation for ListPresets {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
     ];
@@ -269,7 +285,23 @@ impl MockOperation for GetPreset {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
     ];
@@ -350,7 +382,23 @@ impl MockOperation for ListProfiles {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {
@@ -448,7 +496,23 @@ impl MockOperation for GetProfile {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {

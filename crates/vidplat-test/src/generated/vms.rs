@@ -295,7 +295,23 @@ impl MockOperation for ListContents {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {
@@ -479,7 +495,23 @@ impl MockOperation for GetContent {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {
@@ -1977,7 +2009,23 @@ impl MockOperation for ListViewingPages {
             at: "body.data[].content_name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {
@@ -2117,7 +2165,23 @@ impl MockOperation for GetViewingPage {
             at: "body.content_name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                regex: "^[0-9a-zA-Z_-]+$",
+                compiled: &{
+                    use ::vidplat_core::__private::Step::*;
+                    ::vidplat_core::__private::TextPattern::new(
+                        &[
+                            (45, 45, 1),
+                            (48, 57, 1),
+                            (65, 90, 1),
+                            (95, 95, 1),
+                            (97, 122, 1),
+                        ],
+                        2,
+                        &[1, 2, 1, 1, 1, 2],
+                        &[Continue, Failed, Continue],
+                        &[false, false, true],
+                        0,
+                    )
+                },
             },
         },
         crate::SuccessCheck {
