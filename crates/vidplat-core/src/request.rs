@@ -229,26 +229,36 @@ impl Request {
         self
     }
 
-    /// A JSON body, serialised once; its documented bounds are checked on
-    /// the typed value before it is sent.
+    /// A JSON body, serialised once; its documented bounds are checked,
+    /// before it is sent, on what it serialised to (the bytes read back as
+    /// the server reads them), so each body type is compiled for one
+    /// serialiser only.
     pub fn json<T: Serialize>(mut self, body: Result<T, Refusal>) -> Self {
-        let body = match body {
-            Ok(body) => body,
+        match body {
+            Ok(body) => self.json_bytes(serde_json::to_vec(&body)),
             Err(refusal) => {
                 self.refuse_value(refusal);
-                return self;
+                self
             }
-        };
-        if has_body_checks(self.operation.checks) && !self.body_within_bounds(serde_json::to_value(&body)) {
-            return self;
         }
-        self.json_bytes(serde_json::to_vec(&body))
     }
 
-    /// Whether the body (as the value it serialises to) keeps its documented
-    /// bounds; the first one broken is refused.
-    fn body_within_bounds(&mut self, value: Serialised) -> bool {
-        let violation = value
+    fn json_bytes(mut self, bytes: Result<Vec<u8>, serde_json::Error>) -> Self {
+        match bytes {
+            Ok(bytes) => {
+                if has_body_checks(self.operation.checks) && !self.body_within_bounds(&bytes) {
+                    return self;
+                }
+                self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
+            }
+            Err(e) => self.refuse(FailureKind::Refused(format!("the body does not serialise: {e}"))),
+        }
+        self
+    }
+
+    /// Whether the body keeps its documented bounds; the first one broken is refused.
+    fn body_within_bounds(&mut self, body: &[u8]) -> bool {
+        let violation = serde_json::from_slice::<Value>(body)
             .ok()
             .and_then(|value| body_violation(self.operation.checks, &value));
         match violation {
@@ -258,16 +268,6 @@ impl Request {
             }
             None => true,
         }
-    }
-
-    fn json_bytes(mut self, bytes: Result<Vec<u8>, serde_json::Error>) -> Self {
-        match bytes {
-            Ok(bytes) => {
-                self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
-            }
-            Err(e) => self.refuse(FailureKind::Refused(format!("the body does not serialise: {e}"))),
-        }
-        self
     }
 
     /// A body sent as it is, with the operation's documented media type.
