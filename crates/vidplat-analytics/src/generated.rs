@@ -4359,10 +4359,16 @@ pub mod types {
             fn try_from(
                 value: BasicAudience,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    segment: value.segment?,
-                    extra: value.extra?,
-                })
+                match (value.segment, value.extra) {
+                    (Ok(segment), Ok(extra)) => Ok(Self { segment, extra }),
+                    (segment, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[segment.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4447,12 +4453,28 @@ pub mod types {
             fn try_from(
                 value: BasicAudienceRatingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4514,10 +4536,18 @@ pub mod types {
             fn try_from(
                 value: BasicAudienceRatingRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audience: value.audience?,
-                    content_title: value.content_title?,
-                })
+                match (value.audience, value.content_title) {
+                    (Ok(audience), Ok(content_title)) => {
+                        Ok(Self { audience, content_title })
+                    }
+                    (audience, content_title) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[audience.as_ref().err(), content_title.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4603,12 +4633,28 @@ pub mod types {
             fn try_from(
                 value: BasicContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4821,21 +4867,88 @@ pub mod types {
             fn try_from(
                 value: BasicContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    content_category: value.content_category?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.content_category,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(content_category),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            content_category,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        content_category,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4932,12 +5045,28 @@ pub mod types {
             fn try_from(
                 value: BasicContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5176,23 +5305,98 @@ pub mod types {
             fn try_from(
                 value: BasicContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.content_category,
+                    value.content_title,
+                    value.content_type,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            content_category,
+                            content_title,
+                            content_type,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        content_category,
+                        content_title,
+                        content_type,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5290,12 +5494,28 @@ pub mod types {
             fn try_from(
                 value: BasicContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5476,19 +5696,78 @@ pub mod types {
             fn try_from(
                 value: BasicContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    played_flags: value.played_flags?,
-                    played_percent: value.played_percent?,
-                    played_time: value.played_time?,
-                    show_count: value.show_count?,
-                    total_staytime: value.total_staytime?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.content_category,
+                    value.content_title,
+                    value.content_type,
+                    value.play_count,
+                    value.playback_count,
+                    value.played_flags,
+                    value.played_percent,
+                    value.played_time,
+                    value.show_count,
+                    value.total_staytime,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(played_flags),
+                        Ok(played_percent),
+                        Ok(played_time),
+                        Ok(show_count),
+                        Ok(total_staytime),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            content_category,
+                            content_title,
+                            content_type,
+                            play_count,
+                            playback_count,
+                            played_flags,
+                            played_percent,
+                            played_time,
+                            show_count,
+                            total_staytime,
+                            user_id,
+                        })
+                    }
+                    (
+                        content_category,
+                        content_title,
+                        content_type,
+                        play_count,
+                        playback_count,
+                        played_flags,
+                        played_percent,
+                        played_time,
+                        show_count,
+                        total_staytime,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    played_flags.as_ref().err(),
+                                    played_percent.as_ref().err(),
+                                    played_time.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5583,12 +5862,28 @@ pub mod types {
             fn try_from(
                 value: BasicEnvironmentPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5839,24 +6134,103 @@ pub mod types {
             fn try_from(
                 value: BasicEnvironmentRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    playback_env: value.playback_env?,
-                    playback_env_version: value.playback_env_version?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.playback_env,
+                    value.playback_env_version,
+                    value.player_name,
+                    value.player_version,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(playback_env),
+                        Ok(playback_env_version),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            playback_env,
+                            playback_env_version,
+                            player_name,
+                            player_version,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        playback_env,
+                        playback_env_version,
+                        player_name,
+                        player_version,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    playback_env.as_ref().err(),
+                                    playback_env_version.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5954,12 +6328,28 @@ pub mod types {
             fn try_from(
                 value: BasicOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6207,24 +6597,103 @@ pub mod types {
             fn try_from(
                 value: BasicOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    error_count: value.error_count?,
-                    os: value.os?,
-                    os_version: value.os_version?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.error_count,
+                    value.os,
+                    value.os_version,
+                    value.play_count,
+                    value.playback_count,
+                    value.player_name,
+                    value.player_version,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(error_count),
+                        Ok(os),
+                        Ok(os_version),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            error_count,
+                            os,
+                            os_version,
+                            play_count,
+                            playback_count,
+                            player_name,
+                            player_version,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        error_count,
+                        os,
+                        os_version,
+                        play_count,
+                        playback_count,
+                        player_name,
+                        player_version,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    os.as_ref().err(),
+                                    os_version.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6310,11 +6779,26 @@ pub mod types {
             fn try_from(
                 value: BasicPlaybackPointSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    playback_point: value.playback_point?,
-                    rating: value.rating?,
-                })
+                match (value.count, value.playback_point, value.rating) {
+                    (Ok(count), Ok(playback_point), Ok(rating)) => {
+                        Ok(Self {
+                            count,
+                            playback_point,
+                            rating,
+                        })
+                    }
+                    (count, playback_point, rating) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    count.as_ref().err(),
+                                    playback_point.as_ref().err(),
+                                    rating.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6400,12 +6884,28 @@ pub mod types {
             fn try_from(
                 value: BasicQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6837,38 +7337,173 @@ pub mod types {
             fn try_from(
                 value: BasicQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    country: value.country?,
-                    date: value.date?,
-                    date_hour: value.date_hour?,
-                    date_time: value.date_time?,
-                    day: value.day?,
-                    error_count: value.error_count?,
-                    hour: value.hour?,
-                    hour_minute: value.hour_minute?,
-                    minute: value.minute?,
-                    month: value.month?,
-                    os: value.os?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    playback_env: value.playback_env?,
-                    region: value.region?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    site: value.site?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                    user_id: value.user_id?,
-                    year: value.year?,
-                    year_month: value.year_month?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.content_category,
+                    value.content_title,
+                    value.country,
+                    value.date,
+                    value.date_hour,
+                    value.date_time,
+                    value.day,
+                    value.error_count,
+                    value.hour,
+                    value.hour_minute,
+                    value.minute,
+                    value.month,
+                    value.os,
+                    value.play_count,
+                    value.playback_count,
+                    value.playback_env,
+                    value.region,
+                    value.show_count,
+                    value.show_user_count,
+                    value.site,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                    value.user_id,
+                    value.year,
+                    value.year_month,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(country),
+                        Ok(date),
+                        Ok(date_hour),
+                        Ok(date_time),
+                        Ok(day),
+                        Ok(error_count),
+                        Ok(hour),
+                        Ok(hour_minute),
+                        Ok(minute),
+                        Ok(month),
+                        Ok(os),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(playback_env),
+                        Ok(region),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(site),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                        Ok(user_id),
+                        Ok(year),
+                        Ok(year_month),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            content_category,
+                            content_title,
+                            country,
+                            date,
+                            date_hour,
+                            date_time,
+                            day,
+                            error_count,
+                            hour,
+                            hour_minute,
+                            minute,
+                            month,
+                            os,
+                            play_count,
+                            playback_count,
+                            playback_env,
+                            region,
+                            show_count,
+                            show_user_count,
+                            site,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                            user_id,
+                            year,
+                            year_month,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        content_category,
+                        content_title,
+                        country,
+                        date,
+                        date_hour,
+                        date_time,
+                        day,
+                        error_count,
+                        hour,
+                        hour_minute,
+                        minute,
+                        month,
+                        os,
+                        play_count,
+                        playback_count,
+                        playback_env,
+                        region,
+                        show_count,
+                        show_user_count,
+                        site,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                        user_id,
+                        year,
+                        year_month,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    country.as_ref().err(),
+                                    date.as_ref().err(),
+                                    date_hour.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    day.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    hour.as_ref().err(),
+                                    hour_minute.as_ref().err(),
+                                    minute.as_ref().err(),
+                                    month.as_ref().err(),
+                                    os.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    playback_env.as_ref().err(),
+                                    region.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    site.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                    year.as_ref().err(),
+                                    year_month.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6968,11 +7603,26 @@ pub mod types {
             fn try_from(
                 value: BasicReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    button_id: value.button_id?,
-                    button_label: value.button_label?,
-                    segment: value.segment?,
-                })
+                match (value.button_id, value.button_label, value.segment) {
+                    (Ok(button_id), Ok(button_label), Ok(segment)) => {
+                        Ok(Self {
+                            button_id,
+                            button_label,
+                            segment,
+                        })
+                    }
+                    (button_id, button_label, segment) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    button_id.as_ref().err(),
+                                    button_label.as_ref().err(),
+                                    segment.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7057,12 +7707,28 @@ pub mod types {
             fn try_from(
                 value: BasicReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7122,10 +7788,18 @@ pub mod types {
             fn try_from(
                 value: BasicReactionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_title: value.content_title?,
-                    reaction: value.reaction?,
-                })
+                match (value.content_title, value.reaction) {
+                    (Ok(content_title), Ok(reaction)) => {
+                        Ok(Self { content_title, reaction })
+                    }
+                    (content_title, reaction) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[content_title.as_ref().err(), reaction.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7184,10 +7858,16 @@ pub mod types {
             fn try_from(
                 value: BasicReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    reaction_point: value.reaction_point?,
-                })
+                match (value.count, value.reaction_point) {
+                    (Ok(count), Ok(reaction_point)) => Ok(Self { count, reaction_point }),
+                    (count, reaction_point) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[count.as_ref().err(), reaction_point.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7246,10 +7926,16 @@ pub mod types {
             fn try_from(
                 value: BasicRealtimeTitleCount,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_title: value.content_title?,
-                    count: value.count?,
-                })
+                match (value.content_title, value.count) {
+                    (Ok(content_title), Ok(count)) => Ok(Self { content_title, count }),
+                    (content_title, count) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[content_title.as_ref().err(), count.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7322,11 +8008,22 @@ pub mod types {
             fn try_from(
                 value: BasicRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    hour_minute: value.hour_minute?,
-                    titles: value.titles?,
-                })
+                match (value.count, value.hour_minute, value.titles) {
+                    (Ok(count), Ok(hour_minute), Ok(titles)) => {
+                        Ok(Self { count, hour_minute, titles })
+                    }
+                    (count, hour_minute, titles) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    count.as_ref().err(),
+                                    hour_minute.as_ref().err(),
+                                    titles.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7413,12 +8110,28 @@ pub mod types {
             fn try_from(
                 value: BasicRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7505,12 +8218,28 @@ pub mod types {
             fn try_from(
                 value: BasicRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7745,23 +8474,98 @@ pub mod types {
             fn try_from(
                 value: BasicRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    city: value.city?,
-                    country: value.country?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    region: value.region?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.city,
+                    value.country,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.region,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(city),
+                        Ok(country),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(region),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            city,
+                            country,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            region,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        city,
+                        country,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        region,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    city.as_ref().err(),
+                                    country.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    region.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7858,12 +8662,28 @@ pub mod types {
             fn try_from(
                 value: BasicSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8098,23 +8918,98 @@ pub mod types {
             fn try_from(
                 value: BasicSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    site: value.site?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.player_name,
+                    value.player_version,
+                    value.show_count,
+                    value.show_user_count,
+                    value.site,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(site),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            player_name,
+                            player_version,
+                            show_count,
+                            show_user_count,
+                            site,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        player_name,
+                        player_version,
+                        show_count,
+                        show_user_count,
+                        site,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    site.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8237,14 +9132,53 @@ pub mod types {
             fn try_from(
                 value: BasicSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    bitrate: value.bitrate?,
-                    playback_rate: value.playback_rate?,
-                    playback_status: value.playback_status?,
-                    screen_status: value.screen_status?,
-                    segment: value.segment?,
-                    subtitles: value.subtitles?,
-                })
+                match (
+                    value.bitrate,
+                    value.playback_rate,
+                    value.playback_status,
+                    value.screen_status,
+                    value.segment,
+                    value.subtitles,
+                ) {
+                    (
+                        Ok(bitrate),
+                        Ok(playback_rate),
+                        Ok(playback_status),
+                        Ok(screen_status),
+                        Ok(segment),
+                        Ok(subtitles),
+                    ) => {
+                        Ok(Self {
+                            bitrate,
+                            playback_rate,
+                            playback_status,
+                            screen_status,
+                            segment,
+                            subtitles,
+                        })
+                    }
+                    (
+                        bitrate,
+                        playback_rate,
+                        playback_status,
+                        screen_status,
+                        segment,
+                        subtitles,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    bitrate.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    playback_status.as_ref().err(),
+                                    screen_status.as_ref().err(),
+                                    segment.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8333,12 +9267,28 @@ pub mod types {
             fn try_from(
                 value: BasicTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8547,21 +9497,88 @@ pub mod types {
             fn try_from(
                 value: BasicTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    date_time: value.date_time?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    show_count: value.show_count?,
-                    show_user_count: value.show_user_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.date_time,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.show_count,
+                    value.show_user_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(date_time),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(show_count),
+                        Ok(show_user_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            date_time,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            show_count,
+                            show_user_count,
+                            total_played_time,
+                            total_staytime,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        date_time,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        show_count,
+                        show_user_count,
+                        total_played_time,
+                        total_staytime,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    show_user_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8656,12 +9673,28 @@ pub mod types {
             fn try_from(
                 value: BasicUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8844,19 +9877,78 @@ pub mod types {
             fn try_from(
                 value: BasicUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_playback_count: value.ad_playback_count?,
-                    avg_played_percent: value.avg_played_percent?,
-                    avg_played_time: value.avg_played_time?,
-                    avg_staytime: value.avg_staytime?,
-                    error_count: value.error_count?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    show_count: value.show_count?,
-                    total_played_time: value.total_played_time?,
-                    total_staytime: value.total_staytime?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.ad_playback_count,
+                    value.avg_played_percent,
+                    value.avg_played_time,
+                    value.avg_staytime,
+                    value.error_count,
+                    value.play_count,
+                    value.playback_count,
+                    value.show_count,
+                    value.total_played_time,
+                    value.total_staytime,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(ad_playback_count),
+                        Ok(avg_played_percent),
+                        Ok(avg_played_time),
+                        Ok(avg_staytime),
+                        Ok(error_count),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(show_count),
+                        Ok(total_played_time),
+                        Ok(total_staytime),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            ad_playback_count,
+                            avg_played_percent,
+                            avg_played_time,
+                            avg_staytime,
+                            error_count,
+                            play_count,
+                            playback_count,
+                            show_count,
+                            total_played_time,
+                            total_staytime,
+                            user_id,
+                        })
+                    }
+                    (
+                        ad_playback_count,
+                        avg_played_percent,
+                        avg_played_time,
+                        avg_staytime,
+                        error_count,
+                        play_count,
+                        playback_count,
+                        show_count,
+                        total_played_time,
+                        total_staytime,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_playback_count.as_ref().err(),
+                                    avg_played_percent.as_ref().err(),
+                                    avg_played_time.as_ref().err(),
+                                    avg_staytime.as_ref().err(),
+                                    error_count.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    total_played_time.as_ref().err(),
+                                    total_staytime.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -8950,12 +10042,28 @@ pub mod types {
             fn try_from(
                 value: BasicViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9188,23 +10296,98 @@ pub mod types {
             fn try_from(
                 value: BasicViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    date_time: value.date_time?,
-                    os: value.os?,
-                    play_count: value.play_count?,
-                    playback_count: value.playback_count?,
-                    playback_env: value.playback_env?,
-                    played_flags: value.played_flags?,
-                    played_percent: value.played_percent?,
-                    played_time: value.played_time?,
-                    region: value.region?,
-                    show_count: value.show_count?,
-                    stay_time: value.stay_time?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.content_category,
+                    value.content_title,
+                    value.content_type,
+                    value.date_time,
+                    value.os,
+                    value.play_count,
+                    value.playback_count,
+                    value.playback_env,
+                    value.played_flags,
+                    value.played_percent,
+                    value.played_time,
+                    value.region,
+                    value.show_count,
+                    value.stay_time,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(date_time),
+                        Ok(os),
+                        Ok(play_count),
+                        Ok(playback_count),
+                        Ok(playback_env),
+                        Ok(played_flags),
+                        Ok(played_percent),
+                        Ok(played_time),
+                        Ok(region),
+                        Ok(show_count),
+                        Ok(stay_time),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            content_category,
+                            content_title,
+                            content_type,
+                            date_time,
+                            os,
+                            play_count,
+                            playback_count,
+                            playback_env,
+                            played_flags,
+                            played_percent,
+                            played_time,
+                            region,
+                            show_count,
+                            stay_time,
+                            user_id,
+                        })
+                    }
+                    (
+                        content_category,
+                        content_title,
+                        content_type,
+                        date_time,
+                        os,
+                        play_count,
+                        playback_count,
+                        playback_env,
+                        played_flags,
+                        played_percent,
+                        played_time,
+                        region,
+                        show_count,
+                        stay_time,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    os.as_ref().err(),
+                                    play_count.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    playback_env.as_ref().err(),
+                                    played_flags.as_ref().err(),
+                                    played_percent.as_ref().err(),
+                                    played_time.as_ref().err(),
+                                    region.as_ref().err(),
+                                    show_count.as_ref().err(),
+                                    stay_time.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9303,12 +10486,28 @@ pub mod types {
             fn try_from(
                 value: BasicViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    golden: value.golden?,
-                    truncated: value.truncated?,
-                    unsampled: value.unsampled?,
-                })
+                match (value.data, value.golden, value.truncated, value.unsampled) {
+                    (Ok(data), Ok(golden), Ok(truncated), Ok(unsampled)) => {
+                        Ok(Self {
+                            data,
+                            golden,
+                            truncated,
+                            unsampled,
+                        })
+                    }
+                    (data, golden, truncated, unsampled) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    golden.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                    unsampled.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9370,10 +10569,18 @@ pub mod types {
             fn try_from(
                 value: BasicViewingSituationRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_title: value.content_title?,
-                    situation: value.situation?,
-                })
+                match (value.content_title, value.situation) {
+                    (Ok(content_title), Ok(situation)) => {
+                        Ok(Self { content_title, situation })
+                    }
+                    (content_title, situation) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[content_title.as_ref().err(), situation.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9432,10 +10639,16 @@ pub mod types {
             fn try_from(
                 value: CloudActiveUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    date_time: value.date_time?,
-                })
+                match (value.count, value.date_time) {
+                    (Ok(count), Ok(date_time)) => Ok(Self { count, date_time }),
+                    (count, date_time) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[count.as_ref().err(), date_time.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9494,10 +10707,16 @@ pub mod types {
             fn try_from(
                 value: CloudActiveUsersPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9555,10 +10774,16 @@ pub mod types {
             fn try_from(
                 value: CloudBrowserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9769,21 +10994,88 @@ pub mod types {
             fn try_from(
                 value: CloudBrowserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    browser_name: value.browser_name?,
-                    browser_version: value.browser_version?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.browser_name,
+                    value.browser_version,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.player_name,
+                    value.player_version,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(browser_name),
+                        Ok(browser_version),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            browser_name,
+                            browser_version,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            player_name,
+                            player_version,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        browser_name,
+                        browser_version,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        player_name,
+                        player_version,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    browser_name.as_ref().err(),
+                                    browser_version.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9853,10 +11145,16 @@ pub mod types {
             fn try_from(
                 value: CloudContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10032,18 +11330,73 @@ pub mod types {
             fn try_from(
                 value: CloudContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    content_category: value.content_category?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.content_category,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(content_category),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            content_category,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        content_category,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10111,10 +11464,16 @@ pub mod types {
             fn try_from(
                 value: CloudContentNamePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10330,21 +11689,88 @@ pub mod types {
             fn try_from(
                 value: CloudContentNameRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    complete_play_percent: value.complete_play_percent?,
-                    content_category: value.content_category?,
-                    content_name: value.content_name?,
-                    content_type: value.content_type?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.complete_play_percent,
+                    value.content_category,
+                    value.content_name,
+                    value.content_type,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(complete_play_percent),
+                        Ok(content_category),
+                        Ok(content_name),
+                        Ok(content_type),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            complete_play_percent,
+                            content_category,
+                            content_name,
+                            content_type,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        complete_play_percent,
+                        content_category,
+                        content_name,
+                        content_type,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    complete_play_percent.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10414,10 +11840,16 @@ pub mod types {
             fn try_from(
                 value: CloudContentNameUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10592,18 +12024,73 @@ pub mod types {
             fn try_from(
                 value: CloudContentNameUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_category: value.content_category?,
-                    content_name: value.content_name?,
-                    content_type: value.content_type?,
-                    engagement_bitmap: value.engagement_bitmap?,
-                    play_percent: value.play_percent?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.content_category,
+                    value.content_name,
+                    value.content_type,
+                    value.engagement_bitmap,
+                    value.play_percent,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(content_category),
+                        Ok(content_name),
+                        Ok(content_type),
+                        Ok(engagement_bitmap),
+                        Ok(play_percent),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            content_category,
+                            content_name,
+                            content_type,
+                            engagement_bitmap,
+                            play_percent,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_id,
+                        })
+                    }
+                    (
+                        content_category,
+                        content_name,
+                        content_type,
+                        engagement_bitmap,
+                        play_percent,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_category.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    engagement_bitmap.as_ref().err(),
+                                    play_percent.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10671,10 +12158,16 @@ pub mod types {
             fn try_from(
                 value: CloudContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10891,21 +12384,88 @@ pub mod types {
             fn try_from(
                 value: CloudContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    complete_play_percent: value.complete_play_percent?,
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.complete_play_percent,
+                    value.content_category,
+                    value.content_title,
+                    value.content_type,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(complete_play_percent),
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            complete_play_percent,
+                            content_category,
+                            content_title,
+                            content_type,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        complete_play_percent,
+                        content_category,
+                        content_title,
+                        content_type,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    complete_play_percent.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10975,10 +12535,16 @@ pub mod types {
             fn try_from(
                 value: CloudContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11153,18 +12719,73 @@ pub mod types {
             fn try_from(
                 value: CloudContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_category: value.content_category?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    engagement_bitmap: value.engagement_bitmap?,
-                    play_percent: value.play_percent?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.content_category,
+                    value.content_title,
+                    value.content_type,
+                    value.engagement_bitmap,
+                    value.play_percent,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(content_category),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(engagement_bitmap),
+                        Ok(play_percent),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            content_category,
+                            content_title,
+                            content_type,
+                            engagement_bitmap,
+                            play_percent,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_id,
+                        })
+                    }
+                    (
+                        content_category,
+                        content_title,
+                        content_type,
+                        engagement_bitmap,
+                        play_percent,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_category.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    engagement_bitmap.as_ref().err(),
+                                    play_percent.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11219,7 +12840,16 @@ pub mod types {
             fn try_from(
                 value: CloudEngagementPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11288,11 +12918,26 @@ pub mod types {
             fn try_from(
                 value: CloudEngagementPoint,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    playback_point: value.playback_point?,
-                    rating: value.rating?,
-                })
+                match (value.count, value.playback_point, value.rating) {
+                    (Ok(count), Ok(playback_point), Ok(rating)) => {
+                        Ok(Self {
+                            count,
+                            playback_point,
+                            rating,
+                        })
+                    }
+                    (count, playback_point, rating) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    count.as_ref().err(),
+                                    playback_point.as_ref().err(),
+                                    rating.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11351,10 +12996,16 @@ pub mod types {
             fn try_from(
                 value: CloudOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11565,21 +13216,88 @@ pub mod types {
             fn try_from(
                 value: CloudOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    impression_user_count: value.impression_user_count?,
-                    os_name: value.os_name?,
-                    os_version: value.os_version?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.impression_user_count,
+                    value.os_name,
+                    value.os_version,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.player_name,
+                    value.player_version,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(impression_user_count),
+                        Ok(os_name),
+                        Ok(os_version),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            impression_user_count,
+                            os_name,
+                            os_version,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            player_name,
+                            player_version,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        impression_user_count,
+                        os_name,
+                        os_version,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        player_name,
+                        player_version,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    os_name.as_ref().err(),
+                                    os_version.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11648,10 +13366,16 @@ pub mod types {
             fn try_from(
                 value: CloudQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12087,38 +13811,173 @@ pub mod types {
             fn try_from(
                 value: CloudQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    browser_name: value.browser_name?,
-                    complete_play_percent: value.complete_play_percent?,
-                    content_category: value.content_category?,
-                    content_name: value.content_name?,
-                    content_title: value.content_title?,
-                    country: value.country?,
-                    date: value.date?,
-                    date_hour: value.date_hour?,
-                    date_minute: value.date_minute?,
-                    date_time: value.date_time?,
-                    day: value.day?,
-                    hour: value.hour?,
-                    hour_minute: value.hour_minute?,
-                    impression_user_count: value.impression_user_count?,
-                    minute: value.minute?,
-                    month: value.month?,
-                    os_name: value.os_name?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    region: value.region?,
-                    site: value.site?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                    user_id: value.user_id?,
-                    year: value.year?,
-                    year_month: value.year_month?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.browser_name,
+                    value.complete_play_percent,
+                    value.content_category,
+                    value.content_name,
+                    value.content_title,
+                    value.country,
+                    value.date,
+                    value.date_hour,
+                    value.date_minute,
+                    value.date_time,
+                    value.day,
+                    value.hour,
+                    value.hour_minute,
+                    value.impression_user_count,
+                    value.minute,
+                    value.month,
+                    value.os_name,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.region,
+                    value.site,
+                    value.total_play_time,
+                    value.user_count,
+                    value.user_id,
+                    value.year,
+                    value.year_month,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(browser_name),
+                        Ok(complete_play_percent),
+                        Ok(content_category),
+                        Ok(content_name),
+                        Ok(content_title),
+                        Ok(country),
+                        Ok(date),
+                        Ok(date_hour),
+                        Ok(date_minute),
+                        Ok(date_time),
+                        Ok(day),
+                        Ok(hour),
+                        Ok(hour_minute),
+                        Ok(impression_user_count),
+                        Ok(minute),
+                        Ok(month),
+                        Ok(os_name),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(region),
+                        Ok(site),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                        Ok(user_id),
+                        Ok(year),
+                        Ok(year_month),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            browser_name,
+                            complete_play_percent,
+                            content_category,
+                            content_name,
+                            content_title,
+                            country,
+                            date,
+                            date_hour,
+                            date_minute,
+                            date_time,
+                            day,
+                            hour,
+                            hour_minute,
+                            impression_user_count,
+                            minute,
+                            month,
+                            os_name,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            region,
+                            site,
+                            total_play_time,
+                            user_count,
+                            user_id,
+                            year,
+                            year_month,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        browser_name,
+                        complete_play_percent,
+                        content_category,
+                        content_name,
+                        content_title,
+                        country,
+                        date,
+                        date_hour,
+                        date_minute,
+                        date_time,
+                        day,
+                        hour,
+                        hour_minute,
+                        impression_user_count,
+                        minute,
+                        month,
+                        os_name,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        region,
+                        site,
+                        total_play_time,
+                        user_count,
+                        user_id,
+                        year,
+                        year_month,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    browser_name.as_ref().err(),
+                                    complete_play_percent.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    country.as_ref().err(),
+                                    date.as_ref().err(),
+                                    date_hour.as_ref().err(),
+                                    date_minute.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    day.as_ref().err(),
+                                    hour.as_ref().err(),
+                                    hour_minute.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    minute.as_ref().err(),
+                                    month.as_ref().err(),
+                                    os_name.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    region.as_ref().err(),
+                                    site.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                    year.as_ref().err(),
+                                    year_month.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12205,10 +14064,16 @@ pub mod types {
             fn try_from(
                 value: CloudReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    button_id: value.button_id?,
-                    segment: value.segment?,
-                })
+                match (value.button_id, value.segment) {
+                    (Ok(button_id), Ok(segment)) => Ok(Self { button_id, segment }),
+                    (button_id, segment) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[button_id.as_ref().err(), segment.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12253,7 +14118,16 @@ pub mod types {
             fn try_from(
                 value: CloudReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12309,10 +14183,16 @@ pub mod types {
             fn try_from(
                 value: CloudReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    count: value.count?,
-                    reaction_point: value.reaction_point?,
-                })
+                match (value.count, value.reaction_point) {
+                    (Ok(count), Ok(reaction_point)) => Ok(Self { count, reaction_point }),
+                    (count, reaction_point) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[count.as_ref().err(), reaction_point.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12397,12 +14277,33 @@ pub mod types {
             fn try_from(
                 value: CloudRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_name: value.content_name?,
-                    content_title: value.content_title?,
-                    count: value.count?,
-                    date_time: value.date_time?,
-                })
+                match (
+                    value.content_name,
+                    value.content_title,
+                    value.count,
+                    value.date_time,
+                ) {
+                    (Ok(content_name), Ok(content_title), Ok(count), Ok(date_time)) => {
+                        Ok(Self {
+                            content_name,
+                            content_title,
+                            count,
+                            date_time,
+                        })
+                    }
+                    (content_name, content_title, count, date_time) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_name.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    count.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12464,10 +14365,16 @@ pub mod types {
             fn try_from(
                 value: CloudRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12526,10 +14433,16 @@ pub mod types {
             fn try_from(
                 value: CloudRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12727,20 +14640,83 @@ pub mod types {
             fn try_from(
                 value: CloudRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    city: value.city?,
-                    country: value.country?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    region: value.region?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.city,
+                    value.country,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.region,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(city),
+                        Ok(country),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(region),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            city,
+                            country,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            region,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        city,
+                        country,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        region,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    city.as_ref().err(),
+                                    country.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    region.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12808,10 +14784,16 @@ pub mod types {
             fn try_from(
                 value: CloudSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13009,20 +14991,83 @@ pub mod types {
             fn try_from(
                 value: CloudSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    player_name: value.player_name?,
-                    player_version: value.player_version?,
-                    site: value.site?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.player_name,
+                    value.player_version,
+                    value.site,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(player_name),
+                        Ok(player_version),
+                        Ok(site),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            player_name,
+                            player_version,
+                            site,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        player_name,
+                        player_version,
+                        site,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    player_name.as_ref().err(),
+                                    player_version.as_ref().err(),
+                                    site.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13155,15 +15200,58 @@ pub mod types {
             fn try_from(
                 value: CloudSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    bitrate: value.bitrate?,
-                    cast: value.cast?,
-                    is_background: value.is_background?,
-                    playback_rate: value.playback_rate?,
-                    screen_type: value.screen_type?,
-                    segment: value.segment?,
-                    subtitle: value.subtitle?,
-                })
+                match (
+                    value.bitrate,
+                    value.cast,
+                    value.is_background,
+                    value.playback_rate,
+                    value.screen_type,
+                    value.segment,
+                    value.subtitle,
+                ) {
+                    (
+                        Ok(bitrate),
+                        Ok(cast),
+                        Ok(is_background),
+                        Ok(playback_rate),
+                        Ok(screen_type),
+                        Ok(segment),
+                        Ok(subtitle),
+                    ) => {
+                        Ok(Self {
+                            bitrate,
+                            cast,
+                            is_background,
+                            playback_rate,
+                            screen_type,
+                            segment,
+                            subtitle,
+                        })
+                    }
+                    (
+                        bitrate,
+                        cast,
+                        is_background,
+                        playback_rate,
+                        screen_type,
+                        segment,
+                        subtitle,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    bitrate.as_ref().err(),
+                                    cast.as_ref().err(),
+                                    is_background.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    screen_type.as_ref().err(),
+                                    segment.as_ref().err(),
+                                    subtitle.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13227,10 +15315,18 @@ pub mod types {
             fn try_from(
                 value: CloudSituationSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    playback_point: value.playback_point?,
-                    rating: value.rating?,
-                })
+                match (value.playback_point, value.rating) {
+                    (Ok(playback_point), Ok(rating)) => {
+                        Ok(Self { playback_point, rating })
+                    }
+                    (playback_point, rating) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[playback_point.as_ref().err(), rating.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13290,10 +15386,16 @@ pub mod types {
             fn try_from(
                 value: CloudTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13465,18 +15567,73 @@ pub mod types {
             fn try_from(
                 value: CloudTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    date_time: value.date_time?,
-                    impression_user_count: value.impression_user_count?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_count: value.user_count?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.date_time,
+                    value.impression_user_count,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_count,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(date_time),
+                        Ok(impression_user_count),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_count),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            date_time,
+                            impression_user_count,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_count,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        date_time,
+                        impression_user_count,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_count,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    impression_user_count.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_count.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13569,12 +15726,33 @@ pub mod types {
             fn try_from(
                 value: CloudUserCountLegacyRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_name: value.content_name?,
-                    content_title: value.content_title?,
-                    count: value.count?,
-                    date_time: value.date_time?,
-                })
+                match (
+                    value.content_name,
+                    value.content_title,
+                    value.count,
+                    value.date_time,
+                ) {
+                    (Ok(content_name), Ok(content_title), Ok(count), Ok(date_time)) => {
+                        Ok(Self {
+                            content_name,
+                            content_title,
+                            count,
+                            date_time,
+                        })
+                    }
+                    (content_name, content_title, count, date_time) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_name.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    count.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13636,10 +15814,16 @@ pub mod types {
             fn try_from(
                 value: CloudUserCountsLegacyPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13698,10 +15882,16 @@ pub mod types {
             fn try_from(
                 value: CloudUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13845,16 +16035,63 @@ pub mod types {
             fn try_from(
                 value: CloudUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    ad_impressions: value.ad_impressions?,
-                    avg_play_percent: value.avg_play_percent?,
-                    avg_play_time: value.avg_play_time?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    player_impressions: value.player_impressions?,
-                    total_play_time: value.total_play_time?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.ad_impressions,
+                    value.avg_play_percent,
+                    value.avg_play_time,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.player_impressions,
+                    value.total_play_time,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(ad_impressions),
+                        Ok(avg_play_percent),
+                        Ok(avg_play_time),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(player_impressions),
+                        Ok(total_play_time),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            ad_impressions,
+                            avg_play_percent,
+                            avg_play_time,
+                            play_requested_count,
+                            play_started_count,
+                            player_impressions,
+                            total_play_time,
+                            user_id,
+                        })
+                    }
+                    (
+                        ad_impressions,
+                        avg_play_percent,
+                        avg_play_time,
+                        play_requested_count,
+                        play_started_count,
+                        player_impressions,
+                        total_play_time,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    ad_impressions.as_ref().err(),
+                                    avg_play_percent.as_ref().err(),
+                                    avg_play_time.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    player_impressions.as_ref().err(),
+                                    total_play_time.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13919,10 +16156,16 @@ pub mod types {
             fn try_from(
                 value: CloudViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    truncated: value.truncated?,
-                })
+                match (value.data, value.truncated) {
+                    (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
+                    (data, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err(), truncated.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14147,22 +16390,93 @@ pub mod types {
             fn try_from(
                 value: CloudViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    browser_name: value.browser_name?,
-                    content_category: value.content_category?,
-                    content_name: value.content_name?,
-                    content_title: value.content_title?,
-                    content_type: value.content_type?,
-                    date_time: value.date_time?,
-                    engagement_bitmap: value.engagement_bitmap?,
-                    os_name: value.os_name?,
-                    play_percent: value.play_percent?,
-                    play_requested_count: value.play_requested_count?,
-                    play_started_count: value.play_started_count?,
-                    play_time: value.play_time?,
-                    region: value.region?,
-                    user_id: value.user_id?,
-                })
+                match (
+                    value.browser_name,
+                    value.content_category,
+                    value.content_name,
+                    value.content_title,
+                    value.content_type,
+                    value.date_time,
+                    value.engagement_bitmap,
+                    value.os_name,
+                    value.play_percent,
+                    value.play_requested_count,
+                    value.play_started_count,
+                    value.play_time,
+                    value.region,
+                    value.user_id,
+                ) {
+                    (
+                        Ok(browser_name),
+                        Ok(content_category),
+                        Ok(content_name),
+                        Ok(content_title),
+                        Ok(content_type),
+                        Ok(date_time),
+                        Ok(engagement_bitmap),
+                        Ok(os_name),
+                        Ok(play_percent),
+                        Ok(play_requested_count),
+                        Ok(play_started_count),
+                        Ok(play_time),
+                        Ok(region),
+                        Ok(user_id),
+                    ) => {
+                        Ok(Self {
+                            browser_name,
+                            content_category,
+                            content_name,
+                            content_title,
+                            content_type,
+                            date_time,
+                            engagement_bitmap,
+                            os_name,
+                            play_percent,
+                            play_requested_count,
+                            play_started_count,
+                            play_time,
+                            region,
+                            user_id,
+                        })
+                    }
+                    (
+                        browser_name,
+                        content_category,
+                        content_name,
+                        content_title,
+                        content_type,
+                        date_time,
+                        engagement_bitmap,
+                        os_name,
+                        play_percent,
+                        play_requested_count,
+                        play_started_count,
+                        play_time,
+                        region,
+                        user_id,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    browser_name.as_ref().err(),
+                                    content_category.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    content_title.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    date_time.as_ref().err(),
+                                    engagement_bitmap.as_ref().err(),
+                                    os_name.as_ref().err(),
+                                    play_percent.as_ref().err(),
+                                    play_requested_count.as_ref().err(),
+                                    play_started_count.as_ref().err(),
+                                    play_time.as_ref().err(),
+                                    region.as_ref().err(),
+                                    user_id.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14221,7 +16535,16 @@ pub mod types {
             fn try_from(
                 value: CloudViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14277,10 +16600,16 @@ pub mod types {
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    code: value.code?,
-                    message: value.message?,
-                })
+                match (value.code, value.message) {
+                    (Ok(code), Ok(message)) => Ok(Self { code, message }),
+                    (code, message) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[code.as_ref().err(), message.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]

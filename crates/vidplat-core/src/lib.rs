@@ -72,7 +72,7 @@ pub mod __private {
     pub use crate::members::{missing, read_once, read_unknown, skip, Member, MemberName};
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::request::Request;
-    pub use crate::setter::{array_of, FromText};
+    pub use crate::setter::{array_of, first_refusal, FromText};
     pub use crate::text_pattern::{Step, TextPattern};
     #[cfg(feature = "schemars")]
     pub use schemars;

@@ -343,6 +343,16 @@ into_value!(uuid::Uuid:
     &String => |v| uuid_from(v),
 );
 
+/// The first refused of a body's members, in the builder's order (its
+/// `TryFrom` gathers them once one is refused).
+pub fn first_refusal(members: &[Option<&Refusal>]) -> Refusal {
+    // Never all `None`: the builder calls this only when a member was refused.
+    members
+        .iter()
+        .find_map(|member| member.cloned())
+        .unwrap_or_else(|| Refusal::new("a member was refused"))
+}
+
 /// Converts each element of an array member, naming the failing index.
 pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item = V>) -> Result<Vec<T>, Refusal> {
     values
@@ -366,6 +376,13 @@ mod tests {
 
     fn optional<T, V: IntoOptional<T>>(value: V) -> Result<Option<T>, Refusal> {
         value.into_optional()
+    }
+
+    #[test]
+    fn a_body_refuses_with_its_first_refused_member() {
+        let first = Refusal::missing("name");
+        let second = Refusal::new("longer than 200 characters").at("title");
+        assert_eq!(first_refusal(&[None, Some(&first), None, Some(&second)]), first);
     }
 
     #[test]

@@ -2371,7 +2371,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: CreatedId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { id: value.id? })
+                match (value.id,) {
+                    (Ok(id),) => Ok(Self { id }),
+                    (id,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -2425,10 +2434,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: DestinationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    objstore: value.objstore?,
-                    extra: value.extra?,
-                })
+                match (value.objstore, value.extra) {
+                    (Ok(objstore), Ok(extra)) => Ok(Self { objstore, extra }),
+                    (objstore, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[objstore.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::DestinationSettings> for DestinationSettings {
@@ -2485,10 +2500,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    code: value.code?,
-                    message: value.message?,
-                })
+                match (value.code, value.message) {
+                    (Ok(code), Ok(message)) => Ok(Self { code, message }),
+                    (code, message) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[code.as_ref().err(), message.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -2533,9 +2554,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ExternalId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    external_id: value.external_id?,
-                })
+                match (value.external_id,) {
+                    (Ok(external_id),) => Ok(Self { external_id }),
+                    (external_id,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[external_id.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -2592,10 +2620,18 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: HlsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    multi_audio_flag: value.multi_audio_flag?,
-                    extra: value.extra?,
-                })
+                match (value.multi_audio_flag, value.extra) {
+                    (Ok(multi_audio_flag), Ok(extra)) => {
+                        Ok(Self { multi_audio_flag, extra })
+                    }
+                    (multi_audio_flag, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[multi_audio_flag.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::HlsConfig> for HlsConfig {
@@ -2665,11 +2701,26 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: InputFile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    filename: value.filename?,
-                    filesize: value.filesize?,
-                    filetime: value.filetime?,
-                })
+                match (value.filename, value.filesize, value.filetime) {
+                    (Ok(filename), Ok(filesize), Ok(filetime)) => {
+                        Ok(Self {
+                            filename,
+                            filesize,
+                            filetime,
+                        })
+                    }
+                    (filename, filesize, filetime) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    filename.as_ref().err(),
+                                    filesize.as_ref().err(),
+                                    filetime.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -2757,12 +2808,38 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: NotificationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    notify_error: value.notify_error?,
-                    notify_imported_tasks: value.notify_imported_tasks?,
-                    notify_ready: value.notify_ready?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.notify_error,
+                    value.notify_imported_tasks,
+                    value.notify_ready,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(notify_error),
+                        Ok(notify_imported_tasks),
+                        Ok(notify_ready),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            notify_error,
+                            notify_imported_tasks,
+                            notify_ready,
+                            updated_at,
+                        })
+                    }
+                    (notify_error, notify_imported_tasks, notify_ready, updated_at) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    notify_error.as_ref().err(),
+                                    notify_imported_tasks.as_ref().err(),
+                                    notify_ready.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -2834,11 +2911,30 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: NotificationSettingsUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    notify_error: value.notify_error?,
-                    notify_imported_tasks: value.notify_imported_tasks?,
-                    notify_ready: value.notify_ready?,
-                })
+                match (
+                    value.notify_error,
+                    value.notify_imported_tasks,
+                    value.notify_ready,
+                ) {
+                    (Ok(notify_error), Ok(notify_imported_tasks), Ok(notify_ready)) => {
+                        Ok(Self {
+                            notify_error,
+                            notify_imported_tasks,
+                            notify_ready,
+                        })
+                    }
+                    (notify_error, notify_imported_tasks, notify_ready) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    notify_error.as_ref().err(),
+                                    notify_imported_tasks.as_ref().err(),
+                                    notify_ready.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::NotificationSettingsUpdate>
@@ -2897,10 +2993,24 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ObjstoreSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    authentication_method: value.authentication_method?,
-                    extra: value.extra?,
-                })
+                match (value.authentication_method, value.extra) {
+                    (Ok(authentication_method), Ok(extra)) => {
+                        Ok(Self {
+                            authentication_method,
+                            extra,
+                        })
+                    }
+                    (authentication_method, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    authentication_method.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ObjstoreSettings> for ObjstoreSettings {
@@ -3141,24 +3251,103 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: Preset,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    dash_config: value.dash_config?,
-                    description: value.description?,
-                    destination: value.destination?,
-                    destination_settings: value.destination_settings?,
-                    dynamic_streams: value.dynamic_streams?,
-                    format: value.format?,
-                    hls_config: value.hls_config?,
-                    id: value.id?,
-                    name: value.name?,
-                    output_filename: value.output_filename?,
-                    poster: value.poster?,
-                    seek_preview: value.seek_preview?,
-                    streams: value.streams?,
-                    updated_at: value.updated_at?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.created_at,
+                    value.dash_config,
+                    value.description,
+                    value.destination,
+                    value.destination_settings,
+                    value.dynamic_streams,
+                    value.format,
+                    value.hls_config,
+                    value.id,
+                    value.name,
+                    value.output_filename,
+                    value.poster,
+                    value.seek_preview,
+                    value.streams,
+                    value.updated_at,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(dash_config),
+                        Ok(description),
+                        Ok(destination),
+                        Ok(destination_settings),
+                        Ok(dynamic_streams),
+                        Ok(format),
+                        Ok(hls_config),
+                        Ok(id),
+                        Ok(name),
+                        Ok(output_filename),
+                        Ok(poster),
+                        Ok(seek_preview),
+                        Ok(streams),
+                        Ok(updated_at),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            dash_config,
+                            description,
+                            destination,
+                            destination_settings,
+                            dynamic_streams,
+                            format,
+                            hls_config,
+                            id,
+                            name,
+                            output_filename,
+                            poster,
+                            seek_preview,
+                            streams,
+                            updated_at,
+                            vms_config,
+                        })
+                    }
+                    (
+                        created_at,
+                        dash_config,
+                        description,
+                        destination,
+                        destination_settings,
+                        dynamic_streams,
+                        format,
+                        hls_config,
+                        id,
+                        name,
+                        output_filename,
+                        poster,
+                        seek_preview,
+                        streams,
+                        updated_at,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    dash_config.as_ref().err(),
+                                    description.as_ref().err(),
+                                    destination.as_ref().err(),
+                                    destination_settings.as_ref().err(),
+                                    dynamic_streams.as_ref().err(),
+                                    format.as_ref().err(),
+                                    hls_config.as_ref().err(),
+                                    id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    output_filename.as_ref().err(),
+                                    poster.as_ref().err(),
+                                    seek_preview.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -3384,22 +3573,93 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    dash_config: value.dash_config?,
-                    description: value.description?,
-                    destination: value.destination?,
-                    destination_settings: value.destination_settings?,
-                    dynamic_streams: value.dynamic_streams?,
-                    format: value.format?,
-                    hls_config: value.hls_config?,
-                    name: value.name?,
-                    output_filename: value.output_filename?,
-                    poster: value.poster?,
-                    profile_config: value.profile_config?,
-                    seek_preview: value.seek_preview?,
-                    streams: value.streams?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.dash_config,
+                    value.description,
+                    value.destination,
+                    value.destination_settings,
+                    value.dynamic_streams,
+                    value.format,
+                    value.hls_config,
+                    value.name,
+                    value.output_filename,
+                    value.poster,
+                    value.profile_config,
+                    value.seek_preview,
+                    value.streams,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(dash_config),
+                        Ok(description),
+                        Ok(destination),
+                        Ok(destination_settings),
+                        Ok(dynamic_streams),
+                        Ok(format),
+                        Ok(hls_config),
+                        Ok(name),
+                        Ok(output_filename),
+                        Ok(poster),
+                        Ok(profile_config),
+                        Ok(seek_preview),
+                        Ok(streams),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            dash_config,
+                            description,
+                            destination,
+                            destination_settings,
+                            dynamic_streams,
+                            format,
+                            hls_config,
+                            name,
+                            output_filename,
+                            poster,
+                            profile_config,
+                            seek_preview,
+                            streams,
+                            vms_config,
+                        })
+                    }
+                    (
+                        dash_config,
+                        description,
+                        destination,
+                        destination_settings,
+                        dynamic_streams,
+                        format,
+                        hls_config,
+                        name,
+                        output_filename,
+                        poster,
+                        profile_config,
+                        seek_preview,
+                        streams,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    dash_config.as_ref().err(),
+                                    description.as_ref().err(),
+                                    destination.as_ref().err(),
+                                    destination_settings.as_ref().err(),
+                                    dynamic_streams.as_ref().err(),
+                                    format.as_ref().err(),
+                                    hls_config.as_ref().err(),
+                                    name.as_ref().err(),
+                                    output_filename.as_ref().err(),
+                                    poster.as_ref().err(),
+                                    profile_config.as_ref().err(),
+                                    seek_preview.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PresetCreate> for PresetCreate {
@@ -3455,7 +3715,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -3521,11 +3790,26 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetPoster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    destination: value.destination?,
-                    filename_prefix: value.filename_prefix?,
-                    extra: value.extra?,
-                })
+                match (value.destination, value.filename_prefix, value.extra) {
+                    (Ok(destination), Ok(filename_prefix), Ok(extra)) => {
+                        Ok(Self {
+                            destination,
+                            filename_prefix,
+                            extra,
+                        })
+                    }
+                    (destination, filename_prefix, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    destination.as_ref().err(),
+                                    filename_prefix.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PresetPoster> for PresetPoster {
@@ -3597,11 +3881,22 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    video: value.video?,
-                    watermarks: value.watermarks?,
-                    extra: value.extra?,
-                })
+                match (value.video, value.watermarks, value.extra) {
+                    (Ok(video), Ok(watermarks), Ok(extra)) => {
+                        Ok(Self { video, watermarks, extra })
+                    }
+                    (video, watermarks, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    video.as_ref().err(),
+                                    watermarks.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PresetStream> for PresetStream {
@@ -3657,10 +3952,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetStreamVideo,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    height: value.height?,
-                    extra: value.extra?,
-                })
+                match (value.height, value.extra) {
+                    (Ok(height), Ok(extra)) => Ok(Self { height, extra }),
+                    (height, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[height.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PresetStreamVideo> for PresetStreamVideo {
@@ -3891,21 +4192,88 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: PresetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    dash_config: value.dash_config?,
-                    description: value.description?,
-                    destination: value.destination?,
-                    destination_settings: value.destination_settings?,
-                    dynamic_streams: value.dynamic_streams?,
-                    format: value.format?,
-                    hls_config: value.hls_config?,
-                    name: value.name?,
-                    output_filename: value.output_filename?,
-                    poster: value.poster?,
-                    seek_preview: value.seek_preview?,
-                    streams: value.streams?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.dash_config,
+                    value.description,
+                    value.destination,
+                    value.destination_settings,
+                    value.dynamic_streams,
+                    value.format,
+                    value.hls_config,
+                    value.name,
+                    value.output_filename,
+                    value.poster,
+                    value.seek_preview,
+                    value.streams,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(dash_config),
+                        Ok(description),
+                        Ok(destination),
+                        Ok(destination_settings),
+                        Ok(dynamic_streams),
+                        Ok(format),
+                        Ok(hls_config),
+                        Ok(name),
+                        Ok(output_filename),
+                        Ok(poster),
+                        Ok(seek_preview),
+                        Ok(streams),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            dash_config,
+                            description,
+                            destination,
+                            destination_settings,
+                            dynamic_streams,
+                            format,
+                            hls_config,
+                            name,
+                            output_filename,
+                            poster,
+                            seek_preview,
+                            streams,
+                            vms_config,
+                        })
+                    }
+                    (
+                        dash_config,
+                        description,
+                        destination,
+                        destination_settings,
+                        dynamic_streams,
+                        format,
+                        hls_config,
+                        name,
+                        output_filename,
+                        poster,
+                        seek_preview,
+                        streams,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    dash_config.as_ref().err(),
+                                    description.as_ref().err(),
+                                    destination.as_ref().err(),
+                                    destination_settings.as_ref().err(),
+                                    dynamic_streams.as_ref().err(),
+                                    format.as_ref().err(),
+                                    hls_config.as_ref().err(),
+                                    name.as_ref().err(),
+                                    output_filename.as_ref().err(),
+                                    poster.as_ref().err(),
+                                    seek_preview.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PresetUpdate> for PresetUpdate {
@@ -4051,16 +4419,63 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: Profile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    description: value.description?,
-                    id: value.id?,
-                    name: value.name?,
-                    presets: value.presets?,
-                    share: value.share?,
-                    updated_at: value.updated_at?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.created_at,
+                    value.description,
+                    value.id,
+                    value.name,
+                    value.presets,
+                    value.share,
+                    value.updated_at,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(description),
+                        Ok(id),
+                        Ok(name),
+                        Ok(presets),
+                        Ok(share),
+                        Ok(updated_at),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            description,
+                            id,
+                            name,
+                            presets,
+                            share,
+                            updated_at,
+                            vms_config,
+                        })
+                    }
+                    (
+                        created_at,
+                        description,
+                        id,
+                        name,
+                        presets,
+                        share,
+                        updated_at,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    description.as_ref().err(),
+                                    id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    presets.as_ref().err(),
+                                    share.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4159,13 +4574,42 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ProfileCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    description: value.description?,
-                    name: value.name?,
-                    presets: value.presets?,
-                    share: value.share?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.description,
+                    value.name,
+                    value.presets,
+                    value.share,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(description),
+                        Ok(name),
+                        Ok(presets),
+                        Ok(share),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            description,
+                            name,
+                            presets,
+                            share,
+                            vms_config,
+                        })
+                    }
+                    (description, name, presets, share, vms_config) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    description.as_ref().err(),
+                                    name.as_ref().err(),
+                                    presets.as_ref().err(),
+                                    share.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ProfileCreate> for ProfileCreate {
@@ -4212,7 +4656,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ProfileList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4311,13 +4764,42 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ProfileUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    description: value.description?,
-                    name: value.name?,
-                    presets: value.presets?,
-                    share: value.share?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.description,
+                    value.name,
+                    value.presets,
+                    value.share,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(description),
+                        Ok(name),
+                        Ok(presets),
+                        Ok(share),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            description,
+                            name,
+                            presets,
+                            share,
+                            vms_config,
+                        })
+                    }
+                    (description, name, presets, share, vms_config) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    description.as_ref().err(),
+                                    name.as_ref().err(),
+                                    presets.as_ref().err(),
+                                    share.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ProfileUpdate> for ProfileUpdate {
@@ -4375,10 +4857,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: ProfileVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    seek_preview: value.seek_preview?,
-                    extra: value.extra?,
-                })
+                match (value.seek_preview, value.extra) {
+                    (Ok(seek_preview), Ok(extra)) => Ok(Self { seek_preview, extra }),
+                    (seek_preview, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[seek_preview.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ProfileVmsConfig> for ProfileVmsConfig {
@@ -4724,32 +5212,143 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: Task,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    destination: value.destination?,
-                    encode_end: value.encode_end?,
-                    encode_start: value.encode_start?,
-                    episode_name: value.episode_name?,
-                    error_code: value.error_code?,
-                    format: value.format?,
-                    id: value.id?,
-                    input_filename: value.input_filename?,
-                    multi_angles: value.multi_angles?,
-                    output_filename: value.output_filename?,
-                    poster: value.poster?,
-                    preset_id: value.preset_id?,
-                    preset_name: value.preset_name?,
-                    profile_id: value.profile_id?,
-                    profile_name: value.profile_name?,
-                    publish_end: value.publish_end?,
-                    publish_start: value.publish_start?,
-                    seek_preview: value.seek_preview?,
-                    status: value.status?,
-                    streams: value.streams?,
-                    transaction: value.transaction?,
-                    updated_at: value.updated_at?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.created_at,
+                    value.destination,
+                    value.encode_end,
+                    value.encode_start,
+                    value.episode_name,
+                    value.error_code,
+                    value.format,
+                    value.id,
+                    value.input_filename,
+                    value.multi_angles,
+                    value.output_filename,
+                    value.poster,
+                    value.preset_id,
+                    value.preset_name,
+                    value.profile_id,
+                    value.profile_name,
+                    value.publish_end,
+                    value.publish_start,
+                    value.seek_preview,
+                    value.status,
+                    value.streams,
+                    value.transaction,
+                    value.updated_at,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(destination),
+                        Ok(encode_end),
+                        Ok(encode_start),
+                        Ok(episode_name),
+                        Ok(error_code),
+                        Ok(format),
+                        Ok(id),
+                        Ok(input_filename),
+                        Ok(multi_angles),
+                        Ok(output_filename),
+                        Ok(poster),
+                        Ok(preset_id),
+                        Ok(preset_name),
+                        Ok(profile_id),
+                        Ok(profile_name),
+                        Ok(publish_end),
+                        Ok(publish_start),
+                        Ok(seek_preview),
+                        Ok(status),
+                        Ok(streams),
+                        Ok(transaction),
+                        Ok(updated_at),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            destination,
+                            encode_end,
+                            encode_start,
+                            episode_name,
+                            error_code,
+                            format,
+                            id,
+                            input_filename,
+                            multi_angles,
+                            output_filename,
+                            poster,
+                            preset_id,
+                            preset_name,
+                            profile_id,
+                            profile_name,
+                            publish_end,
+                            publish_start,
+                            seek_preview,
+                            status,
+                            streams,
+                            transaction,
+                            updated_at,
+                            vms_config,
+                        })
+                    }
+                    (
+                        created_at,
+                        destination,
+                        encode_end,
+                        encode_start,
+                        episode_name,
+                        error_code,
+                        format,
+                        id,
+                        input_filename,
+                        multi_angles,
+                        output_filename,
+                        poster,
+                        preset_id,
+                        preset_name,
+                        profile_id,
+                        profile_name,
+                        publish_end,
+                        publish_start,
+                        seek_preview,
+                        status,
+                        streams,
+                        transaction,
+                        updated_at,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    destination.as_ref().err(),
+                                    encode_end.as_ref().err(),
+                                    encode_start.as_ref().err(),
+                                    episode_name.as_ref().err(),
+                                    error_code.as_ref().err(),
+                                    format.as_ref().err(),
+                                    id.as_ref().err(),
+                                    input_filename.as_ref().err(),
+                                    multi_angles.as_ref().err(),
+                                    output_filename.as_ref().err(),
+                                    poster.as_ref().err(),
+                                    preset_id.as_ref().err(),
+                                    preset_name.as_ref().err(),
+                                    profile_id.as_ref().err(),
+                                    profile_name.as_ref().err(),
+                                    publish_end.as_ref().err(),
+                                    publish_start.as_ref().err(),
+                                    seek_preview.as_ref().err(),
+                                    status.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    transaction.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -4894,15 +5493,58 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskCounts,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    canceled: value.canceled?,
-                    canceling: value.canceling?,
-                    encoding: value.encoding?,
-                    failed: value.failed?,
-                    ready: value.ready?,
-                    uploading: value.uploading?,
-                    waiting: value.waiting?,
-                })
+                match (
+                    value.canceled,
+                    value.canceling,
+                    value.encoding,
+                    value.failed,
+                    value.ready,
+                    value.uploading,
+                    value.waiting,
+                ) {
+                    (
+                        Ok(canceled),
+                        Ok(canceling),
+                        Ok(encoding),
+                        Ok(failed),
+                        Ok(ready),
+                        Ok(uploading),
+                        Ok(waiting),
+                    ) => {
+                        Ok(Self {
+                            canceled,
+                            canceling,
+                            encoding,
+                            failed,
+                            ready,
+                            uploading,
+                            waiting,
+                        })
+                    }
+                    (
+                        canceled,
+                        canceling,
+                        encoding,
+                        failed,
+                        ready,
+                        uploading,
+                        waiting,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    canceled.as_ref().err(),
+                                    canceling.as_ref().err(),
+                                    encoding.as_ref().err(),
+                                    failed.as_ref().err(),
+                                    ready.as_ref().err(),
+                                    uploading.as_ref().err(),
+                                    waiting.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5136,22 +5778,93 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    episode_name: value.episode_name?,
-                    input_filepath: value.input_filepath?,
-                    multi_angle_labels: value.multi_angle_labels?,
-                    multi_angles: value.multi_angles?,
-                    output_filename: value.output_filename?,
-                    poster_filename_prefix: value.poster_filename_prefix?,
-                    preset_overrides: value.preset_overrides?,
-                    priority: value.priority?,
-                    profile_id: value.profile_id?,
-                    seek_preview_filename: value.seek_preview_filename?,
-                    segment_filename_prefix: value.segment_filename_prefix?,
-                    trim: value.trim?,
-                    upload_type: value.upload_type?,
-                    vms_config: value.vms_config?,
-                })
+                match (
+                    value.episode_name,
+                    value.input_filepath,
+                    value.multi_angle_labels,
+                    value.multi_angles,
+                    value.output_filename,
+                    value.poster_filename_prefix,
+                    value.preset_overrides,
+                    value.priority,
+                    value.profile_id,
+                    value.seek_preview_filename,
+                    value.segment_filename_prefix,
+                    value.trim,
+                    value.upload_type,
+                    value.vms_config,
+                ) {
+                    (
+                        Ok(episode_name),
+                        Ok(input_filepath),
+                        Ok(multi_angle_labels),
+                        Ok(multi_angles),
+                        Ok(output_filename),
+                        Ok(poster_filename_prefix),
+                        Ok(preset_overrides),
+                        Ok(priority),
+                        Ok(profile_id),
+                        Ok(seek_preview_filename),
+                        Ok(segment_filename_prefix),
+                        Ok(trim),
+                        Ok(upload_type),
+                        Ok(vms_config),
+                    ) => {
+                        Ok(Self {
+                            episode_name,
+                            input_filepath,
+                            multi_angle_labels,
+                            multi_angles,
+                            output_filename,
+                            poster_filename_prefix,
+                            preset_overrides,
+                            priority,
+                            profile_id,
+                            seek_preview_filename,
+                            segment_filename_prefix,
+                            trim,
+                            upload_type,
+                            vms_config,
+                        })
+                    }
+                    (
+                        episode_name,
+                        input_filepath,
+                        multi_angle_labels,
+                        multi_angles,
+                        output_filename,
+                        poster_filename_prefix,
+                        preset_overrides,
+                        priority,
+                        profile_id,
+                        seek_preview_filename,
+                        segment_filename_prefix,
+                        trim,
+                        upload_type,
+                        vms_config,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    episode_name.as_ref().err(),
+                                    input_filepath.as_ref().err(),
+                                    multi_angle_labels.as_ref().err(),
+                                    multi_angles.as_ref().err(),
+                                    output_filename.as_ref().err(),
+                                    poster_filename_prefix.as_ref().err(),
+                                    preset_overrides.as_ref().err(),
+                                    priority.as_ref().err(),
+                                    profile_id.as_ref().err(),
+                                    seek_preview_filename.as_ref().err(),
+                                    segment_filename_prefix.as_ref().err(),
+                                    trim.as_ref().err(),
+                                    upload_type.as_ref().err(),
+                                    vms_config.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::TaskCreate> for TaskCreate {
@@ -5272,14 +5985,46 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskImport,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    id: value.id?,
-                    import_status: value.import_status?,
-                    name: value.name?,
-                    task_status: value.task_status?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.created_at,
+                    value.id,
+                    value.import_status,
+                    value.name,
+                    value.task_status,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(id),
+                        Ok(import_status),
+                        Ok(name),
+                        Ok(task_status),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            id,
+                            import_status,
+                            name,
+                            task_status,
+                            updated_at,
+                        })
+                    }
+                    (created_at, id, import_status, name, task_status, updated_at) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    id.as_ref().err(),
+                                    import_status.as_ref().err(),
+                                    name.as_ref().err(),
+                                    task_status.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5328,7 +6073,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskImportList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5448,15 +6202,50 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    current_page: value.current_page?,
-                    data: value.data?,
-                    from: value.from?,
-                    last_page: value.last_page?,
-                    per_page: value.per_page?,
-                    to: value.to?,
-                    total: value.total?,
-                })
+                match (
+                    value.current_page,
+                    value.data,
+                    value.from,
+                    value.last_page,
+                    value.per_page,
+                    value.to,
+                    value.total,
+                ) {
+                    (
+                        Ok(current_page),
+                        Ok(data),
+                        Ok(from),
+                        Ok(last_page),
+                        Ok(per_page),
+                        Ok(to),
+                        Ok(total),
+                    ) => {
+                        Ok(Self {
+                            current_page,
+                            data,
+                            from,
+                            last_page,
+                            per_page,
+                            to,
+                            total,
+                        })
+                    }
+                    (current_page, data, from, last_page, per_page, to, total) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    current_page.as_ref().err(),
+                                    data.as_ref().err(),
+                                    from.as_ref().err(),
+                                    last_page.as_ref().err(),
+                                    per_page.as_ref().err(),
+                                    to.as_ref().err(),
+                                    total.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5545,12 +6334,38 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    failure_count: value.failure_count?,
-                    success_count: value.success_count?,
-                    tasks: value.tasks?,
-                    transaction: value.transaction?,
-                })
+                match (
+                    value.failure_count,
+                    value.success_count,
+                    value.tasks,
+                    value.transaction,
+                ) {
+                    (
+                        Ok(failure_count),
+                        Ok(success_count),
+                        Ok(tasks),
+                        Ok(transaction),
+                    ) => {
+                        Ok(Self {
+                            failure_count,
+                            success_count,
+                            tasks,
+                            transaction,
+                        })
+                    }
+                    (failure_count, success_count, tasks, transaction) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    failure_count.as_ref().err(),
+                                    success_count.as_ref().err(),
+                                    tasks.as_ref().err(),
+                                    transaction.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5610,10 +6425,18 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    config_overrides: value.config_overrides?,
-                    extra: value.extra?,
-                })
+                match (value.config_overrides, value.extra) {
+                    (Ok(config_overrides), Ok(extra)) => {
+                        Ok(Self { config_overrides, extra })
+                    }
+                    (config_overrides, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[config_overrides.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::TaskVmsConfig> for TaskVmsConfig {
@@ -5669,10 +6492,16 @@ vms_config.config_overrides.category_id is required.*/
             fn try_from(
                 value: TaskVmsConfigOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category_id: value.category_id?,
-                    extra: value.extra?,
-                })
+                match (value.category_id, value.extra) {
+                    (Ok(category_id), Ok(extra)) => Ok(Self { category_id, extra }),
+                    (category_id, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[category_id.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::TaskVmsConfigOverrides>

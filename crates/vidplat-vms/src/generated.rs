@@ -5344,9 +5344,16 @@ pub mod types {
             fn try_from(
                 value: BulkRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    responses: value.responses?,
-                })
+                match (value.responses,) {
+                    (Ok(responses),) => Ok(Self { responses }),
+                    (responses,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[responses.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5446,13 +5453,42 @@ pub mod types {
             fn try_from(
                 value: Category,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    id: value.id?,
-                    name: value.name?,
-                    statistics: value.statistics?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.created_at,
+                    value.id,
+                    value.name,
+                    value.statistics,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(id),
+                        Ok(name),
+                        Ok(statistics),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            id,
+                            name,
+                            statistics,
+                            updated_at,
+                        })
+                    }
+                    (created_at, id, name, statistics, updated_at) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    statistics.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5495,7 +5531,16 @@ pub mod types {
             fn try_from(
                 value: CategoryCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::CategoryCreate> for CategoryCreate {
@@ -5536,7 +5581,16 @@ pub mod types {
             fn try_from(
                 value: CategoryList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5591,10 +5645,16 @@ pub mod types {
             fn try_from(
                 value: CategoryParent,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    id: value.id?,
-                    name: value.name?,
-                })
+                match (value.id, value.name) {
+                    (Ok(id), Ok(name)) => Ok(Self { id, name }),
+                    (id, name) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err(), name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5654,10 +5714,16 @@ pub mod types {
             fn try_from(
                 value: CategoryRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    id: value.id?,
-                    parents: value.parents?,
-                })
+                match (value.id, value.parents) {
+                    (Ok(id), Ok(parents)) => Ok(Self { id, parents }),
+                    (id, parents) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err(), parents.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5741,12 +5807,38 @@ pub mod types {
             fn try_from(
                 value: CategoryStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content_count: value.content_count?,
-                    date: value.date?,
-                    total_duration: value.total_duration?,
-                    total_filesize: value.total_filesize?,
-                })
+                match (
+                    value.content_count,
+                    value.date,
+                    value.total_duration,
+                    value.total_filesize,
+                ) {
+                    (
+                        Ok(content_count),
+                        Ok(date),
+                        Ok(total_duration),
+                        Ok(total_filesize),
+                    ) => {
+                        Ok(Self {
+                            content_count,
+                            date,
+                            total_duration,
+                            total_filesize,
+                        })
+                    }
+                    (content_count, date, total_duration, total_filesize) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content_count.as_ref().err(),
+                                    date.as_ref().err(),
+                                    total_duration.as_ref().err(),
+                                    total_filesize.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5789,7 +5881,16 @@ pub mod types {
             fn try_from(
                 value: CategoryUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::CategoryUpdate> for CategoryUpdate {
@@ -5871,12 +5972,28 @@ pub mod types {
             fn try_from(
                 value: Chapter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    poster_id: value.poster_id?,
-                    start_time: value.start_time?,
-                    title: value.title?,
-                })
+                match (value.data, value.poster_id, value.start_time, value.title) {
+                    (Ok(data), Ok(poster_id), Ok(start_time), Ok(title)) => {
+                        Ok(Self {
+                            data,
+                            poster_id,
+                            start_time,
+                            title,
+                        })
+                    }
+                    (data, poster_id, start_time, title) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    poster_id.as_ref().err(),
+                                    start_time.as_ref().err(),
+                                    title.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -5960,12 +6077,28 @@ pub mod types {
             fn try_from(
                 value: ChapterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    poster_name: value.poster_name?,
-                    start_time: value.start_time?,
-                    title: value.title?,
-                })
+                match (value.data, value.poster_name, value.start_time, value.title) {
+                    (Ok(data), Ok(poster_name), Ok(start_time), Ok(title)) => {
+                        Ok(Self {
+                            data,
+                            poster_name,
+                            start_time,
+                            title,
+                        })
+                    }
+                    (data, poster_name, start_time, title) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    poster_name.as_ref().err(),
+                                    start_time.as_ref().err(),
+                                    title.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ChapterCreate> for ChapterCreate {
@@ -6048,12 +6181,28 @@ pub mod types {
             fn try_from(
                 value: ChapterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    data: value.data?,
-                    poster_id: value.poster_id?,
-                    start_time: value.start_time?,
-                    title: value.title?,
-                })
+                match (value.data, value.poster_id, value.start_time, value.title) {
+                    (Ok(data), Ok(poster_id), Ok(start_time), Ok(title)) => {
+                        Ok(Self {
+                            data,
+                            poster_id,
+                            start_time,
+                            title,
+                        })
+                    }
+                    (data, poster_id, start_time, title) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    data.as_ref().err(),
+                                    poster_id.as_ref().err(),
+                                    start_time.as_ref().err(),
+                                    title.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ChapterUpdate> for ChapterUpdate {
@@ -6510,39 +6659,178 @@ pub mod types {
             fn try_from(
                 value: Content,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category_id: value.category_id?,
-                    chapters: value.chapters?,
-                    created_at: value.created_at?,
-                    cta_actions: value.cta_actions?,
-                    description: value.description?,
-                    documents: value.documents?,
-                    duration: value.duration?,
-                    encode_status: value.encode_status?,
-                    encoder_transaction_id: value.encoder_transaction_id?,
-                    forward_policy_id: value.forward_policy_id?,
-                    labels: value.labels?,
-                    name: value.name?,
-                    playback_count: value.playback_count?,
-                    playlist_item_overrides: value.playlist_item_overrides?,
-                    poster_slideshow_interval: value.poster_slideshow_interval?,
-                    posters: value.posters?,
-                    presentation_document_id: value.presentation_document_id?,
-                    primary_poster_id: value.primary_poster_id?,
-                    primary_poster_url: value.primary_poster_url?,
-                    publish_end: value.publish_end?,
-                    publish_start: value.publish_start?,
-                    seek_preview_url: value.seek_preview_url?,
-                    status: value.status?,
-                    stream_sets: value.stream_sets?,
-                    streaming_policy_id: value.streaming_policy_id?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.category_id,
+                    value.chapters,
+                    value.created_at,
+                    value.cta_actions,
+                    value.description,
+                    value.documents,
+                    value.duration,
+                    value.encode_status,
+                    value.encoder_transaction_id,
+                    value.forward_policy_id,
+                    value.labels,
+                    value.name,
+                    value.playback_count,
+                    value.playlist_item_overrides,
+                    value.poster_slideshow_interval,
+                    value.posters,
+                    value.presentation_document_id,
+                    value.primary_poster_id,
+                    value.primary_poster_url,
+                    value.publish_end,
+                    value.publish_start,
+                    value.seek_preview_url,
+                    value.status,
+                    value.stream_sets,
+                    value.streaming_policy_id,
+                    value.streams,
+                    value.subtitles,
+                    value.tags,
+                    value.title,
+                    value.type_,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(category_id),
+                        Ok(chapters),
+                        Ok(created_at),
+                        Ok(cta_actions),
+                        Ok(description),
+                        Ok(documents),
+                        Ok(duration),
+                        Ok(encode_status),
+                        Ok(encoder_transaction_id),
+                        Ok(forward_policy_id),
+                        Ok(labels),
+                        Ok(name),
+                        Ok(playback_count),
+                        Ok(playlist_item_overrides),
+                        Ok(poster_slideshow_interval),
+                        Ok(posters),
+                        Ok(presentation_document_id),
+                        Ok(primary_poster_id),
+                        Ok(primary_poster_url),
+                        Ok(publish_end),
+                        Ok(publish_start),
+                        Ok(seek_preview_url),
+                        Ok(status),
+                        Ok(stream_sets),
+                        Ok(streaming_policy_id),
+                        Ok(streams),
+                        Ok(subtitles),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(type_),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            category_id,
+                            chapters,
+                            created_at,
+                            cta_actions,
+                            description,
+                            documents,
+                            duration,
+                            encode_status,
+                            encoder_transaction_id,
+                            forward_policy_id,
+                            labels,
+                            name,
+                            playback_count,
+                            playlist_item_overrides,
+                            poster_slideshow_interval,
+                            posters,
+                            presentation_document_id,
+                            primary_poster_id,
+                            primary_poster_url,
+                            publish_end,
+                            publish_start,
+                            seek_preview_url,
+                            status,
+                            stream_sets,
+                            streaming_policy_id,
+                            streams,
+                            subtitles,
+                            tags,
+                            title,
+                            type_,
+                            updated_at,
+                        })
+                    }
+                    (
+                        category_id,
+                        chapters,
+                        created_at,
+                        cta_actions,
+                        description,
+                        documents,
+                        duration,
+                        encode_status,
+                        encoder_transaction_id,
+                        forward_policy_id,
+                        labels,
+                        name,
+                        playback_count,
+                        playlist_item_overrides,
+                        poster_slideshow_interval,
+                        posters,
+                        presentation_document_id,
+                        primary_poster_id,
+                        primary_poster_url,
+                        publish_end,
+                        publish_start,
+                        seek_preview_url,
+                        status,
+                        stream_sets,
+                        streaming_policy_id,
+                        streams,
+                        subtitles,
+                        tags,
+                        title,
+                        type_,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category_id.as_ref().err(),
+                                    chapters.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    cta_actions.as_ref().err(),
+                                    description.as_ref().err(),
+                                    documents.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    encode_status.as_ref().err(),
+                                    encoder_transaction_id.as_ref().err(),
+                                    forward_policy_id.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    name.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    playlist_item_overrides.as_ref().err(),
+                                    poster_slideshow_interval.as_ref().err(),
+                                    posters.as_ref().err(),
+                                    presentation_document_id.as_ref().err(),
+                                    primary_poster_id.as_ref().err(),
+                                    primary_poster_url.as_ref().err(),
+                                    publish_end.as_ref().err(),
+                                    publish_start.as_ref().err(),
+                                    seek_preview_url.as_ref().err(),
+                                    status.as_ref().err(),
+                                    stream_sets.as_ref().err(),
+                                    streaming_policy_id.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -6978,35 +7266,158 @@ pub mod types {
             fn try_from(
                 value: ContentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category_id: value.category_id?,
-                    chapters: value.chapters?,
-                    description: value.description?,
-                    documents: value.documents?,
-                    duration: value.duration?,
-                    encode_status: value.encode_status?,
-                    encoder_transaction_id: value.encoder_transaction_id?,
-                    forward_policy_id: value.forward_policy_id?,
-                    labels: value.labels?,
-                    name: value.name?,
-                    playlist_item_overrides: value.playlist_item_overrides?,
-                    poster_slideshow_interval: value.poster_slideshow_interval?,
-                    posters: value.posters?,
-                    presentation_document_name: value.presentation_document_name?,
-                    primary_poster_name: value.primary_poster_name?,
-                    publish_end: value.publish_end?,
-                    publish_start: value.publish_start?,
-                    seek_preview_content: value.seek_preview_content?,
-                    seek_preview_url: value.seek_preview_url?,
-                    status: value.status?,
-                    stream_sets: value.stream_sets?,
-                    streaming_policy_id: value.streaming_policy_id?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    type_: value.type_?,
-                })
+                match (
+                    value.category_id,
+                    value.chapters,
+                    value.description,
+                    value.documents,
+                    value.duration,
+                    value.encode_status,
+                    value.encoder_transaction_id,
+                    value.forward_policy_id,
+                    value.labels,
+                    value.name,
+                    value.playlist_item_overrides,
+                    value.poster_slideshow_interval,
+                    value.posters,
+                    value.presentation_document_name,
+                    value.primary_poster_name,
+                    value.publish_end,
+                    value.publish_start,
+                    value.seek_preview_content,
+                    value.seek_preview_url,
+                    value.status,
+                    value.stream_sets,
+                    value.streaming_policy_id,
+                    value.streams,
+                    value.subtitles,
+                    value.tags,
+                    value.title,
+                    value.type_,
+                ) {
+                    (
+                        Ok(category_id),
+                        Ok(chapters),
+                        Ok(description),
+                        Ok(documents),
+                        Ok(duration),
+                        Ok(encode_status),
+                        Ok(encoder_transaction_id),
+                        Ok(forward_policy_id),
+                        Ok(labels),
+                        Ok(name),
+                        Ok(playlist_item_overrides),
+                        Ok(poster_slideshow_interval),
+                        Ok(posters),
+                        Ok(presentation_document_name),
+                        Ok(primary_poster_name),
+                        Ok(publish_end),
+                        Ok(publish_start),
+                        Ok(seek_preview_content),
+                        Ok(seek_preview_url),
+                        Ok(status),
+                        Ok(stream_sets),
+                        Ok(streaming_policy_id),
+                        Ok(streams),
+                        Ok(subtitles),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(type_),
+                    ) => {
+                        Ok(Self {
+                            category_id,
+                            chapters,
+                            description,
+                            documents,
+                            duration,
+                            encode_status,
+                            encoder_transaction_id,
+                            forward_policy_id,
+                            labels,
+                            name,
+                            playlist_item_overrides,
+                            poster_slideshow_interval,
+                            posters,
+                            presentation_document_name,
+                            primary_poster_name,
+                            publish_end,
+                            publish_start,
+                            seek_preview_content,
+                            seek_preview_url,
+                            status,
+                            stream_sets,
+                            streaming_policy_id,
+                            streams,
+                            subtitles,
+                            tags,
+                            title,
+                            type_,
+                        })
+                    }
+                    (
+                        category_id,
+                        chapters,
+                        description,
+                        documents,
+                        duration,
+                        encode_status,
+                        encoder_transaction_id,
+                        forward_policy_id,
+                        labels,
+                        name,
+                        playlist_item_overrides,
+                        poster_slideshow_interval,
+                        posters,
+                        presentation_document_name,
+                        primary_poster_name,
+                        publish_end,
+                        publish_start,
+                        seek_preview_content,
+                        seek_preview_url,
+                        status,
+                        stream_sets,
+                        streaming_policy_id,
+                        streams,
+                        subtitles,
+                        tags,
+                        title,
+                        type_,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category_id.as_ref().err(),
+                                    chapters.as_ref().err(),
+                                    description.as_ref().err(),
+                                    documents.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    encode_status.as_ref().err(),
+                                    encoder_transaction_id.as_ref().err(),
+                                    forward_policy_id.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    name.as_ref().err(),
+                                    playlist_item_overrides.as_ref().err(),
+                                    poster_slideshow_interval.as_ref().err(),
+                                    posters.as_ref().err(),
+                                    presentation_document_name.as_ref().err(),
+                                    primary_poster_name.as_ref().err(),
+                                    publish_end.as_ref().err(),
+                                    publish_start.as_ref().err(),
+                                    seek_preview_content.as_ref().err(),
+                                    seek_preview_url.as_ref().err(),
+                                    status.as_ref().err(),
+                                    stream_sets.as_ref().err(),
+                                    streaming_policy_id.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentCreate> for ContentCreate {
@@ -7136,14 +7547,46 @@ pub mod types {
             fn try_from(
                 value: ContentDocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    filename: value.filename?,
-                    name: value.name?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.filename,
+                    value.name,
+                    value.title,
+                    value.type_,
+                    value.url,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(filename),
+                        Ok(name),
+                        Ok(title),
+                        Ok(type_),
+                        Ok(url),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            filename,
+                            name,
+                            title,
+                            type_,
+                            url,
+                        })
+                    }
+                    (content, filename, name, title, type_, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    filename.as_ref().err(),
+                                    name.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentDocumentCreate>
@@ -7231,12 +7674,28 @@ pub mod types {
             fn try_from(
                 value: ContentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    current_page: value.current_page?,
-                    data: value.data?,
-                    per_page: value.per_page?,
-                    truncated: value.truncated?,
-                })
+                match (value.current_page, value.data, value.per_page, value.truncated) {
+                    (Ok(current_page), Ok(data), Ok(per_page), Ok(truncated)) => {
+                        Ok(Self {
+                            current_page,
+                            data,
+                            per_page,
+                            truncated,
+                        })
+                    }
+                    (current_page, data, per_page, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    current_page.as_ref().err(),
+                                    data.as_ref().err(),
+                                    per_page.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7368,16 +7827,63 @@ pub mod types {
             fn try_from(
                 value: ContentPosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    height: value.height?,
-                    name: value.name?,
-                    timestamp: value.timestamp?,
-                    url: value.url?,
-                    used_in_slideshow: value.used_in_slideshow?,
-                    width: value.width?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.height,
+                    value.name,
+                    value.timestamp,
+                    value.url,
+                    value.used_in_slideshow,
+                    value.width,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(format),
+                        Ok(height),
+                        Ok(name),
+                        Ok(timestamp),
+                        Ok(url),
+                        Ok(used_in_slideshow),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            height,
+                            name,
+                            timestamp,
+                            url,
+                            used_in_slideshow,
+                            width,
+                        })
+                    }
+                    (
+                        content,
+                        format,
+                        height,
+                        name,
+                        timestamp,
+                        url,
+                        used_in_slideshow,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    height.as_ref().err(),
+                                    name.as_ref().err(),
+                                    timestamp.as_ref().err(),
+                                    url.as_ref().err(),
+                                    used_in_slideshow.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentPosterCreate> for ContentPosterCreate {
@@ -7496,14 +8002,46 @@ pub mod types {
             fn try_from(
                 value: ContentRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    documents: value.documents?,
-                    name: value.name?,
-                    posters: value.posters?,
-                    stream_sets: value.stream_sets?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                })
+                match (
+                    value.documents,
+                    value.name,
+                    value.posters,
+                    value.stream_sets,
+                    value.streams,
+                    value.subtitles,
+                ) {
+                    (
+                        Ok(documents),
+                        Ok(name),
+                        Ok(posters),
+                        Ok(stream_sets),
+                        Ok(streams),
+                        Ok(subtitles),
+                    ) => {
+                        Ok(Self {
+                            documents,
+                            name,
+                            posters,
+                            stream_sets,
+                            streams,
+                            subtitles,
+                        })
+                    }
+                    (documents, name, posters, stream_sets, streams, subtitles) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    documents.as_ref().err(),
+                                    name.as_ref().err(),
+                                    posters.as_ref().err(),
+                                    stream_sets.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7596,12 +8134,28 @@ pub mod types {
             fn try_from(
                 value: ContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    categories: value.categories?,
-                    labels: value.labels?,
-                    type_: value.type_?,
-                    extra: value.extra?,
-                })
+                match (value.categories, value.labels, value.type_, value.extra) {
+                    (Ok(categories), Ok(labels), Ok(type_), Ok(extra)) => {
+                        Ok(Self {
+                            categories,
+                            labels,
+                            type_,
+                            extra,
+                        })
+                    }
+                    (categories, labels, type_, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    categories.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7652,9 +8206,16 @@ pub mod types {
             fn try_from(
                 value: ContentStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    statistics: value.statistics?,
-                })
+                match (value.statistics,) {
+                    (Ok(statistics),) => Ok(Self { statistics }),
+                    (statistics,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[statistics.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -7956,29 +8517,128 @@ pub mod types {
             fn try_from(
                 value: ContentStreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audio_bitrate: value.audio_bitrate?,
-                    audio_codec: value.audio_codec?,
-                    audio_label: value.audio_label?,
-                    audio_language: value.audio_language?,
-                    audio_track_type: value.audio_track_type?,
-                    channels: value.channels?,
-                    encoder_task_id: value.encoder_task_id?,
-                    filesize: value.filesize?,
-                    format: value.format?,
-                    framerate: value.framerate?,
-                    height: value.height?,
-                    is_original: value.is_original?,
-                    name: value.name?,
-                    origin_domain_name: value.origin_domain_name?,
-                    path: value.path?,
-                    playback_rate: value.playback_rate?,
-                    sample_rate: value.sample_rate?,
-                    status: value.status?,
-                    video_bitrate: value.video_bitrate?,
-                    video_codec: value.video_codec?,
-                    width: value.width?,
-                })
+                match (
+                    value.audio_bitrate,
+                    value.audio_codec,
+                    value.audio_label,
+                    value.audio_language,
+                    value.audio_track_type,
+                    value.channels,
+                    value.encoder_task_id,
+                    value.filesize,
+                    value.format,
+                    value.framerate,
+                    value.height,
+                    value.is_original,
+                    value.name,
+                    value.origin_domain_name,
+                    value.path,
+                    value.playback_rate,
+                    value.sample_rate,
+                    value.status,
+                    value.video_bitrate,
+                    value.video_codec,
+                    value.width,
+                ) {
+                    (
+                        Ok(audio_bitrate),
+                        Ok(audio_codec),
+                        Ok(audio_label),
+                        Ok(audio_language),
+                        Ok(audio_track_type),
+                        Ok(channels),
+                        Ok(encoder_task_id),
+                        Ok(filesize),
+                        Ok(format),
+                        Ok(framerate),
+                        Ok(height),
+                        Ok(is_original),
+                        Ok(name),
+                        Ok(origin_domain_name),
+                        Ok(path),
+                        Ok(playback_rate),
+                        Ok(sample_rate),
+                        Ok(status),
+                        Ok(video_bitrate),
+                        Ok(video_codec),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            audio_bitrate,
+                            audio_codec,
+                            audio_label,
+                            audio_language,
+                            audio_track_type,
+                            channels,
+                            encoder_task_id,
+                            filesize,
+                            format,
+                            framerate,
+                            height,
+                            is_original,
+                            name,
+                            origin_domain_name,
+                            path,
+                            playback_rate,
+                            sample_rate,
+                            status,
+                            video_bitrate,
+                            video_codec,
+                            width,
+                        })
+                    }
+                    (
+                        audio_bitrate,
+                        audio_codec,
+                        audio_label,
+                        audio_language,
+                        audio_track_type,
+                        channels,
+                        encoder_task_id,
+                        filesize,
+                        format,
+                        framerate,
+                        height,
+                        is_original,
+                        name,
+                        origin_domain_name,
+                        path,
+                        playback_rate,
+                        sample_rate,
+                        status,
+                        video_bitrate,
+                        video_codec,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    audio_bitrate.as_ref().err(),
+                                    audio_codec.as_ref().err(),
+                                    audio_label.as_ref().err(),
+                                    audio_language.as_ref().err(),
+                                    audio_track_type.as_ref().err(),
+                                    channels.as_ref().err(),
+                                    encoder_task_id.as_ref().err(),
+                                    filesize.as_ref().err(),
+                                    format.as_ref().err(),
+                                    framerate.as_ref().err(),
+                                    height.as_ref().err(),
+                                    is_original.as_ref().err(),
+                                    name.as_ref().err(),
+                                    origin_domain_name.as_ref().err(),
+                                    path.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    sample_rate.as_ref().err(),
+                                    status.as_ref().err(),
+                                    video_bitrate.as_ref().err(),
+                                    video_codec.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentStreamCreate> for ContentStreamCreate {
@@ -8085,12 +8745,38 @@ pub mod types {
             fn try_from(
                 value: ContentStreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    distribution_id: value.distribution_id?,
-                    name: value.name?,
-                    stream_names: value.stream_names?,
-                    subtitle_names: value.subtitle_names?,
-                })
+                match (
+                    value.distribution_id,
+                    value.name,
+                    value.stream_names,
+                    value.subtitle_names,
+                ) {
+                    (
+                        Ok(distribution_id),
+                        Ok(name),
+                        Ok(stream_names),
+                        Ok(subtitle_names),
+                    ) => {
+                        Ok(Self {
+                            distribution_id,
+                            name,
+                            stream_names,
+                            subtitle_names,
+                        })
+                    }
+                    (distribution_id, name, stream_names, subtitle_names) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    distribution_id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    stream_names.as_ref().err(),
+                                    subtitle_names.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentStreamSetCreate>
@@ -8198,14 +8884,46 @@ pub mod types {
             fn try_from(
                 value: ContentSubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    label: value.label?,
-                    language: value.language?,
-                    name: value.name?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.label,
+                    value.language,
+                    value.name,
+                    value.url,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(format),
+                        Ok(label),
+                        Ok(language),
+                        Ok(name),
+                        Ok(url),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            label,
+                            language,
+                            name,
+                            url,
+                        })
+                    }
+                    (content, format, label, language, name, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    label.as_ref().err(),
+                                    language.as_ref().err(),
+                                    name.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentSubtitleCreate>
@@ -8584,33 +9302,148 @@ pub mod types {
             fn try_from(
                 value: ContentSummary,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category_id: value.category_id?,
-                    chapters: value.chapters?,
-                    created_at: value.created_at?,
-                    description: value.description?,
-                    duration: value.duration?,
-                    encode_status: value.encode_status?,
-                    encoder_transaction_id: value.encoder_transaction_id?,
-                    forward_policy_id: value.forward_policy_id?,
-                    labels: value.labels?,
-                    name: value.name?,
-                    playback_count: value.playback_count?,
-                    playlist_item_overrides: value.playlist_item_overrides?,
-                    poster_slideshow_interval: value.poster_slideshow_interval?,
-                    presentation_document_id: value.presentation_document_id?,
-                    primary_poster_id: value.primary_poster_id?,
-                    primary_poster_url: value.primary_poster_url?,
-                    publish_end: value.publish_end?,
-                    publish_start: value.publish_start?,
-                    seek_preview_url: value.seek_preview_url?,
-                    status: value.status?,
-                    streaming_policy_id: value.streaming_policy_id?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.category_id,
+                    value.chapters,
+                    value.created_at,
+                    value.description,
+                    value.duration,
+                    value.encode_status,
+                    value.encoder_transaction_id,
+                    value.forward_policy_id,
+                    value.labels,
+                    value.name,
+                    value.playback_count,
+                    value.playlist_item_overrides,
+                    value.poster_slideshow_interval,
+                    value.presentation_document_id,
+                    value.primary_poster_id,
+                    value.primary_poster_url,
+                    value.publish_end,
+                    value.publish_start,
+                    value.seek_preview_url,
+                    value.status,
+                    value.streaming_policy_id,
+                    value.tags,
+                    value.title,
+                    value.type_,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(category_id),
+                        Ok(chapters),
+                        Ok(created_at),
+                        Ok(description),
+                        Ok(duration),
+                        Ok(encode_status),
+                        Ok(encoder_transaction_id),
+                        Ok(forward_policy_id),
+                        Ok(labels),
+                        Ok(name),
+                        Ok(playback_count),
+                        Ok(playlist_item_overrides),
+                        Ok(poster_slideshow_interval),
+                        Ok(presentation_document_id),
+                        Ok(primary_poster_id),
+                        Ok(primary_poster_url),
+                        Ok(publish_end),
+                        Ok(publish_start),
+                        Ok(seek_preview_url),
+                        Ok(status),
+                        Ok(streaming_policy_id),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(type_),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            category_id,
+                            chapters,
+                            created_at,
+                            description,
+                            duration,
+                            encode_status,
+                            encoder_transaction_id,
+                            forward_policy_id,
+                            labels,
+                            name,
+                            playback_count,
+                            playlist_item_overrides,
+                            poster_slideshow_interval,
+                            presentation_document_id,
+                            primary_poster_id,
+                            primary_poster_url,
+                            publish_end,
+                            publish_start,
+                            seek_preview_url,
+                            status,
+                            streaming_policy_id,
+                            tags,
+                            title,
+                            type_,
+                            updated_at,
+                        })
+                    }
+                    (
+                        category_id,
+                        chapters,
+                        created_at,
+                        description,
+                        duration,
+                        encode_status,
+                        encoder_transaction_id,
+                        forward_policy_id,
+                        labels,
+                        name,
+                        playback_count,
+                        playlist_item_overrides,
+                        poster_slideshow_interval,
+                        presentation_document_id,
+                        primary_poster_id,
+                        primary_poster_url,
+                        publish_end,
+                        publish_start,
+                        seek_preview_url,
+                        status,
+                        streaming_policy_id,
+                        tags,
+                        title,
+                        type_,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category_id.as_ref().err(),
+                                    chapters.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    description.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    encode_status.as_ref().err(),
+                                    encoder_transaction_id.as_ref().err(),
+                                    forward_policy_id.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    name.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    playlist_item_overrides.as_ref().err(),
+                                    poster_slideshow_interval.as_ref().err(),
+                                    presentation_document_id.as_ref().err(),
+                                    primary_poster_id.as_ref().err(),
+                                    primary_poster_url.as_ref().err(),
+                                    publish_end.as_ref().err(),
+                                    publish_start.as_ref().err(),
+                                    seek_preview_url.as_ref().err(),
+                                    status.as_ref().err(),
+                                    streaming_policy_id.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9011,29 +9844,128 @@ pub mod types {
             fn try_from(
                 value: ContentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category_id: value.category_id?,
-                    chapters: value.chapters?,
-                    description: value.description?,
-                    duration: value.duration?,
-                    encode_status: value.encode_status?,
-                    encoder_transaction_id: value.encoder_transaction_id?,
-                    forward_policy_id: value.forward_policy_id?,
-                    labels: value.labels?,
-                    playlist_item_overrides: value.playlist_item_overrides?,
-                    poster_slideshow_interval: value.poster_slideshow_interval?,
-                    presentation_document_id: value.presentation_document_id?,
-                    primary_poster_id: value.primary_poster_id?,
-                    publish_end: value.publish_end?,
-                    publish_start: value.publish_start?,
-                    seek_preview_content: value.seek_preview_content?,
-                    seek_preview_url: value.seek_preview_url?,
-                    status: value.status?,
-                    streaming_policy_id: value.streaming_policy_id?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    type_: value.type_?,
-                })
+                match (
+                    value.category_id,
+                    value.chapters,
+                    value.description,
+                    value.duration,
+                    value.encode_status,
+                    value.encoder_transaction_id,
+                    value.forward_policy_id,
+                    value.labels,
+                    value.playlist_item_overrides,
+                    value.poster_slideshow_interval,
+                    value.presentation_document_id,
+                    value.primary_poster_id,
+                    value.publish_end,
+                    value.publish_start,
+                    value.seek_preview_content,
+                    value.seek_preview_url,
+                    value.status,
+                    value.streaming_policy_id,
+                    value.tags,
+                    value.title,
+                    value.type_,
+                ) {
+                    (
+                        Ok(category_id),
+                        Ok(chapters),
+                        Ok(description),
+                        Ok(duration),
+                        Ok(encode_status),
+                        Ok(encoder_transaction_id),
+                        Ok(forward_policy_id),
+                        Ok(labels),
+                        Ok(playlist_item_overrides),
+                        Ok(poster_slideshow_interval),
+                        Ok(presentation_document_id),
+                        Ok(primary_poster_id),
+                        Ok(publish_end),
+                        Ok(publish_start),
+                        Ok(seek_preview_content),
+                        Ok(seek_preview_url),
+                        Ok(status),
+                        Ok(streaming_policy_id),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(type_),
+                    ) => {
+                        Ok(Self {
+                            category_id,
+                            chapters,
+                            description,
+                            duration,
+                            encode_status,
+                            encoder_transaction_id,
+                            forward_policy_id,
+                            labels,
+                            playlist_item_overrides,
+                            poster_slideshow_interval,
+                            presentation_document_id,
+                            primary_poster_id,
+                            publish_end,
+                            publish_start,
+                            seek_preview_content,
+                            seek_preview_url,
+                            status,
+                            streaming_policy_id,
+                            tags,
+                            title,
+                            type_,
+                        })
+                    }
+                    (
+                        category_id,
+                        chapters,
+                        description,
+                        duration,
+                        encode_status,
+                        encoder_transaction_id,
+                        forward_policy_id,
+                        labels,
+                        playlist_item_overrides,
+                        poster_slideshow_interval,
+                        presentation_document_id,
+                        primary_poster_id,
+                        publish_end,
+                        publish_start,
+                        seek_preview_content,
+                        seek_preview_url,
+                        status,
+                        streaming_policy_id,
+                        tags,
+                        title,
+                        type_,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category_id.as_ref().err(),
+                                    chapters.as_ref().err(),
+                                    description.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    encode_status.as_ref().err(),
+                                    encoder_transaction_id.as_ref().err(),
+                                    forward_policy_id.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    playlist_item_overrides.as_ref().err(),
+                                    poster_slideshow_interval.as_ref().err(),
+                                    presentation_document_id.as_ref().err(),
+                                    primary_poster_id.as_ref().err(),
+                                    publish_end.as_ref().err(),
+                                    publish_start.as_ref().err(),
+                                    seek_preview_content.as_ref().err(),
+                                    seek_preview_url.as_ref().err(),
+                                    status.as_ref().err(),
+                                    streaming_policy_id.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ContentUpdate> for ContentUpdate {
@@ -9153,13 +10085,42 @@ pub mod types {
             fn try_from(
                 value: CtaActions,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    card_options: value.card_options?,
-                    created_at: value.created_at?,
-                    id: value.id?,
-                    updated_at: value.updated_at?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.card_options,
+                    value.created_at,
+                    value.id,
+                    value.updated_at,
+                    value.extra,
+                ) {
+                    (
+                        Ok(card_options),
+                        Ok(created_at),
+                        Ok(id),
+                        Ok(updated_at),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            card_options,
+                            created_at,
+                            id,
+                            updated_at,
+                            extra,
+                        })
+                    }
+                    (card_options, created_at, id, updated_at, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    card_options.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    id.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9235,11 +10196,22 @@ pub mod types {
             fn try_from(
                 value: CtaCardOption,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    timing: value.timing?,
-                    type_: value.type_?,
-                    extra: value.extra?,
-                })
+                match (value.timing, value.type_, value.extra) {
+                    (Ok(timing), Ok(type_), Ok(extra)) => {
+                        Ok(Self { timing, type_, extra })
+                    }
+                    (timing, type_, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    timing.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9300,10 +10272,18 @@ pub mod types {
             fn try_from(
                 value: DeliveryVolume,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    bytes_downloaded: value.bytes_downloaded?,
-                    date: value.date?,
-                })
+                match (value.bytes_downloaded, value.date) {
+                    (Ok(bytes_downloaded), Ok(date)) => {
+                        Ok(Self { bytes_downloaded, date })
+                    }
+                    (bytes_downloaded, date) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[bytes_downloaded.as_ref().err(), date.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9439,16 +10419,63 @@ pub mod types {
             fn try_from(
                 value: Document,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    created_at: value.created_at?,
-                    filename: value.filename?,
-                    id: value.id?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    updated_at: value.updated_at?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.created_at,
+                    value.filename,
+                    value.id,
+                    value.title,
+                    value.type_,
+                    value.updated_at,
+                    value.url,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(created_at),
+                        Ok(filename),
+                        Ok(id),
+                        Ok(title),
+                        Ok(type_),
+                        Ok(updated_at),
+                        Ok(url),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            created_at,
+                            filename,
+                            id,
+                            title,
+                            type_,
+                            updated_at,
+                            url,
+                        })
+                    }
+                    (
+                        content,
+                        created_at,
+                        filename,
+                        id,
+                        title,
+                        type_,
+                        updated_at,
+                        url,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    filename.as_ref().err(),
+                                    id.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9497,7 +10524,16 @@ pub mod types {
             fn try_from(
                 value: DocumentBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { requests: value.requests? })
+                match (value.requests,) {
+                    (Ok(requests),) => Ok(Self { requests }),
+                    (requests,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[requests.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::DocumentBulkCreate> for DocumentBulkCreate {
@@ -9587,13 +10623,36 @@ pub mod types {
             fn try_from(
                 value: DocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    filename: value.filename?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.filename,
+                    value.title,
+                    value.type_,
+                    value.url,
+                ) {
+                    (Ok(content), Ok(filename), Ok(title), Ok(type_), Ok(url)) => {
+                        Ok(Self {
+                            content,
+                            filename,
+                            title,
+                            type_,
+                            url,
+                        })
+                    }
+                    (content, filename, title, type_, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    filename.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::DocumentCreate> for DocumentCreate {
@@ -9640,7 +10699,16 @@ pub mod types {
             fn try_from(
                 value: DocumentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9730,13 +10798,36 @@ pub mod types {
             fn try_from(
                 value: DocumentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    filename: value.filename?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.filename,
+                    value.title,
+                    value.type_,
+                    value.url,
+                ) {
+                    (Ok(content), Ok(filename), Ok(title), Ok(type_), Ok(url)) => {
+                        Ok(Self {
+                            content,
+                            filename,
+                            title,
+                            type_,
+                            url,
+                        })
+                    }
+                    (content, filename, title, type_, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    filename.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::DocumentUpdate> for DocumentUpdate {
@@ -9796,10 +10887,16 @@ pub mod types {
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    code: value.code?,
-                    message: value.message?,
-                })
+                match (value.code, value.message) {
+                    (Ok(code), Ok(message)) => Ok(Self { code, message }),
+                    (code, message) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[code.as_ref().err(), message.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9922,15 +11019,58 @@ pub mod types {
             fn try_from(
                 value: ForwardPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    description: value.description?,
-                    id: value.id?,
-                    is_default: value.is_default?,
-                    name: value.name?,
-                    rules: value.rules?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.created_at,
+                    value.description,
+                    value.id,
+                    value.is_default,
+                    value.name,
+                    value.rules,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(description),
+                        Ok(id),
+                        Ok(is_default),
+                        Ok(name),
+                        Ok(rules),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            description,
+                            id,
+                            is_default,
+                            name,
+                            rules,
+                            updated_at,
+                        })
+                    }
+                    (
+                        created_at,
+                        description,
+                        id,
+                        is_default,
+                        name,
+                        rules,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    description.as_ref().err(),
+                                    id.as_ref().err(),
+                                    is_default.as_ref().err(),
+                                    name.as_ref().err(),
+                                    rules.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -9980,7 +11120,16 @@ pub mod types {
             fn try_from(
                 value: ForwardPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10068,12 +11217,38 @@ pub mod types {
             fn try_from(
                 value: ForwardRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    conditions: value.conditions?,
-                    forward_type: value.forward_type?,
-                    target_content_name: value.target_content_name?,
-                    target_image_url: value.target_image_url?,
-                })
+                match (
+                    value.conditions,
+                    value.forward_type,
+                    value.target_content_name,
+                    value.target_image_url,
+                ) {
+                    (
+                        Ok(conditions),
+                        Ok(forward_type),
+                        Ok(target_content_name),
+                        Ok(target_image_url),
+                    ) => {
+                        Ok(Self {
+                            conditions,
+                            forward_type,
+                            target_content_name,
+                            target_image_url,
+                        })
+                    }
+                    (conditions, forward_type, target_content_name, target_image_url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    conditions.as_ref().err(),
+                                    forward_type.as_ref().err(),
+                                    target_content_name.as_ref().err(),
+                                    target_image_url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10159,12 +11334,28 @@ pub mod types {
             fn try_from(
                 value: Label,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    id: value.id?,
-                    name: value.name?,
-                    updated_at: value.updated_at?,
-                })
+                match (value.created_at, value.id, value.name, value.updated_at) {
+                    (Ok(created_at), Ok(id), Ok(name), Ok(updated_at)) => {
+                        Ok(Self {
+                            created_at,
+                            id,
+                            name,
+                            updated_at,
+                        })
+                    }
+                    (created_at, id, name, updated_at) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10206,7 +11397,16 @@ pub mod types {
             fn try_from(
                 value: LabelCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::LabelCreate> for LabelCreate {
@@ -10247,7 +11447,16 @@ pub mod types {
             fn try_from(
                 value: LabelList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -10285,7 +11494,16 @@ pub mod types {
             fn try_from(
                 value: LabelUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::LabelUpdate> for LabelUpdate {
@@ -10376,13 +11594,36 @@ pub mod types {
             fn try_from(
                 value: PageAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    masthead: value.masthead?,
-                    password: value.password?,
-                    type_: value.type_?,
-                    username: value.username?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.masthead,
+                    value.password,
+                    value.type_,
+                    value.username,
+                    value.extra,
+                ) {
+                    (Ok(masthead), Ok(password), Ok(type_), Ok(username), Ok(extra)) => {
+                        Ok(Self {
+                            masthead,
+                            password,
+                            type_,
+                            username,
+                            extra,
+                        })
+                    }
+                    (masthead, password, type_, username, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    masthead.as_ref().err(),
+                                    password.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    username.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PageAuthentication> for PageAuthentication {
@@ -10724,30 +11965,133 @@ pub mod types {
             fn try_from(
                 value: PageConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    authentication: value.authentication?,
-                    chat_room_id: value.chat_room_id?,
-                    chat_tag_template: value.chat_tag_template?,
-                    custom_body_elements_bottom: value.custom_body_elements_bottom?,
-                    custom_body_elements_top: value.custom_body_elements_top?,
-                    custom_error_responses: value.custom_error_responses?,
-                    custom_head_elements: value.custom_head_elements?,
-                    custom_styles: value.custom_styles?,
-                    description: value.description?,
-                    exposed_metadata: value.exposed_metadata?,
-                    footer: value.footer?,
-                    masthead: value.masthead?,
-                    noindex: value.noindex?,
-                    player_id: value.player_id?,
-                    player_tag_template: value.player_tag_template?,
-                    social_buttons: value.social_buttons?,
-                    subheader: value.subheader?,
-                    template: value.template?,
-                    title: value.title?,
-                    whitelist_cidrs: value.whitelist_cidrs?,
-                    whitelist_referers: value.whitelist_referers?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.authentication,
+                    value.chat_room_id,
+                    value.chat_tag_template,
+                    value.custom_body_elements_bottom,
+                    value.custom_body_elements_top,
+                    value.custom_error_responses,
+                    value.custom_head_elements,
+                    value.custom_styles,
+                    value.description,
+                    value.exposed_metadata,
+                    value.footer,
+                    value.masthead,
+                    value.noindex,
+                    value.player_id,
+                    value.player_tag_template,
+                    value.social_buttons,
+                    value.subheader,
+                    value.template,
+                    value.title,
+                    value.whitelist_cidrs,
+                    value.whitelist_referers,
+                    value.extra,
+                ) {
+                    (
+                        Ok(authentication),
+                        Ok(chat_room_id),
+                        Ok(chat_tag_template),
+                        Ok(custom_body_elements_bottom),
+                        Ok(custom_body_elements_top),
+                        Ok(custom_error_responses),
+                        Ok(custom_head_elements),
+                        Ok(custom_styles),
+                        Ok(description),
+                        Ok(exposed_metadata),
+                        Ok(footer),
+                        Ok(masthead),
+                        Ok(noindex),
+                        Ok(player_id),
+                        Ok(player_tag_template),
+                        Ok(social_buttons),
+                        Ok(subheader),
+                        Ok(template),
+                        Ok(title),
+                        Ok(whitelist_cidrs),
+                        Ok(whitelist_referers),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            authentication,
+                            chat_room_id,
+                            chat_tag_template,
+                            custom_body_elements_bottom,
+                            custom_body_elements_top,
+                            custom_error_responses,
+                            custom_head_elements,
+                            custom_styles,
+                            description,
+                            exposed_metadata,
+                            footer,
+                            masthead,
+                            noindex,
+                            player_id,
+                            player_tag_template,
+                            social_buttons,
+                            subheader,
+                            template,
+                            title,
+                            whitelist_cidrs,
+                            whitelist_referers,
+                            extra,
+                        })
+                    }
+                    (
+                        authentication,
+                        chat_room_id,
+                        chat_tag_template,
+                        custom_body_elements_bottom,
+                        custom_body_elements_top,
+                        custom_error_responses,
+                        custom_head_elements,
+                        custom_styles,
+                        description,
+                        exposed_metadata,
+                        footer,
+                        masthead,
+                        noindex,
+                        player_id,
+                        player_tag_template,
+                        social_buttons,
+                        subheader,
+                        template,
+                        title,
+                        whitelist_cidrs,
+                        whitelist_referers,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    authentication.as_ref().err(),
+                                    chat_room_id.as_ref().err(),
+                                    chat_tag_template.as_ref().err(),
+                                    custom_body_elements_bottom.as_ref().err(),
+                                    custom_body_elements_top.as_ref().err(),
+                                    custom_error_responses.as_ref().err(),
+                                    custom_head_elements.as_ref().err(),
+                                    custom_styles.as_ref().err(),
+                                    description.as_ref().err(),
+                                    exposed_metadata.as_ref().err(),
+                                    footer.as_ref().err(),
+                                    masthead.as_ref().err(),
+                                    noindex.as_ref().err(),
+                                    player_id.as_ref().err(),
+                                    player_tag_template.as_ref().err(),
+                                    social_buttons.as_ref().err(),
+                                    subheader.as_ref().err(),
+                                    template.as_ref().err(),
+                                    title.as_ref().err(),
+                                    whitelist_cidrs.as_ref().err(),
+                                    whitelist_referers.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PageConfigurations> for PageConfigurations {
@@ -10888,15 +12232,58 @@ pub mod types {
             fn try_from(
                 value: PageExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category: value.category?,
-                    created_at: value.created_at?,
-                    documents: value.documents?,
-                    labels: value.labels?,
-                    playback_count: value.playback_count?,
-                    tag_keys: value.tag_keys?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.category,
+                    value.created_at,
+                    value.documents,
+                    value.labels,
+                    value.playback_count,
+                    value.tag_keys,
+                    value.extra,
+                ) {
+                    (
+                        Ok(category),
+                        Ok(created_at),
+                        Ok(documents),
+                        Ok(labels),
+                        Ok(playback_count),
+                        Ok(tag_keys),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            category,
+                            created_at,
+                            documents,
+                            labels,
+                            playback_count,
+                            tag_keys,
+                            extra,
+                        })
+                    }
+                    (
+                        category,
+                        created_at,
+                        documents,
+                        labels,
+                        playback_count,
+                        tag_keys,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    documents.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    tag_keys.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PageExposedMetadata> for PageExposedMetadata {
@@ -10956,10 +12343,16 @@ pub mod types {
             fn try_from(
                 value: PageFooter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    text: value.text?,
-                    extra: value.extra?,
-                })
+                match (value.text, value.extra) {
+                    (Ok(text), Ok(extra)) => Ok(Self { text, extra }),
+                    (text, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[text.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PageFooter> for PageFooter {
@@ -11301,31 +12694,138 @@ pub mod types {
             fn try_from(
                 value: PlayInformation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category: value.category?,
-                    chapters: value.chapters?,
-                    content_type: value.content_type?,
-                    cta_actions: value.cta_actions?,
-                    default_subtitle_index: value.default_subtitle_index?,
-                    description: value.description?,
-                    documents: value.documents?,
-                    duration: value.duration?,
-                    format: value.format?,
-                    image_url: value.image_url?,
-                    labels: value.labels?,
-                    name: value.name?,
-                    poster_slideshow: value.poster_slideshow?,
-                    poster_url: value.poster_url?,
-                    presentation: value.presentation?,
-                    seek_preview_url: value.seek_preview_url?,
-                    stream_set_name: value.stream_set_name?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    type_: value.type_?,
-                    video_url: value.video_url?,
-                })
+                match (
+                    value.category,
+                    value.chapters,
+                    value.content_type,
+                    value.cta_actions,
+                    value.default_subtitle_index,
+                    value.description,
+                    value.documents,
+                    value.duration,
+                    value.format,
+                    value.image_url,
+                    value.labels,
+                    value.name,
+                    value.poster_slideshow,
+                    value.poster_url,
+                    value.presentation,
+                    value.seek_preview_url,
+                    value.stream_set_name,
+                    value.streams,
+                    value.subtitles,
+                    value.tags,
+                    value.title,
+                    value.type_,
+                    value.video_url,
+                ) {
+                    (
+                        Ok(category),
+                        Ok(chapters),
+                        Ok(content_type),
+                        Ok(cta_actions),
+                        Ok(default_subtitle_index),
+                        Ok(description),
+                        Ok(documents),
+                        Ok(duration),
+                        Ok(format),
+                        Ok(image_url),
+                        Ok(labels),
+                        Ok(name),
+                        Ok(poster_slideshow),
+                        Ok(poster_url),
+                        Ok(presentation),
+                        Ok(seek_preview_url),
+                        Ok(stream_set_name),
+                        Ok(streams),
+                        Ok(subtitles),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(type_),
+                        Ok(video_url),
+                    ) => {
+                        Ok(Self {
+                            category,
+                            chapters,
+                            content_type,
+                            cta_actions,
+                            default_subtitle_index,
+                            description,
+                            documents,
+                            duration,
+                            format,
+                            image_url,
+                            labels,
+                            name,
+                            poster_slideshow,
+                            poster_url,
+                            presentation,
+                            seek_preview_url,
+                            stream_set_name,
+                            streams,
+                            subtitles,
+                            tags,
+                            title,
+                            type_,
+                            video_url,
+                        })
+                    }
+                    (
+                        category,
+                        chapters,
+                        content_type,
+                        cta_actions,
+                        default_subtitle_index,
+                        description,
+                        documents,
+                        duration,
+                        format,
+                        image_url,
+                        labels,
+                        name,
+                        poster_slideshow,
+                        poster_url,
+                        presentation,
+                        seek_preview_url,
+                        stream_set_name,
+                        streams,
+                        subtitles,
+                        tags,
+                        title,
+                        type_,
+                        video_url,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category.as_ref().err(),
+                                    chapters.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    cta_actions.as_ref().err(),
+                                    default_subtitle_index.as_ref().err(),
+                                    description.as_ref().err(),
+                                    documents.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    format.as_ref().err(),
+                                    image_url.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    name.as_ref().err(),
+                                    poster_slideshow.as_ref().err(),
+                                    poster_url.as_ref().err(),
+                                    presentation.as_ref().err(),
+                                    seek_preview_url.as_ref().err(),
+                                    stream_set_name.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    video_url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11407,10 +12907,16 @@ pub mod types {
             fn try_from(
                 value: PlayPosterSlideshow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    interval: value.interval?,
-                    extra: value.extra?,
-                })
+                match (value.interval, value.extra) {
+                    (Ok(interval), Ok(extra)) => Ok(Self { interval, extra }),
+                    (interval, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[interval.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11641,23 +13147,98 @@ pub mod types {
             fn try_from(
                 value: PlayStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audio_bitrate: value.audio_bitrate?,
-                    audio_codec: value.audio_codec?,
-                    audio_label: value.audio_label?,
-                    audio_language: value.audio_language?,
-                    audio_track_type: value.audio_track_type?,
-                    channels: value.channels?,
-                    format: value.format?,
-                    framerate: value.framerate?,
-                    height: value.height?,
-                    playback_rate: value.playback_rate?,
-                    sample_rate: value.sample_rate?,
-                    video_bitrate: value.video_bitrate?,
-                    video_codec: value.video_codec?,
-                    width: value.width?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.audio_bitrate,
+                    value.audio_codec,
+                    value.audio_label,
+                    value.audio_language,
+                    value.audio_track_type,
+                    value.channels,
+                    value.format,
+                    value.framerate,
+                    value.height,
+                    value.playback_rate,
+                    value.sample_rate,
+                    value.video_bitrate,
+                    value.video_codec,
+                    value.width,
+                    value.extra,
+                ) {
+                    (
+                        Ok(audio_bitrate),
+                        Ok(audio_codec),
+                        Ok(audio_label),
+                        Ok(audio_language),
+                        Ok(audio_track_type),
+                        Ok(channels),
+                        Ok(format),
+                        Ok(framerate),
+                        Ok(height),
+                        Ok(playback_rate),
+                        Ok(sample_rate),
+                        Ok(video_bitrate),
+                        Ok(video_codec),
+                        Ok(width),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            audio_bitrate,
+                            audio_codec,
+                            audio_label,
+                            audio_language,
+                            audio_track_type,
+                            channels,
+                            format,
+                            framerate,
+                            height,
+                            playback_rate,
+                            sample_rate,
+                            video_bitrate,
+                            video_codec,
+                            width,
+                            extra,
+                        })
+                    }
+                    (
+                        audio_bitrate,
+                        audio_codec,
+                        audio_label,
+                        audio_language,
+                        audio_track_type,
+                        channels,
+                        format,
+                        framerate,
+                        height,
+                        playback_rate,
+                        sample_rate,
+                        video_bitrate,
+                        video_codec,
+                        width,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    audio_bitrate.as_ref().err(),
+                                    audio_codec.as_ref().err(),
+                                    audio_label.as_ref().err(),
+                                    audio_language.as_ref().err(),
+                                    audio_track_type.as_ref().err(),
+                                    channels.as_ref().err(),
+                                    format.as_ref().err(),
+                                    framerate.as_ref().err(),
+                                    height.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    sample_rate.as_ref().err(),
+                                    video_bitrate.as_ref().err(),
+                                    video_codec.as_ref().err(),
+                                    width.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11834,18 +13415,73 @@ pub mod types {
             fn try_from(
                 value: PlaylistItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category: value.category?,
-                    content_type: value.content_type?,
-                    description: value.description?,
-                    duration: value.duration?,
-                    labels: value.labels?,
-                    name: value.name?,
-                    status: value.status?,
-                    tags: value.tags?,
-                    title: value.title?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.category,
+                    value.content_type,
+                    value.description,
+                    value.duration,
+                    value.labels,
+                    value.name,
+                    value.status,
+                    value.tags,
+                    value.title,
+                    value.extra,
+                ) {
+                    (
+                        Ok(category),
+                        Ok(content_type),
+                        Ok(description),
+                        Ok(duration),
+                        Ok(labels),
+                        Ok(name),
+                        Ok(status),
+                        Ok(tags),
+                        Ok(title),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            category,
+                            content_type,
+                            description,
+                            duration,
+                            labels,
+                            name,
+                            status,
+                            tags,
+                            title,
+                            extra,
+                        })
+                    }
+                    (
+                        category,
+                        content_type,
+                        description,
+                        duration,
+                        labels,
+                        name,
+                        status,
+                        tags,
+                        title,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category.as_ref().err(),
+                                    content_type.as_ref().err(),
+                                    description.as_ref().err(),
+                                    duration.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    name.as_ref().err(),
+                                    status.as_ref().err(),
+                                    tags.as_ref().err(),
+                                    title.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -11942,12 +13578,33 @@ pub mod types {
             fn try_from(
                 value: PlaylistItemOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    description: value.description?,
-                    primary_poster_id: value.primary_poster_id?,
-                    title: value.title?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.description,
+                    value.primary_poster_id,
+                    value.title,
+                    value.extra,
+                ) {
+                    (Ok(description), Ok(primary_poster_id), Ok(title), Ok(extra)) => {
+                        Ok(Self {
+                            description,
+                            primary_poster_id,
+                            title,
+                            extra,
+                        })
+                    }
+                    (description, primary_poster_id, title, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    description.as_ref().err(),
+                                    primary_poster_id.as_ref().err(),
+                                    title.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12035,12 +13692,33 @@ pub mod types {
             fn try_from(
                 value: PlaylistItemOverridesCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    description: value.description?,
-                    primary_poster_name: value.primary_poster_name?,
-                    title: value.title?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.description,
+                    value.primary_poster_name,
+                    value.title,
+                    value.extra,
+                ) {
+                    (Ok(description), Ok(primary_poster_name), Ok(title), Ok(extra)) => {
+                        Ok(Self {
+                            description,
+                            primary_poster_name,
+                            title,
+                            extra,
+                        })
+                    }
+                    (description, primary_poster_name, title, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    description.as_ref().err(),
+                                    primary_poster_name.as_ref().err(),
+                                    title.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PlaylistItemOverridesCreate>
@@ -12127,12 +13805,33 @@ pub mod types {
             fn try_from(
                 value: PlaylistItemOverridesUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    description: value.description?,
-                    primary_poster_id: value.primary_poster_id?,
-                    title: value.title?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.description,
+                    value.primary_poster_id,
+                    value.title,
+                    value.extra,
+                ) {
+                    (Ok(description), Ok(primary_poster_id), Ok(title), Ok(extra)) => {
+                        Ok(Self {
+                            description,
+                            primary_poster_id,
+                            title,
+                            extra,
+                        })
+                    }
+                    (description, primary_poster_id, title, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    description.as_ref().err(),
+                                    primary_poster_id.as_ref().err(),
+                                    title.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PlaylistItemOverridesUpdate>
@@ -12223,12 +13922,43 @@ pub mod types {
             fn try_from(
                 value: PlaylistItems,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    playlist_description: value.playlist_description?,
-                    playlist_items: value.playlist_items?,
-                    playlist_name: value.playlist_name?,
-                    playlist_title: value.playlist_title?,
-                })
+                match (
+                    value.playlist_description,
+                    value.playlist_items,
+                    value.playlist_name,
+                    value.playlist_title,
+                ) {
+                    (
+                        Ok(playlist_description),
+                        Ok(playlist_items),
+                        Ok(playlist_name),
+                        Ok(playlist_title),
+                    ) => {
+                        Ok(Self {
+                            playlist_description,
+                            playlist_items,
+                            playlist_name,
+                            playlist_title,
+                        })
+                    }
+                    (
+                        playlist_description,
+                        playlist_items,
+                        playlist_name,
+                        playlist_title,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    playlist_description.as_ref().err(),
+                                    playlist_items.as_ref().err(),
+                                    playlist_name.as_ref().err(),
+                                    playlist_title.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12301,11 +14031,22 @@ pub mod types {
             fn try_from(
                 value: PolicyCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    operand: value.operand?,
-                    parameter: value.parameter?,
-                    value: value.value?,
-                })
+                match (value.operand, value.parameter, value.value) {
+                    (Ok(operand), Ok(parameter), Ok(value)) => {
+                        Ok(Self { operand, parameter, value })
+                    }
+                    (operand, parameter, value) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    operand.as_ref().err(),
+                                    parameter.as_ref().err(),
+                                    value.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12470,18 +14211,73 @@ pub mod types {
             fn try_from(
                 value: Poster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    created_at: value.created_at?,
-                    format: value.format?,
-                    height: value.height?,
-                    id: value.id?,
-                    timestamp: value.timestamp?,
-                    updated_at: value.updated_at?,
-                    url: value.url?,
-                    used_in_slideshow: value.used_in_slideshow?,
-                    width: value.width?,
-                })
+                match (
+                    value.content,
+                    value.created_at,
+                    value.format,
+                    value.height,
+                    value.id,
+                    value.timestamp,
+                    value.updated_at,
+                    value.url,
+                    value.used_in_slideshow,
+                    value.width,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(created_at),
+                        Ok(format),
+                        Ok(height),
+                        Ok(id),
+                        Ok(timestamp),
+                        Ok(updated_at),
+                        Ok(url),
+                        Ok(used_in_slideshow),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            created_at,
+                            format,
+                            height,
+                            id,
+                            timestamp,
+                            updated_at,
+                            url,
+                            used_in_slideshow,
+                            width,
+                        })
+                    }
+                    (
+                        content,
+                        created_at,
+                        format,
+                        height,
+                        id,
+                        timestamp,
+                        updated_at,
+                        url,
+                        used_in_slideshow,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    format.as_ref().err(),
+                                    height.as_ref().err(),
+                                    id.as_ref().err(),
+                                    timestamp.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    url.as_ref().err(),
+                                    used_in_slideshow.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12532,7 +14328,16 @@ pub mod types {
             fn try_from(
                 value: PosterBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { requests: value.requests? })
+                match (value.requests,) {
+                    (Ok(requests),) => Ok(Self { requests }),
+                    (requests,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[requests.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PosterBulkCreate> for PosterBulkCreate {
@@ -12646,15 +14451,58 @@ pub mod types {
             fn try_from(
                 value: PosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    height: value.height?,
-                    timestamp: value.timestamp?,
-                    url: value.url?,
-                    used_in_slideshow: value.used_in_slideshow?,
-                    width: value.width?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.height,
+                    value.timestamp,
+                    value.url,
+                    value.used_in_slideshow,
+                    value.width,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(format),
+                        Ok(height),
+                        Ok(timestamp),
+                        Ok(url),
+                        Ok(used_in_slideshow),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            height,
+                            timestamp,
+                            url,
+                            used_in_slideshow,
+                            width,
+                        })
+                    }
+                    (
+                        content,
+                        format,
+                        height,
+                        timestamp,
+                        url,
+                        used_in_slideshow,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    height.as_ref().err(),
+                                    timestamp.as_ref().err(),
+                                    url.as_ref().err(),
+                                    used_in_slideshow.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PosterCreate> for PosterCreate {
@@ -12703,7 +14551,16 @@ pub mod types {
             fn try_from(
                 value: PosterList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12743,7 +14600,16 @@ pub mod types {
             fn try_from(
                 value: PosterOrder,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { order: value.order? })
+                match (value.order,) {
+                    (Ok(order),) => Ok(Self { order }),
+                    (order,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[order.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PosterOrder> for PosterOrder {
@@ -12860,15 +14726,58 @@ pub mod types {
             fn try_from(
                 value: PosterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    height: value.height?,
-                    timestamp: value.timestamp?,
-                    url: value.url?,
-                    used_in_slideshow: value.used_in_slideshow?,
-                    width: value.width?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.height,
+                    value.timestamp,
+                    value.url,
+                    value.used_in_slideshow,
+                    value.width,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(format),
+                        Ok(height),
+                        Ok(timestamp),
+                        Ok(url),
+                        Ok(used_in_slideshow),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            height,
+                            timestamp,
+                            url,
+                            used_in_slideshow,
+                            width,
+                        })
+                    }
+                    (
+                        content,
+                        format,
+                        height,
+                        timestamp,
+                        url,
+                        used_in_slideshow,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    height.as_ref().err(),
+                                    timestamp.as_ref().err(),
+                                    url.as_ref().err(),
+                                    used_in_slideshow.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::PosterUpdate> for PosterUpdate {
@@ -12932,10 +14841,16 @@ pub mod types {
             fn try_from(
                 value: RegisteredId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    id: value.id?,
-                    extra: value.extra?,
-                })
+                match (value.id, value.extra) {
+                    (Ok(id), Ok(extra)) => Ok(Self { id, extra }),
+                    (id, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err(), extra.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -12993,10 +14908,16 @@ pub mod types {
             fn try_from(
                 value: RegisteredItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    id: value.id?,
-                    name: value.name?,
-                })
+                match (value.id, value.name) {
+                    (Ok(id), Ok(name)) => Ok(Self { id, name }),
+                    (id, name) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err(), name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13041,7 +14962,16 @@ pub mod types {
             fn try_from(
                 value: RegisteredName,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13081,9 +15011,16 @@ pub mod types {
             fn try_from(
                 value: RevokedAudienceAdd,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    revoked_audience: value.revoked_audience?,
-                })
+                match (value.revoked_audience,) {
+                    (Ok(revoked_audience),) => Ok(Self { revoked_audience }),
+                    (revoked_audience,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[revoked_audience.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::RevokedAudienceAdd> for RevokedAudienceAdd {
@@ -13167,12 +15104,28 @@ pub mod types {
             fn try_from(
                 value: ScopeCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    operand: value.operand?,
-                    path: value.path?,
-                    value: value.value?,
-                    extra: value.extra?,
-                })
+                match (value.operand, value.path, value.value, value.extra) {
+                    (Ok(operand), Ok(path), Ok(value), Ok(extra)) => {
+                        Ok(Self {
+                            operand,
+                            path,
+                            value,
+                            extra,
+                        })
+                    }
+                    (operand, path, value, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    operand.as_ref().err(),
+                                    path.as_ref().err(),
+                                    value.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13345,18 +15298,73 @@ pub mod types {
             fn try_from(
                 value: Site,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    access_denial_timeout: value.access_denial_timeout?,
-                    configurations: value.configurations?,
-                    created_at: value.created_at?,
-                    domain_names: value.domain_names?,
-                    id: value.id?,
-                    max_simultaneous_viewers: value.max_simultaneous_viewers?,
-                    propagation_status: value.propagation_status?,
-                    ssl_certificate: value.ssl_certificate?,
-                    status: value.status?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.access_denial_timeout,
+                    value.configurations,
+                    value.created_at,
+                    value.domain_names,
+                    value.id,
+                    value.max_simultaneous_viewers,
+                    value.propagation_status,
+                    value.ssl_certificate,
+                    value.status,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(access_denial_timeout),
+                        Ok(configurations),
+                        Ok(created_at),
+                        Ok(domain_names),
+                        Ok(id),
+                        Ok(max_simultaneous_viewers),
+                        Ok(propagation_status),
+                        Ok(ssl_certificate),
+                        Ok(status),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            access_denial_timeout,
+                            configurations,
+                            created_at,
+                            domain_names,
+                            id,
+                            max_simultaneous_viewers,
+                            propagation_status,
+                            ssl_certificate,
+                            status,
+                            updated_at,
+                        })
+                    }
+                    (
+                        access_denial_timeout,
+                        configurations,
+                        created_at,
+                        domain_names,
+                        id,
+                        max_simultaneous_viewers,
+                        propagation_status,
+                        ssl_certificate,
+                        status,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    access_denial_timeout.as_ref().err(),
+                                    configurations.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    domain_names.as_ref().err(),
+                                    id.as_ref().err(),
+                                    max_simultaneous_viewers.as_ref().err(),
+                                    propagation_status.as_ref().err(),
+                                    ssl_certificate.as_ref().err(),
+                                    status.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13556,20 +15564,83 @@ pub mod types {
             fn try_from(
                 value: SiteAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    client_id: value.client_id?,
-                    client_secret: value.client_secret?,
-                    hide_update_password: value.hide_update_password?,
-                    issuer: value.issuer?,
-                    logout_endpoint: value.logout_endpoint?,
-                    masthead: value.masthead?,
-                    password: value.password?,
-                    pool_id: value.pool_id?,
-                    scope: value.scope?,
-                    type_: value.type_?,
-                    username: value.username?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.client_id,
+                    value.client_secret,
+                    value.hide_update_password,
+                    value.issuer,
+                    value.logout_endpoint,
+                    value.masthead,
+                    value.password,
+                    value.pool_id,
+                    value.scope,
+                    value.type_,
+                    value.username,
+                    value.extra,
+                ) {
+                    (
+                        Ok(client_id),
+                        Ok(client_secret),
+                        Ok(hide_update_password),
+                        Ok(issuer),
+                        Ok(logout_endpoint),
+                        Ok(masthead),
+                        Ok(password),
+                        Ok(pool_id),
+                        Ok(scope),
+                        Ok(type_),
+                        Ok(username),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            client_id,
+                            client_secret,
+                            hide_update_password,
+                            issuer,
+                            logout_endpoint,
+                            masthead,
+                            password,
+                            pool_id,
+                            scope,
+                            type_,
+                            username,
+                            extra,
+                        })
+                    }
+                    (
+                        client_id,
+                        client_secret,
+                        hide_update_password,
+                        issuer,
+                        logout_endpoint,
+                        masthead,
+                        password,
+                        pool_id,
+                        scope,
+                        type_,
+                        username,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    client_id.as_ref().err(),
+                                    client_secret.as_ref().err(),
+                                    hide_update_password.as_ref().err(),
+                                    issuer.as_ref().err(),
+                                    logout_endpoint.as_ref().err(),
+                                    masthead.as_ref().err(),
+                                    password.as_ref().err(),
+                                    pool_id.as_ref().err(),
+                                    scope.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    username.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -13982,34 +16053,153 @@ pub mod types {
             fn try_from(
                 value: SiteConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    authentication: value.authentication?,
-                    chat_room_id: value.chat_room_id?,
-                    chat_tag_template: value.chat_tag_template?,
-                    content_scope: value.content_scope?,
-                    custom_body_elements_bottom: value.custom_body_elements_bottom?,
-                    custom_body_elements_top: value.custom_body_elements_top?,
-                    custom_error_responses: value.custom_error_responses?,
-                    custom_head_elements: value.custom_head_elements?,
-                    custom_styles: value.custom_styles?,
-                    default_contents_per_page: value.default_contents_per_page?,
-                    default_contents_sort: value.default_contents_sort?,
-                    description: value.description?,
-                    exposed_metadata: value.exposed_metadata?,
-                    footer: value.footer?,
-                    masthead: value.masthead?,
-                    noindex: value.noindex?,
-                    player_id: value.player_id?,
-                    player_tag_template: value.player_tag_template?,
-                    social_buttons: value.social_buttons?,
-                    subheader: value.subheader?,
-                    template: value.template?,
-                    title: value.title?,
-                    user_content_scopes: value.user_content_scopes?,
-                    whitelist_cidrs: value.whitelist_cidrs?,
-                    whitelist_referers: value.whitelist_referers?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.authentication,
+                    value.chat_room_id,
+                    value.chat_tag_template,
+                    value.content_scope,
+                    value.custom_body_elements_bottom,
+                    value.custom_body_elements_top,
+                    value.custom_error_responses,
+                    value.custom_head_elements,
+                    value.custom_styles,
+                    value.default_contents_per_page,
+                    value.default_contents_sort,
+                    value.description,
+                    value.exposed_metadata,
+                    value.footer,
+                    value.masthead,
+                    value.noindex,
+                    value.player_id,
+                    value.player_tag_template,
+                    value.social_buttons,
+                    value.subheader,
+                    value.template,
+                    value.title,
+                    value.user_content_scopes,
+                    value.whitelist_cidrs,
+                    value.whitelist_referers,
+                    value.extra,
+                ) {
+                    (
+                        Ok(authentication),
+                        Ok(chat_room_id),
+                        Ok(chat_tag_template),
+                        Ok(content_scope),
+                        Ok(custom_body_elements_bottom),
+                        Ok(custom_body_elements_top),
+                        Ok(custom_error_responses),
+                        Ok(custom_head_elements),
+                        Ok(custom_styles),
+                        Ok(default_contents_per_page),
+                        Ok(default_contents_sort),
+                        Ok(description),
+                        Ok(exposed_metadata),
+                        Ok(footer),
+                        Ok(masthead),
+                        Ok(noindex),
+                        Ok(player_id),
+                        Ok(player_tag_template),
+                        Ok(social_buttons),
+                        Ok(subheader),
+                        Ok(template),
+                        Ok(title),
+                        Ok(user_content_scopes),
+                        Ok(whitelist_cidrs),
+                        Ok(whitelist_referers),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            authentication,
+                            chat_room_id,
+                            chat_tag_template,
+                            content_scope,
+                            custom_body_elements_bottom,
+                            custom_body_elements_top,
+                            custom_error_responses,
+                            custom_head_elements,
+                            custom_styles,
+                            default_contents_per_page,
+                            default_contents_sort,
+                            description,
+                            exposed_metadata,
+                            footer,
+                            masthead,
+                            noindex,
+                            player_id,
+                            player_tag_template,
+                            social_buttons,
+                            subheader,
+                            template,
+                            title,
+                            user_content_scopes,
+                            whitelist_cidrs,
+                            whitelist_referers,
+                            extra,
+                        })
+                    }
+                    (
+                        authentication,
+                        chat_room_id,
+                        chat_tag_template,
+                        content_scope,
+                        custom_body_elements_bottom,
+                        custom_body_elements_top,
+                        custom_error_responses,
+                        custom_head_elements,
+                        custom_styles,
+                        default_contents_per_page,
+                        default_contents_sort,
+                        description,
+                        exposed_metadata,
+                        footer,
+                        masthead,
+                        noindex,
+                        player_id,
+                        player_tag_template,
+                        social_buttons,
+                        subheader,
+                        template,
+                        title,
+                        user_content_scopes,
+                        whitelist_cidrs,
+                        whitelist_referers,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    authentication.as_ref().err(),
+                                    chat_room_id.as_ref().err(),
+                                    chat_tag_template.as_ref().err(),
+                                    content_scope.as_ref().err(),
+                                    custom_body_elements_bottom.as_ref().err(),
+                                    custom_body_elements_top.as_ref().err(),
+                                    custom_error_responses.as_ref().err(),
+                                    custom_head_elements.as_ref().err(),
+                                    custom_styles.as_ref().err(),
+                                    default_contents_per_page.as_ref().err(),
+                                    default_contents_sort.as_ref().err(),
+                                    description.as_ref().err(),
+                                    exposed_metadata.as_ref().err(),
+                                    footer.as_ref().err(),
+                                    masthead.as_ref().err(),
+                                    noindex.as_ref().err(),
+                                    player_id.as_ref().err(),
+                                    player_tag_template.as_ref().err(),
+                                    social_buttons.as_ref().err(),
+                                    subheader.as_ref().err(),
+                                    template.as_ref().err(),
+                                    title.as_ref().err(),
+                                    user_content_scopes.as_ref().err(),
+                                    whitelist_cidrs.as_ref().err(),
+                                    whitelist_referers.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14187,17 +16377,68 @@ pub mod types {
             fn try_from(
                 value: SiteExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    category: value.category?,
-                    created_at: value.created_at?,
-                    description: value.description?,
-                    documents: value.documents?,
-                    labels: value.labels?,
-                    playback_count: value.playback_count?,
-                    related_contents: value.related_contents?,
-                    tag_keys: value.tag_keys?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.category,
+                    value.created_at,
+                    value.description,
+                    value.documents,
+                    value.labels,
+                    value.playback_count,
+                    value.related_contents,
+                    value.tag_keys,
+                    value.extra,
+                ) {
+                    (
+                        Ok(category),
+                        Ok(created_at),
+                        Ok(description),
+                        Ok(documents),
+                        Ok(labels),
+                        Ok(playback_count),
+                        Ok(related_contents),
+                        Ok(tag_keys),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            category,
+                            created_at,
+                            description,
+                            documents,
+                            labels,
+                            playback_count,
+                            related_contents,
+                            tag_keys,
+                            extra,
+                        })
+                    }
+                    (
+                        category,
+                        created_at,
+                        description,
+                        documents,
+                        labels,
+                        playback_count,
+                        related_contents,
+                        tag_keys,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    category.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    description.as_ref().err(),
+                                    documents.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    playback_count.as_ref().err(),
+                                    related_contents.as_ref().err(),
+                                    tag_keys.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14249,7 +16490,16 @@ pub mod types {
             fn try_from(
                 value: SiteList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14388,16 +16638,63 @@ pub mod types {
             fn try_from(
                 value: SslCertificate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    common_name: value.common_name?,
-                    fingerprint_sha1: value.fingerprint_sha1?,
-                    fingerprint_sha256: value.fingerprint_sha256?,
-                    imported_at: value.imported_at?,
-                    not_after: value.not_after?,
-                    not_before: value.not_before?,
-                    serial_number: value.serial_number?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.common_name,
+                    value.fingerprint_sha1,
+                    value.fingerprint_sha256,
+                    value.imported_at,
+                    value.not_after,
+                    value.not_before,
+                    value.serial_number,
+                    value.extra,
+                ) {
+                    (
+                        Ok(common_name),
+                        Ok(fingerprint_sha1),
+                        Ok(fingerprint_sha256),
+                        Ok(imported_at),
+                        Ok(not_after),
+                        Ok(not_before),
+                        Ok(serial_number),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            common_name,
+                            fingerprint_sha1,
+                            fingerprint_sha256,
+                            imported_at,
+                            not_after,
+                            not_before,
+                            serial_number,
+                            extra,
+                        })
+                    }
+                    (
+                        common_name,
+                        fingerprint_sha1,
+                        fingerprint_sha256,
+                        imported_at,
+                        not_after,
+                        not_before,
+                        serial_number,
+                        extra,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    common_name.as_ref().err(),
+                                    fingerprint_sha1.as_ref().err(),
+                                    fingerprint_sha256.as_ref().err(),
+                                    imported_at.as_ref().err(),
+                                    not_after.as_ref().err(),
+                                    not_before.as_ref().err(),
+                                    serial_number.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14723,30 +17020,133 @@ pub mod types {
             fn try_from(
                 value: Stream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audio_bitrate: value.audio_bitrate?,
-                    audio_codec: value.audio_codec?,
-                    audio_label: value.audio_label?,
-                    audio_language: value.audio_language?,
-                    audio_track_type: value.audio_track_type?,
-                    channels: value.channels?,
-                    created_at: value.created_at?,
-                    encoder_task_id: value.encoder_task_id?,
-                    filesize: value.filesize?,
-                    format: value.format?,
-                    framerate: value.framerate?,
-                    height: value.height?,
-                    id: value.id?,
-                    is_original: value.is_original?,
-                    path: value.path?,
-                    playback_rate: value.playback_rate?,
-                    sample_rate: value.sample_rate?,
-                    status: value.status?,
-                    updated_at: value.updated_at?,
-                    video_bitrate: value.video_bitrate?,
-                    video_codec: value.video_codec?,
-                    width: value.width?,
-                })
+                match (
+                    value.audio_bitrate,
+                    value.audio_codec,
+                    value.audio_label,
+                    value.audio_language,
+                    value.audio_track_type,
+                    value.channels,
+                    value.created_at,
+                    value.encoder_task_id,
+                    value.filesize,
+                    value.format,
+                    value.framerate,
+                    value.height,
+                    value.id,
+                    value.is_original,
+                    value.path,
+                    value.playback_rate,
+                    value.sample_rate,
+                    value.status,
+                    value.updated_at,
+                    value.video_bitrate,
+                    value.video_codec,
+                    value.width,
+                ) {
+                    (
+                        Ok(audio_bitrate),
+                        Ok(audio_codec),
+                        Ok(audio_label),
+                        Ok(audio_language),
+                        Ok(audio_track_type),
+                        Ok(channels),
+                        Ok(created_at),
+                        Ok(encoder_task_id),
+                        Ok(filesize),
+                        Ok(format),
+                        Ok(framerate),
+                        Ok(height),
+                        Ok(id),
+                        Ok(is_original),
+                        Ok(path),
+                        Ok(playback_rate),
+                        Ok(sample_rate),
+                        Ok(status),
+                        Ok(updated_at),
+                        Ok(video_bitrate),
+                        Ok(video_codec),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            audio_bitrate,
+                            audio_codec,
+                            audio_label,
+                            audio_language,
+                            audio_track_type,
+                            channels,
+                            created_at,
+                            encoder_task_id,
+                            filesize,
+                            format,
+                            framerate,
+                            height,
+                            id,
+                            is_original,
+                            path,
+                            playback_rate,
+                            sample_rate,
+                            status,
+                            updated_at,
+                            video_bitrate,
+                            video_codec,
+                            width,
+                        })
+                    }
+                    (
+                        audio_bitrate,
+                        audio_codec,
+                        audio_label,
+                        audio_language,
+                        audio_track_type,
+                        channels,
+                        created_at,
+                        encoder_task_id,
+                        filesize,
+                        format,
+                        framerate,
+                        height,
+                        id,
+                        is_original,
+                        path,
+                        playback_rate,
+                        sample_rate,
+                        status,
+                        updated_at,
+                        video_bitrate,
+                        video_codec,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    audio_bitrate.as_ref().err(),
+                                    audio_codec.as_ref().err(),
+                                    audio_label.as_ref().err(),
+                                    audio_language.as_ref().err(),
+                                    audio_track_type.as_ref().err(),
+                                    channels.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    encoder_task_id.as_ref().err(),
+                                    filesize.as_ref().err(),
+                                    format.as_ref().err(),
+                                    framerate.as_ref().err(),
+                                    height.as_ref().err(),
+                                    id.as_ref().err(),
+                                    is_original.as_ref().err(),
+                                    path.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    sample_rate.as_ref().err(),
+                                    status.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    video_bitrate.as_ref().err(),
+                                    video_codec.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -14809,7 +17209,16 @@ pub mod types {
             fn try_from(
                 value: StreamBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { requests: value.requests? })
+                match (value.requests,) {
+                    (Ok(requests),) => Ok(Self { requests }),
+                    (requests,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[requests.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::StreamBulkCreate> for StreamBulkCreate {
@@ -15094,28 +17503,123 @@ pub mod types {
             fn try_from(
                 value: StreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audio_bitrate: value.audio_bitrate?,
-                    audio_codec: value.audio_codec?,
-                    audio_label: value.audio_label?,
-                    audio_language: value.audio_language?,
-                    audio_track_type: value.audio_track_type?,
-                    channels: value.channels?,
-                    encoder_task_id: value.encoder_task_id?,
-                    filesize: value.filesize?,
-                    format: value.format?,
-                    framerate: value.framerate?,
-                    height: value.height?,
-                    is_original: value.is_original?,
-                    origin_domain_name: value.origin_domain_name?,
-                    path: value.path?,
-                    playback_rate: value.playback_rate?,
-                    sample_rate: value.sample_rate?,
-                    status: value.status?,
-                    video_bitrate: value.video_bitrate?,
-                    video_codec: value.video_codec?,
-                    width: value.width?,
-                })
+                match (
+                    value.audio_bitrate,
+                    value.audio_codec,
+                    value.audio_label,
+                    value.audio_language,
+                    value.audio_track_type,
+                    value.channels,
+                    value.encoder_task_id,
+                    value.filesize,
+                    value.format,
+                    value.framerate,
+                    value.height,
+                    value.is_original,
+                    value.origin_domain_name,
+                    value.path,
+                    value.playback_rate,
+                    value.sample_rate,
+                    value.status,
+                    value.video_bitrate,
+                    value.video_codec,
+                    value.width,
+                ) {
+                    (
+                        Ok(audio_bitrate),
+                        Ok(audio_codec),
+                        Ok(audio_label),
+                        Ok(audio_language),
+                        Ok(audio_track_type),
+                        Ok(channels),
+                        Ok(encoder_task_id),
+                        Ok(filesize),
+                        Ok(format),
+                        Ok(framerate),
+                        Ok(height),
+                        Ok(is_original),
+                        Ok(origin_domain_name),
+                        Ok(path),
+                        Ok(playback_rate),
+                        Ok(sample_rate),
+                        Ok(status),
+                        Ok(video_bitrate),
+                        Ok(video_codec),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            audio_bitrate,
+                            audio_codec,
+                            audio_label,
+                            audio_language,
+                            audio_track_type,
+                            channels,
+                            encoder_task_id,
+                            filesize,
+                            format,
+                            framerate,
+                            height,
+                            is_original,
+                            origin_domain_name,
+                            path,
+                            playback_rate,
+                            sample_rate,
+                            status,
+                            video_bitrate,
+                            video_codec,
+                            width,
+                        })
+                    }
+                    (
+                        audio_bitrate,
+                        audio_codec,
+                        audio_label,
+                        audio_language,
+                        audio_track_type,
+                        channels,
+                        encoder_task_id,
+                        filesize,
+                        format,
+                        framerate,
+                        height,
+                        is_original,
+                        origin_domain_name,
+                        path,
+                        playback_rate,
+                        sample_rate,
+                        status,
+                        video_bitrate,
+                        video_codec,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    audio_bitrate.as_ref().err(),
+                                    audio_codec.as_ref().err(),
+                                    audio_label.as_ref().err(),
+                                    audio_language.as_ref().err(),
+                                    audio_track_type.as_ref().err(),
+                                    channels.as_ref().err(),
+                                    encoder_task_id.as_ref().err(),
+                                    filesize.as_ref().err(),
+                                    format.as_ref().err(),
+                                    framerate.as_ref().err(),
+                                    height.as_ref().err(),
+                                    is_original.as_ref().err(),
+                                    origin_domain_name.as_ref().err(),
+                                    path.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    sample_rate.as_ref().err(),
+                                    status.as_ref().err(),
+                                    video_bitrate.as_ref().err(),
+                                    video_codec.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::StreamCreate> for StreamCreate {
@@ -15177,7 +17681,16 @@ pub mod types {
             fn try_from(
                 value: StreamList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -15232,10 +17745,16 @@ pub mod types {
             fn try_from(
                 value: StreamSelection,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    key: value.key?,
-                    value: value.value?,
-                })
+                match (value.key, value.value) {
+                    (Ok(key), Ok(value)) => Ok(Self { key, value }),
+                    (key, value) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[key.as_ref().err(), value.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -15345,14 +17864,53 @@ pub mod types {
             fn try_from(
                 value: StreamSet,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    distribution_id: value.distribution_id?,
-                    name: value.name?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.created_at,
+                    value.distribution_id,
+                    value.name,
+                    value.streams,
+                    value.subtitles,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(distribution_id),
+                        Ok(name),
+                        Ok(streams),
+                        Ok(subtitles),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            distribution_id,
+                            name,
+                            streams,
+                            subtitles,
+                            updated_at,
+                        })
+                    }
+                    (
+                        created_at,
+                        distribution_id,
+                        name,
+                        streams,
+                        subtitles,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    distribution_id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -15439,12 +17997,33 @@ pub mod types {
             fn try_from(
                 value: StreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    distribution_id: value.distribution_id?,
-                    name: value.name?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                })
+                match (
+                    value.distribution_id,
+                    value.name,
+                    value.streams,
+                    value.subtitles,
+                ) {
+                    (Ok(distribution_id), Ok(name), Ok(streams), Ok(subtitles)) => {
+                        Ok(Self {
+                            distribution_id,
+                            name,
+                            streams,
+                            subtitles,
+                        })
+                    }
+                    (distribution_id, name, streams, subtitles) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    distribution_id.as_ref().err(),
+                                    name.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::StreamSetCreate> for StreamSetCreate {
@@ -15490,7 +18069,16 @@ pub mod types {
             fn try_from(
                 value: StreamSetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -15533,7 +18121,16 @@ pub mod types {
             fn try_from(
                 value: StreamSetRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { name: value.name? })
+                match (value.name,) {
+                    (Ok(name),) => Ok(Self { name }),
+                    (name,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[name.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -15600,11 +18197,26 @@ pub mod types {
             fn try_from(
                 value: StreamSetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    distribution_id: value.distribution_id?,
-                    streams: value.streams?,
-                    subtitles: value.subtitles?,
-                })
+                match (value.distribution_id, value.streams, value.subtitles) {
+                    (Ok(distribution_id), Ok(streams), Ok(subtitles)) => {
+                        Ok(Self {
+                            distribution_id,
+                            streams,
+                            subtitles,
+                        })
+                    }
+                    (distribution_id, streams, subtitles) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    distribution_id.as_ref().err(),
+                                    streams.as_ref().err(),
+                                    subtitles.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::StreamSetUpdate> for StreamSetUpdate {
@@ -15896,28 +18508,123 @@ pub mod types {
             fn try_from(
                 value: StreamUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    audio_bitrate: value.audio_bitrate?,
-                    audio_codec: value.audio_codec?,
-                    audio_label: value.audio_label?,
-                    audio_language: value.audio_language?,
-                    audio_track_type: value.audio_track_type?,
-                    channels: value.channels?,
-                    encoder_task_id: value.encoder_task_id?,
-                    filesize: value.filesize?,
-                    format: value.format?,
-                    framerate: value.framerate?,
-                    height: value.height?,
-                    is_original: value.is_original?,
-                    origin_domain_name: value.origin_domain_name?,
-                    path: value.path?,
-                    playback_rate: value.playback_rate?,
-                    sample_rate: value.sample_rate?,
-                    status: value.status?,
-                    video_bitrate: value.video_bitrate?,
-                    video_codec: value.video_codec?,
-                    width: value.width?,
-                })
+                match (
+                    value.audio_bitrate,
+                    value.audio_codec,
+                    value.audio_label,
+                    value.audio_language,
+                    value.audio_track_type,
+                    value.channels,
+                    value.encoder_task_id,
+                    value.filesize,
+                    value.format,
+                    value.framerate,
+                    value.height,
+                    value.is_original,
+                    value.origin_domain_name,
+                    value.path,
+                    value.playback_rate,
+                    value.sample_rate,
+                    value.status,
+                    value.video_bitrate,
+                    value.video_codec,
+                    value.width,
+                ) {
+                    (
+                        Ok(audio_bitrate),
+                        Ok(audio_codec),
+                        Ok(audio_label),
+                        Ok(audio_language),
+                        Ok(audio_track_type),
+                        Ok(channels),
+                        Ok(encoder_task_id),
+                        Ok(filesize),
+                        Ok(format),
+                        Ok(framerate),
+                        Ok(height),
+                        Ok(is_original),
+                        Ok(origin_domain_name),
+                        Ok(path),
+                        Ok(playback_rate),
+                        Ok(sample_rate),
+                        Ok(status),
+                        Ok(video_bitrate),
+                        Ok(video_codec),
+                        Ok(width),
+                    ) => {
+                        Ok(Self {
+                            audio_bitrate,
+                            audio_codec,
+                            audio_label,
+                            audio_language,
+                            audio_track_type,
+                            channels,
+                            encoder_task_id,
+                            filesize,
+                            format,
+                            framerate,
+                            height,
+                            is_original,
+                            origin_domain_name,
+                            path,
+                            playback_rate,
+                            sample_rate,
+                            status,
+                            video_bitrate,
+                            video_codec,
+                            width,
+                        })
+                    }
+                    (
+                        audio_bitrate,
+                        audio_codec,
+                        audio_label,
+                        audio_language,
+                        audio_track_type,
+                        channels,
+                        encoder_task_id,
+                        filesize,
+                        format,
+                        framerate,
+                        height,
+                        is_original,
+                        origin_domain_name,
+                        path,
+                        playback_rate,
+                        sample_rate,
+                        status,
+                        video_bitrate,
+                        video_codec,
+                        width,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    audio_bitrate.as_ref().err(),
+                                    audio_codec.as_ref().err(),
+                                    audio_label.as_ref().err(),
+                                    audio_language.as_ref().err(),
+                                    audio_track_type.as_ref().err(),
+                                    channels.as_ref().err(),
+                                    encoder_task_id.as_ref().err(),
+                                    filesize.as_ref().err(),
+                                    format.as_ref().err(),
+                                    framerate.as_ref().err(),
+                                    height.as_ref().err(),
+                                    is_original.as_ref().err(),
+                                    origin_domain_name.as_ref().err(),
+                                    path.as_ref().err(),
+                                    playback_rate.as_ref().err(),
+                                    sample_rate.as_ref().err(),
+                                    status.as_ref().err(),
+                                    video_bitrate.as_ref().err(),
+                                    video_codec.as_ref().err(),
+                                    width.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::StreamUpdate> for StreamUpdate {
@@ -16085,17 +18792,68 @@ pub mod types {
             fn try_from(
                 value: StreamingPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    created_at: value.created_at?,
-                    description: value.description?,
-                    id: value.id?,
-                    is_default: value.is_default?,
-                    name: value.name?,
-                    preferred_language: value.preferred_language?,
-                    rules: value.rules?,
-                    updated_at: value.updated_at?,
-                    url_lifetime: value.url_lifetime?,
-                })
+                match (
+                    value.created_at,
+                    value.description,
+                    value.id,
+                    value.is_default,
+                    value.name,
+                    value.preferred_language,
+                    value.rules,
+                    value.updated_at,
+                    value.url_lifetime,
+                ) {
+                    (
+                        Ok(created_at),
+                        Ok(description),
+                        Ok(id),
+                        Ok(is_default),
+                        Ok(name),
+                        Ok(preferred_language),
+                        Ok(rules),
+                        Ok(updated_at),
+                        Ok(url_lifetime),
+                    ) => {
+                        Ok(Self {
+                            created_at,
+                            description,
+                            id,
+                            is_default,
+                            name,
+                            preferred_language,
+                            rules,
+                            updated_at,
+                            url_lifetime,
+                        })
+                    }
+                    (
+                        created_at,
+                        description,
+                        id,
+                        is_default,
+                        name,
+                        preferred_language,
+                        rules,
+                        updated_at,
+                        url_lifetime,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    created_at.as_ref().err(),
+                                    description.as_ref().err(),
+                                    id.as_ref().err(),
+                                    is_default.as_ref().err(),
+                                    name.as_ref().err(),
+                                    preferred_language.as_ref().err(),
+                                    rules.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    url_lifetime.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16148,7 +18906,16 @@ pub mod types {
             fn try_from(
                 value: StreamingPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16206,10 +18973,16 @@ pub mod types {
             fn try_from(
                 value: StreamingRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    conditions: value.conditions?,
-                    then: value.then?,
-                })
+                match (value.conditions, value.then) {
+                    (Ok(conditions), Ok(then)) => Ok(Self { conditions, then }),
+                    (conditions, then) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[conditions.as_ref().err(), then.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16345,16 +19118,63 @@ pub mod types {
             fn try_from(
                 value: Subtitle,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    created_at: value.created_at?,
-                    format: value.format?,
-                    id: value.id?,
-                    label: value.label?,
-                    language: value.language?,
-                    updated_at: value.updated_at?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.created_at,
+                    value.format,
+                    value.id,
+                    value.label,
+                    value.language,
+                    value.updated_at,
+                    value.url,
+                ) {
+                    (
+                        Ok(content),
+                        Ok(created_at),
+                        Ok(format),
+                        Ok(id),
+                        Ok(label),
+                        Ok(language),
+                        Ok(updated_at),
+                        Ok(url),
+                    ) => {
+                        Ok(Self {
+                            content,
+                            created_at,
+                            format,
+                            id,
+                            label,
+                            language,
+                            updated_at,
+                            url,
+                        })
+                    }
+                    (
+                        content,
+                        created_at,
+                        format,
+                        id,
+                        label,
+                        language,
+                        updated_at,
+                        url,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    format.as_ref().err(),
+                                    id.as_ref().err(),
+                                    label.as_ref().err(),
+                                    language.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16403,7 +19223,16 @@ pub mod types {
             fn try_from(
                 value: SubtitleBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { requests: value.requests? })
+                match (value.requests,) {
+                    (Ok(requests),) => Ok(Self { requests }),
+                    (requests,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[requests.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::SubtitleBulkCreate> for SubtitleBulkCreate {
@@ -16493,13 +19322,36 @@ pub mod types {
             fn try_from(
                 value: SubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    label: value.label?,
-                    language: value.language?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.label,
+                    value.language,
+                    value.url,
+                ) {
+                    (Ok(content), Ok(format), Ok(label), Ok(language), Ok(url)) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            label,
+                            language,
+                            url,
+                        })
+                    }
+                    (content, format, label, language, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    label.as_ref().err(),
+                                    language.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::SubtitleCreate> for SubtitleCreate {
@@ -16546,7 +19398,16 @@ pub mod types {
             fn try_from(
                 value: SubtitleList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self { data: value.data? })
+                match (value.data,) {
+                    (Ok(data),) => Ok(Self { data }),
+                    (data,) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[data.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16636,13 +19497,36 @@ pub mod types {
             fn try_from(
                 value: SubtitleUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    content: value.content?,
-                    format: value.format?,
-                    label: value.label?,
-                    language: value.language?,
-                    url: value.url?,
-                })
+                match (
+                    value.content,
+                    value.format,
+                    value.label,
+                    value.language,
+                    value.url,
+                ) {
+                    (Ok(content), Ok(format), Ok(label), Ok(language), Ok(url)) => {
+                        Ok(Self {
+                            content,
+                            format,
+                            label,
+                            language,
+                            url,
+                        })
+                    }
+                    (content, format, label, language, url) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    content.as_ref().err(),
+                                    format.as_ref().err(),
+                                    label.as_ref().err(),
+                                    language.as_ref().err(),
+                                    url.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::SubtitleUpdate> for SubtitleUpdate {
@@ -16698,10 +19582,16 @@ pub mod types {
             fn try_from(
                 value: Tag,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    key: value.key?,
-                    value: value.value?,
-                })
+                match (value.key, value.value) {
+                    (Ok(key), Ok(value)) => Ok(Self { key, value }),
+                    (key, value) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[key.as_ref().err(), value.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::Tag> for Tag {
@@ -16805,13 +19695,42 @@ pub mod types {
             fn try_from(
                 value: UserContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    categories: value.categories?,
-                    conditions: value.conditions?,
-                    labels: value.labels?,
-                    type_: value.type_?,
-                    extra: value.extra?,
-                })
+                match (
+                    value.categories,
+                    value.conditions,
+                    value.labels,
+                    value.type_,
+                    value.extra,
+                ) {
+                    (
+                        Ok(categories),
+                        Ok(conditions),
+                        Ok(labels),
+                        Ok(type_),
+                        Ok(extra),
+                    ) => {
+                        Ok(Self {
+                            categories,
+                            conditions,
+                            labels,
+                            type_,
+                            extra,
+                        })
+                    }
+                    (categories, conditions, labels, type_, extra) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    categories.as_ref().err(),
+                                    conditions.as_ref().err(),
+                                    labels.as_ref().err(),
+                                    type_.as_ref().err(),
+                                    extra.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -16996,19 +19915,78 @@ pub mod types {
             fn try_from(
                 value: ViewingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    access_denial_timeout: value.access_denial_timeout?,
-                    configurations: value.configurations?,
-                    content_name: value.content_name?,
-                    created_at: value.created_at?,
-                    id: value.id?,
-                    max_simultaneous_viewers: value.max_simultaneous_viewers?,
-                    revoked_audiences: value.revoked_audiences?,
-                    signing_key: value.signing_key?,
-                    site_id: value.site_id?,
-                    status: value.status?,
-                    updated_at: value.updated_at?,
-                })
+                match (
+                    value.access_denial_timeout,
+                    value.configurations,
+                    value.content_name,
+                    value.created_at,
+                    value.id,
+                    value.max_simultaneous_viewers,
+                    value.revoked_audiences,
+                    value.signing_key,
+                    value.site_id,
+                    value.status,
+                    value.updated_at,
+                ) {
+                    (
+                        Ok(access_denial_timeout),
+                        Ok(configurations),
+                        Ok(content_name),
+                        Ok(created_at),
+                        Ok(id),
+                        Ok(max_simultaneous_viewers),
+                        Ok(revoked_audiences),
+                        Ok(signing_key),
+                        Ok(site_id),
+                        Ok(status),
+                        Ok(updated_at),
+                    ) => {
+                        Ok(Self {
+                            access_denial_timeout,
+                            configurations,
+                            content_name,
+                            created_at,
+                            id,
+                            max_simultaneous_viewers,
+                            revoked_audiences,
+                            signing_key,
+                            site_id,
+                            status,
+                            updated_at,
+                        })
+                    }
+                    (
+                        access_denial_timeout,
+                        configurations,
+                        content_name,
+                        created_at,
+                        id,
+                        max_simultaneous_viewers,
+                        revoked_audiences,
+                        signing_key,
+                        site_id,
+                        status,
+                        updated_at,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    access_denial_timeout.as_ref().err(),
+                                    configurations.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    created_at.as_ref().err(),
+                                    id.as_ref().err(),
+                                    max_simultaneous_viewers.as_ref().err(),
+                                    revoked_audiences.as_ref().err(),
+                                    signing_key.as_ref().err(),
+                                    site_id.as_ref().err(),
+                                    status.as_ref().err(),
+                                    updated_at.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -17155,16 +20133,63 @@ pub mod types {
             fn try_from(
                 value: ViewingPageCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    access_denial_timeout: value.access_denial_timeout?,
-                    configurations: value.configurations?,
-                    content_name: value.content_name?,
-                    max_simultaneous_viewers: value.max_simultaneous_viewers?,
-                    revoked_audiences: value.revoked_audiences?,
-                    signature_required: value.signature_required?,
-                    site_id: value.site_id?,
-                    status: value.status?,
-                })
+                match (
+                    value.access_denial_timeout,
+                    value.configurations,
+                    value.content_name,
+                    value.max_simultaneous_viewers,
+                    value.revoked_audiences,
+                    value.signature_required,
+                    value.site_id,
+                    value.status,
+                ) {
+                    (
+                        Ok(access_denial_timeout),
+                        Ok(configurations),
+                        Ok(content_name),
+                        Ok(max_simultaneous_viewers),
+                        Ok(revoked_audiences),
+                        Ok(signature_required),
+                        Ok(site_id),
+                        Ok(status),
+                    ) => {
+                        Ok(Self {
+                            access_denial_timeout,
+                            configurations,
+                            content_name,
+                            max_simultaneous_viewers,
+                            revoked_audiences,
+                            signature_required,
+                            site_id,
+                            status,
+                        })
+                    }
+                    (
+                        access_denial_timeout,
+                        configurations,
+                        content_name,
+                        max_simultaneous_viewers,
+                        revoked_audiences,
+                        signature_required,
+                        site_id,
+                        status,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    access_denial_timeout.as_ref().err(),
+                                    configurations.as_ref().err(),
+                                    content_name.as_ref().err(),
+                                    max_simultaneous_viewers.as_ref().err(),
+                                    revoked_audiences.as_ref().err(),
+                                    signature_required.as_ref().err(),
+                                    site_id.as_ref().err(),
+                                    status.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ViewingPageCreate> for ViewingPageCreate {
@@ -17253,12 +20278,28 @@ pub mod types {
             fn try_from(
                 value: ViewingPageList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    current_page: value.current_page?,
-                    data: value.data?,
-                    per_page: value.per_page?,
-                    truncated: value.truncated?,
-                })
+                match (value.current_page, value.data, value.per_page, value.truncated) {
+                    (Ok(current_page), Ok(data), Ok(per_page), Ok(truncated)) => {
+                        Ok(Self {
+                            current_page,
+                            data,
+                            per_page,
+                            truncated,
+                        })
+                    }
+                    (current_page, data, per_page, truncated) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    current_page.as_ref().err(),
+                                    data.as_ref().err(),
+                                    per_page.as_ref().err(),
+                                    truncated.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -17319,10 +20360,16 @@ pub mod types {
             fn try_from(
                 value: ViewingPageRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    id: value.id?,
-                    signing_key: value.signing_key?,
-                })
+                match (value.id, value.signing_key) {
+                    (Ok(id), Ok(signing_key)) => Ok(Self { id, signing_key }),
+                    (id, signing_key) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[id.as_ref().err(), signing_key.as_ref().err()],
+                            ),
+                        )
+                    }
+                }
             }
         }
         #[cfg(feature = "builders")]
@@ -17459,14 +20506,53 @@ pub mod types {
             fn try_from(
                 value: ViewingPageUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
-                Ok(Self {
-                    access_denial_timeout: value.access_denial_timeout?,
-                    configurations: value.configurations?,
-                    max_simultaneous_viewers: value.max_simultaneous_viewers?,
-                    revoked_audiences: value.revoked_audiences?,
-                    site_id: value.site_id?,
-                    status: value.status?,
-                })
+                match (
+                    value.access_denial_timeout,
+                    value.configurations,
+                    value.max_simultaneous_viewers,
+                    value.revoked_audiences,
+                    value.site_id,
+                    value.status,
+                ) {
+                    (
+                        Ok(access_denial_timeout),
+                        Ok(configurations),
+                        Ok(max_simultaneous_viewers),
+                        Ok(revoked_audiences),
+                        Ok(site_id),
+                        Ok(status),
+                    ) => {
+                        Ok(Self {
+                            access_denial_timeout,
+                            configurations,
+                            max_simultaneous_viewers,
+                            revoked_audiences,
+                            site_id,
+                            status,
+                        })
+                    }
+                    (
+                        access_denial_timeout,
+                        configurations,
+                        max_simultaneous_viewers,
+                        revoked_audiences,
+                        site_id,
+                        status,
+                    ) => {
+                        Err(
+                            ::vidplat_core::__private::first_refusal(
+                                &[
+                                    access_denial_timeout.as_ref().err(),
+                                    configurations.as_ref().err(),
+                                    max_simultaneous_viewers.as_ref().err(),
+                                    revoked_audiences.as_ref().err(),
+                                    site_id.as_ref().err(),
+                                    status.as_ref().err(),
+                                ],
+                            ),
+                        )
+                    }
+                }
             }
         }
         impl ::std::convert::From<super::ViewingPageUpdate> for ViewingPageUpdate {

@@ -5,7 +5,10 @@
 //! `Refusal::missing(member)`, and building the body (`TryFrom`) fails with
 //! that `Refusal`, so its path reaches the caller without being parsed from
 //! text. The flattened `extra` map of members the documents do not show
-//! starts empty instead of missing.
+//! starts empty instead of missing. The `TryFrom` checks every member in one
+//! `match` rather than one `?` each: each `?` is an early return that drops
+//! the members left, code quadratic in the members for the compiler (a
+//! quarter of vidplat-vms's LLVM lines went to 27-member bodies).
 
 use crate::codegen::expect::Expect;
 use crate::codegen::syntax::{generic_args, is_named, module_items, named_fields, trait_name, types_module};
@@ -41,6 +44,7 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
                             if let syn::ReturnType::Type(_, ty) = &mut f.sig.output {
                                 **ty = syn::parse_quote!(::std::result::Result<Self, ::vidplat_core::Refusal>);
                             }
+                            build_in_one_match(f)?;
                         }
                         _ => {}
                     }
@@ -81,6 +85,54 @@ fn refuse_typed(ty: &mut syn::Type) {
     if let Some(syn::GenericArgument::Type(error)) = args.args.iter_mut().nth(1) {
         *error = syn::parse_quote!(::vidplat_core::Refusal);
     }
+}
+
+/// typify's `Ok(Self { a: value.a?, … })` becomes one `match` over every
+/// member: all `Ok`, the body; else the first refusal, in member order as the
+/// `?`s had it, read by reference (so that no member is moved before the
+/// last may fail, and every failure drops the same members). Any other shape
+/// stops the generation.
+fn build_in_one_match(f: &mut syn::ImplItemFn) -> Result<()> {
+    let shape = || anyhow::anyhow!("a builder's `TryFrom` is not `Ok(Self {{ member: value.member?, … }})`");
+    let [syn::Stmt::Expr(syn::Expr::Call(ok), None)] = f.block.stmts.as_slice() else {
+        return Err(shape());
+    };
+    let is_ok = matches!(&*ok.func, syn::Expr::Path(p) if p.path.is_ident("Ok"));
+    let (true, Some(syn::Expr::Struct(body)), 1) = (is_ok, ok.args.first(), ok.args.len()) else {
+        return Err(shape());
+    };
+    if !body.path.is_ident("Self") || body.rest.is_some() {
+        return Err(shape());
+    }
+    let mut members = Vec::new();
+    for field in &body.fields {
+        let syn::Member::Named(name) = &field.member else {
+            return Err(shape());
+        };
+        let syn::Expr::Try(tried) = &field.expr else {
+            return Err(shape());
+        };
+        let syn::Expr::Field(read) = &*tried.expr else {
+            return Err(shape());
+        };
+        let from_value = matches!(&*read.base, syn::Expr::Path(p) if p.path.is_ident("value"));
+        if !from_value || read.member != field.member {
+            return Err(shape());
+        }
+        members.push(name.clone());
+    }
+    if members.is_empty() {
+        return Ok(());
+    }
+    f.block = syn::parse_quote!({
+        match (#(value.#members,)*) {
+            (#(Ok(#members),)*) => Ok(Self { #(#members),* }),
+            (#(#members,)*) => Err(
+                ::vidplat_core::__private::first_refusal(&[#(#members.as_ref().err()),*]),
+            ),
+        }
+    });
+    Ok(())
 }
 
 /// In a builder's `Default`, each member that starts as `Err(..)` (not given
@@ -165,5 +217,39 @@ mod tests {
         assert!(!code.contains("std :: string :: String >"), "{code}");
         assert!(code.contains("Refusal :: missing (\"height\")"), "{code}");
         assert!(code.contains("extra : :: std :: result :: Result :: Ok"), "{code}");
+        // One match over every member, no `?` each.
+        assert!(code.contains("match (value . height , value . extra ,)"), "{code}");
+        assert!(
+            code.contains("first_refusal (& [height . as_ref () . err () , extra . as_ref () . err ()])"),
+            "{code}"
+        );
+        assert!(!code.contains("value . height ?"), "{code}");
+    }
+
+    #[test]
+    fn a_builder_conversion_of_another_shape_stops_the_generation() {
+        let mut file: syn::File = syn::parse_quote! {
+            pub mod types {
+                pub mod builder {
+                    pub struct Video {
+                        height: ::std::result::Result<i64, ::std::string::String>,
+                    }
+                    impl ::std::default::Default for Video {
+                        fn default() -> Self {
+                            Self { height: Err("no value supplied for height".to_string()) }
+                        }
+                    }
+                    impl ::std::convert::TryFrom<Video> for super::Video {
+                        type Error = super::error::ConversionError;
+                        fn try_from(value: Video) -> ::std::result::Result<Self, super::error::ConversionError> {
+                            let height = value.height?;
+                            Ok(Self { height })
+                        }
+                    }
+                }
+            }
+        };
+        let error = run(&mut file, &Value::Null).unwrap_err().to_string();
+        assert!(error.contains("is not `Ok(Self { member: value.member?"), "{error}");
     }
 }
