@@ -726,24 +726,7 @@ pub mod types {
             if value.chars().count() > 30usize {
                 return Err("longer than 30 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (45, 45, 1),
-                        (48, 57, 1),
-                        (64, 64, 2),
-                        (65, 90, 1),
-                        (95, 95, 1),
-                        (97, 122, 1),
-                    ],
-                    3,
-                    &[1, 2, 1, 1, 1, 1, 1, 2, 3, 1, 4, 1, 1, 4, 1],
-                    &[Continue, Failed, Continue, Continue, Continue],
-                    &[false, false, false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err(
                     "doesn't match pattern \"^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$\"".into(),
@@ -1309,74 +1292,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1504,74 +1420,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1632,74 +1481,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1760,74 +1542,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -1889,74 +1604,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2017,74 +1665,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2146,74 +1727,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2274,74 +1788,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2402,74 +1849,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2530,74 +1910,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2658,74 +1971,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2786,74 +2032,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -3437,74 +2616,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -3653,74 +2765,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -4056,74 +3101,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -16653,6 +15631,96 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+    mod patterns {
+        /// `^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$`, compiled.
+        pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (45, 45, 1),
+                    (48, 57, 1),
+                    (64, 64, 2),
+                    (65, 90, 1),
+                    (95, 95, 1),
+                    (97, 122, 1),
+                ],
+                3,
+                &[1, 2, 1, 1, 1, 1, 1, 2, 3, 1, 4, 1, 1, 4, 1],
+                &[Continue, Failed, Continue, Continue, Continue],
+                &[false, false, false, false, true],
+                0,
+            )
+        };
+        /// `^[^|]+\|(asc|desc)$`, compiled.
+        pub(super) static PATTERN_1: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (97, 97, 1),
+                    (99, 99, 2),
+                    (100, 100, 3),
+                    (101, 101, 4),
+                    (115, 115, 5),
+                    (124, 124, 6),
+                    (128, 143, 7),
+                    (144, 159, 8),
+                    (160, 191, 9),
+                    (192, 193, 10),
+                    (194, 223, 11),
+                    (224, 224, 12),
+                    (225, 236, 13),
+                    (237, 237, 14),
+                    (238, 239, 13),
+                    (240, 240, 15),
+                    (241, 243, 16),
+                    (244, 244, 17),
+                    (245, 255, 10),
+                ],
+                18,
+                &[
+                    1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1, 1,
+                    1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 11, 2,
+                    12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 13, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 16, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2,
+                ],
+                &[
+                    Continue,
+                    Continue,
+                    Failed,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                ],
+                &[
+                    false, false, false, false, false, false, false, false, false, false,
+                    false, false, false, false, false, true, false,
+                ],
+                0,
+            )
+        };
     }
     impl<'de> ::serde::Deserialize<'de> for BasicAudience {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>

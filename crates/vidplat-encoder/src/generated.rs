@@ -216,74 +216,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -633,17 +566,7 @@ destination requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1188,17 +1111,7 @@ requires destination_settings.objstore.authentication_method.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1521,100 +1434,7 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 100usize {
                 return Err("longer than 100 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (9, 13, 1),
-                        (32, 32, 1),
-                        (128, 128, 2),
-                        (129, 129, 3),
-                        (130, 138, 4),
-                        (139, 143, 5),
-                        (144, 153, 6),
-                        (154, 154, 7),
-                        (155, 158, 6),
-                        (159, 159, 8),
-                        (160, 160, 9),
-                        (161, 167, 10),
-                        (168, 169, 11),
-                        (170, 174, 10),
-                        (175, 175, 11),
-                        (176, 186, 10),
-                        (187, 187, 12),
-                        (188, 190, 10),
-                        (191, 191, 13),
-                        (192, 193, 1),
-                        (194, 194, 14),
-                        (195, 223, 15),
-                        (224, 224, 16),
-                        (225, 225, 17),
-                        (226, 226, 18),
-                        (227, 227, 19),
-                        (228, 236, 20),
-                        (237, 237, 21),
-                        (238, 238, 20),
-                        (239, 239, 22),
-                        (240, 240, 23),
-                        (241, 243, 24),
-                        (244, 244, 25),
-                        (245, 255, 1),
-                    ],
-                    26,
-                    &[
-                        1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9,
-                        10, 11, 12, 13, 14, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3,
-                        4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
-                        1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 15, 4, 4, 4, 4, 4, 4,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 17, 4, 4, 4, 4, 4,
-                        4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 4,
-                        4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 18,
-                        4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 9, 9,
-                        9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 9, 9,
-                        9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1,
-                        1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        true, true, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, false, false, false,
-                        false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_2;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^\\S*$\"".into());
             }
@@ -1728,17 +1548,7 @@ vms_config.config_overrides.category_id is required.*/
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[true, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_3;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
@@ -1798,17 +1608,7 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() > 70usize {
                 return Err("longer than 70 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[true, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_3;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]*$\"".into());
             }
@@ -1870,17 +1670,7 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1943,17 +1733,7 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2017,17 +1797,7 @@ vms_config.config_overrides.category_id is required.*/
             if value.chars().count() < 1usize {
                 return Err("shorter than 1 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_4;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_]+$\"".into());
             }
@@ -6559,6 +6329,206 @@ vms_config.config_overrides.category_id is required.*/
                 Self(value.into())
             }
         }
+    }
+    /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+    mod patterns {
+        /// `^[^|]+\|(asc|desc)$`, compiled.
+        pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (97, 97, 1),
+                    (99, 99, 2),
+                    (100, 100, 3),
+                    (101, 101, 4),
+                    (115, 115, 5),
+                    (124, 124, 6),
+                    (128, 143, 7),
+                    (144, 159, 8),
+                    (160, 191, 9),
+                    (192, 193, 10),
+                    (194, 223, 11),
+                    (224, 224, 12),
+                    (225, 236, 13),
+                    (237, 237, 14),
+                    (238, 239, 13),
+                    (240, 240, 15),
+                    (241, 243, 16),
+                    (244, 244, 17),
+                    (245, 255, 10),
+                ],
+                18,
+                &[
+                    1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1, 1,
+                    1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 11, 2,
+                    12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 13, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 16, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2,
+                ],
+                &[
+                    Continue,
+                    Continue,
+                    Failed,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                ],
+                &[
+                    false, false, false, false, false, false, false, false, false, false,
+                    false, false, false, false, false, true, false,
+                ],
+                0,
+            )
+        };
+        /// `^[0-9a-zA-Z_-]+$`, compiled.
+        pub(super) static PATTERN_1: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
+        /// `^\S*$`, compiled.
+        pub(super) static PATTERN_2: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (9, 13, 1),
+                    (32, 32, 1),
+                    (128, 128, 2),
+                    (129, 129, 3),
+                    (130, 138, 4),
+                    (139, 143, 5),
+                    (144, 153, 6),
+                    (154, 154, 7),
+                    (155, 158, 6),
+                    (159, 159, 8),
+                    (160, 160, 9),
+                    (161, 167, 10),
+                    (168, 169, 11),
+                    (170, 174, 10),
+                    (175, 175, 11),
+                    (176, 186, 10),
+                    (187, 187, 12),
+                    (188, 190, 10),
+                    (191, 191, 13),
+                    (192, 193, 1),
+                    (194, 194, 14),
+                    (195, 223, 15),
+                    (224, 224, 16),
+                    (225, 225, 17),
+                    (226, 226, 18),
+                    (227, 227, 19),
+                    (228, 236, 20),
+                    (237, 237, 21),
+                    (238, 238, 20),
+                    (239, 239, 22),
+                    (240, 240, 23),
+                    (241, 243, 24),
+                    (244, 244, 25),
+                    (245, 255, 1),
+                ],
+                26,
+                &[
+                    1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                    11, 12, 13, 14, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6,
+                    7, 8, 9, 10, 11, 12, 13, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2,
+                    1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+                    1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 4, 4, 4, 4, 4, 15, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 16, 17, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 15, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4,
+                    4, 4, 4, 4, 18, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 9, 9, 9, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1,
+                    1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                ],
+                &[
+                    Continue,
+                    Continue,
+                    Failed,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                ],
+                &[
+                    true, true, false, false, false, false, false, false, false, false,
+                    false, false, false, false, false, false, false, false, false,
+                ],
+                0,
+            )
+        };
+        /// `^[0-9a-zA-Z_-]*$`, compiled.
+        pub(super) static PATTERN_3: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[true, false, true],
+                0,
+            )
+        };
+        /// `^[0-9a-zA-Z_]+$`, compiled.
+        pub(super) static PATTERN_4: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
     }
     impl<'de> ::serde::Deserialize<'de> for CreatedId {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>

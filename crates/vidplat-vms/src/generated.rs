@@ -907,17 +907,7 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -1926,60 +1916,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (48, 57, 1),
-                        (58, 58, 2),
-                        (97, 97, 3),
-                        (100, 100, 4),
-                        (104, 104, 5),
-                        (105, 105, 6),
-                        (108, 108, 7),
-                        (109, 109, 8),
-                        (110, 110, 9),
-                        (111, 111, 10),
-                        (116, 116, 11),
-                        (121, 121, 12),
-                    ],
-                    13,
-                    &[
-                        1, 1, 1, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 10, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 13, 1,
-                        1, 1, 1, 1, 1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 10, 1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1,
-                    ],
-                    &[
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, true,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^(daily|monthly):[0-9]+$\"".into());
             }
@@ -2038,17 +1975,7 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -2453,60 +2380,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (48, 57, 1),
-                        (58, 58, 2),
-                        (97, 97, 3),
-                        (100, 100, 4),
-                        (104, 104, 5),
-                        (105, 105, 6),
-                        (108, 108, 7),
-                        (109, 109, 8),
-                        (110, 110, 9),
-                        (111, 111, 10),
-                        (116, 116, 11),
-                        (121, 121, 12),
-                    ],
-                    13,
-                    &[
-                        1, 1, 1, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 10, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 12, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 13, 1,
-                        1, 1, 1, 1, 1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1, 1, 1, 1, 1, 1, 1, 1, 10, 1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                        1,
-                    ],
-                    &[
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, true,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_1;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^(daily|monthly):[0-9]+$\"".into());
             }
@@ -2622,74 +2496,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_2;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -2915,74 +2722,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[
-                        (97, 97, 1),
-                        (99, 99, 2),
-                        (100, 100, 3),
-                        (101, 101, 4),
-                        (115, 115, 5),
-                        (124, 124, 6),
-                        (128, 143, 7),
-                        (144, 159, 8),
-                        (160, 191, 9),
-                        (192, 193, 10),
-                        (194, 223, 11),
-                        (224, 224, 12),
-                        (225, 236, 13),
-                        (237, 237, 14),
-                        (238, 239, 13),
-                        (240, 240, 15),
-                        (241, 243, 16),
-                        (244, 244, 17),
-                        (245, 255, 10),
-                    ],
-                    18,
-                    &[
-                        1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1,
-                        1, 1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 5, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5,
-                        5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 11, 2, 12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 13, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 16, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-                        2, 2, 2, 2,
-                    ],
-                    &[
-                        Continue,
-                        Continue,
-                        Failed,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                        Continue,
-                    ],
-                    &[
-                        false, false, false, false, false, false, false, false, false,
-                        false, false, false, false, false, false, true, false,
-                    ],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_2;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[^|]+\\|(asc|desc)$\"".into());
             }
@@ -3638,17 +3378,7 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -3941,17 +3671,7 @@ pub mod types {
             if value.chars().count() > 50usize {
                 return Err("longer than 50 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 46, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_3;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_.-]+$\"".into());
             }
@@ -4642,17 +4362,7 @@ pub mod types {
             if value.chars().count() > 200usize {
                 return Err("longer than 200 characters".into());
             }
-            static PATTERN: ::vidplat_core::__private::TextPattern = {
-                use ::vidplat_core::__private::Step::*;
-                ::vidplat_core::__private::TextPattern::new(
-                    &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-                    2,
-                    &[1, 2, 1, 1, 1, 2],
-                    &[Continue, Failed, Continue],
-                    &[false, false, true],
-                    0,
-                )
-            };
+            static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;
             if !PATTERN.is_match(value) {
                 return Err("doesn't match pattern \"^[0-9a-zA-Z_-]+$\"".into());
             }
@@ -20801,6 +20511,155 @@ pub mod types {
                 .field("signing_key", &::std::format_args!("{}", vidplat_core::REDACTED))
                 .finish()
         }
+    }
+    /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+    mod patterns {
+        /// `^[0-9a-zA-Z_-]+$`, compiled.
+        pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
+        /// `^(daily|monthly):[0-9]+$`, compiled.
+        pub(super) static PATTERN_1: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (48, 57, 1),
+                    (58, 58, 2),
+                    (97, 97, 3),
+                    (100, 100, 4),
+                    (104, 104, 5),
+                    (105, 105, 6),
+                    (108, 108, 7),
+                    (109, 109, 8),
+                    (110, 110, 9),
+                    (111, 111, 10),
+                    (116, 116, 11),
+                    (121, 121, 12),
+                ],
+                13,
+                &[
+                    1, 1, 1, 1, 2, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, 1, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, 1, 1, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    1, 10, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 12, 1, 1, 1, 1,
+                    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 13, 1, 1, 1, 1, 1, 1, 14, 1,
+                    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10,
+                    1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                ],
+                &[
+                    Continue,
+                    Failed,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                ],
+                &[
+                    false, false, false, false, false, false, false, false, false, false,
+                    false, false, false, false, true,
+                ],
+                0,
+            )
+        };
+        /// `^[^|]+\|(asc|desc)$`, compiled.
+        pub(super) static PATTERN_2: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[
+                    (97, 97, 1),
+                    (99, 99, 2),
+                    (100, 100, 3),
+                    (101, 101, 4),
+                    (115, 115, 5),
+                    (124, 124, 6),
+                    (128, 143, 7),
+                    (144, 159, 8),
+                    (160, 191, 9),
+                    (192, 193, 10),
+                    (194, 223, 11),
+                    (224, 224, 12),
+                    (225, 236, 13),
+                    (237, 237, 14),
+                    (238, 239, 13),
+                    (240, 240, 15),
+                    (241, 243, 16),
+                    (244, 244, 17),
+                    (245, 255, 10),
+                ],
+                18,
+                &[
+                    1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1, 1,
+                    1, 10, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 11, 2,
+                    12, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 13, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 14, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 16, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 2, 2, 2, 2, 2, 2,
+                    2, 2, 2, 2, 2, 2, 2, 2, 2,
+                ],
+                &[
+                    Continue,
+                    Continue,
+                    Failed,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                    Continue,
+                ],
+                &[
+                    false, false, false, false, false, false, false, false, false, false,
+                    false, false, false, false, false, true, false,
+                ],
+                0,
+            )
+        };
+        /// `^[0-9a-zA-Z_.-]+$`, compiled.
+        pub(super) static PATTERN_3: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 46, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
     }
     impl<'de> ::serde::Deserialize<'de> for BulkRegistration {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>

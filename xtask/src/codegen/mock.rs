@@ -6,6 +6,7 @@
 
 use crate::codegen::driver::in_crate;
 use crate::codegen::model::{Body, Location, Operation};
+use crate::codegen::patterns::Compiled;
 use crate::codegen::spec::{returned_bounds_problems, success_checks_of};
 use crate::services::Service;
 use anyhow::{bail, Context, Result};
@@ -21,6 +22,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
     let module = format_ident!("{}", service.name);
     let mut items = Vec::new();
     let mut status_sets = std::collections::BTreeMap::new();
+    let mut patterns = Compiled::default();
     for op in operations {
         let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
         let marker = &op.builder;
@@ -113,7 +115,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         };
         let index = proc_macro2::Literal::usize_unsuffixed(index);
         // Most success bodies document nothing beyond their type: the trait's empty default.
-        let success_checks = success_checks_of(spec, yaml).with_context(|| op.id.clone())?;
+        let success_checks = success_checks_of(spec, yaml, &mut patterns).with_context(|| op.id.clone())?;
         let success_checks = (!success_checks.is_empty()).then(|| {
             quote! { const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[#(#success_checks),*]; }
         });
@@ -160,6 +162,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Ok(quote!((#code, #status)))
         })
         .collect::<Result<Vec<_>>>()?;
+    let patterns_module = patterns.module();
     let status_consts = status_sets.iter().map(|(name, ranges)| {
         let name = format_ident!("{name}");
         let ranges = ranges.iter().map(|&(from, to)| {
@@ -183,6 +186,8 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         #(#status_consts)*
 
         #(#items)*
+
+        #patterns_module
     };
     let file: syn::File = syn::parse2(file)?;
     Ok(format!(

@@ -11,6 +11,7 @@
 //! `\0`) stop the generation.
 
 use crate::codegen::expect::Expect;
+use crate::codegen::syntax::types_module;
 use anyhow::{bail, ensure, Context, Result};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -35,10 +36,11 @@ const ASCII_WORD: &str = "0-9A-Za-z_";
 const ECMA_LINE_TERMINATORS: &str = r"\n\r\x{2028}\x{2029}";
 
 /// Pass `patterns`: every `static PATTERN: LazyLock<regress::Regex>` typify
-/// writes becomes a `static PATTERN: TextPattern` holding the pattern's
-/// compiled tables, and every `PATTERN.find(value).is_none()` becomes
-/// `!PATTERN.is_match(value)`; the sites are the patterns compiled. A check
-/// left behind, or a `regress` path anywhere, stops the generation.
+/// writes refers instead to its pattern's compiled automaton, one `static`
+/// per distinct pattern in a `patterns` module of `types`, and every
+/// `PATTERN.find(value).is_none()` becomes `!PATTERN.is_match(value)`; the
+/// sites are the checks rewritten. A check left behind, a check outside
+/// `types`, or a `regress` path anywhere, stops the generation.
 pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
     let mut rewrite = Rewrite::default();
     rewrite.visit_file_mut(file);
@@ -46,16 +48,19 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
         return Err(error);
     }
     ensure!(
-        rewrite.checks == rewrite.compiled,
+        rewrite.checks == rewrite.statics,
         "{} patterns compiled but {} checks of them rewritten: has typify changed how it checks a pattern?",
-        rewrite.compiled,
+        rewrite.statics,
         rewrite.checks
     );
     ensure!(
         !rewrite.regress_left,
         "a `regress` path is left after the patterns were compiled"
     );
-    Ok(rewrite.compiled)
+    if let Some(module) = rewrite.compiled.module() {
+        types_module(file)?.push(module);
+    }
+    Ok(rewrite.statics)
 }
 
 /// typify checks every `pattern` of a string type (a parameter's or a member's).
@@ -73,7 +78,10 @@ pub fn expect(spec: &Value) -> Expect {
 #[derive(Default)]
 struct Rewrite {
     error: Option<anyhow::Error>,
-    compiled: usize,
+    compiled: Compiled,
+    /// The inline modules around the item being visited.
+    modules: Vec<String>,
+    statics: usize,
     checks: usize,
     regress_left: bool,
 }
@@ -109,16 +117,28 @@ impl Rewrite {
 }
 
 impl VisitMut for Rewrite {
+    fn visit_item_mod_mut(&mut self, module: &mut syn::ItemMod) {
+        self.modules.push(module.ident.to_string());
+        syn::visit_mut::visit_item_mod_mut(self, module);
+        self.modules.pop();
+    }
+
     fn visit_item_static_mut(&mut self, item: &mut syn::ItemStatic) {
         let Some(pattern) = Self::regress_pattern(item) else {
             return syn::visit_mut::visit_item_static_mut(self, item);
         };
-        match compile(&pattern) {
-            Ok(table) => {
-                let value = table.to_tokens();
-                *item.ty = syn::parse_quote!(::vidplat_core::__private::TextPattern);
-                *item.expr = syn::parse_quote!(#value);
-                self.compiled += 1;
+        if self.modules != ["types"] {
+            self.error.get_or_insert(anyhow::anyhow!(
+                "pattern {pattern:?} is checked in `{}`, not in `types`, where its automaton is",
+                self.modules.join("::")
+            ));
+            return;
+        }
+        match self.compiled.name_of(&pattern) {
+            Ok(name) => {
+                *item.ty = syn::parse_quote!(&::vidplat_core::__private::TextPattern);
+                *item.expr = syn::parse_quote!(&self::patterns::#name);
+                self.statics += 1;
             }
             Err(error) => {
                 self.error.get_or_insert(error);
@@ -147,6 +167,51 @@ impl VisitMut for Rewrite {
             self.regress_left = true;
         }
         syn::visit_mut::visit_path_mut(self, path);
+    }
+}
+
+/// The distinct patterns of one generated file, each compiled once: the
+/// statics of a `patterns` module that its checks refer to.
+#[derive(Default)]
+pub struct Compiled {
+    tables: Vec<(String, Table)>,
+}
+
+impl Compiled {
+    /// The name of `pattern`'s automaton in the `patterns` module, compiling
+    /// it the first time it is asked for.
+    pub fn name_of(&mut self, pattern: &str) -> Result<syn::Ident> {
+        let index = match self.tables.iter().position(|(known, _)| known == pattern) {
+            Some(index) => index,
+            None => {
+                self.tables.push((pattern.to_owned(), compile(pattern)?));
+                self.tables.len() - 1
+            }
+        };
+        Ok(quote::format_ident!("PATTERN_{index}"))
+    }
+
+    /// `mod patterns { … }`: each distinct pattern's automaton; none when no
+    /// pattern was asked for.
+    pub fn module(&self) -> Option<syn::Item> {
+        if self.tables.is_empty() {
+            return None;
+        }
+        let statics = self.tables.iter().enumerate().map(|(index, (pattern, table))| {
+            let name = quote::format_ident!("PATTERN_{index}");
+            let doc = format!(" `{pattern}`, compiled.");
+            let value = table.to_tokens();
+            quote! {
+                #[doc = #doc]
+                pub(super) static #name: ::vidplat_core::__private::TextPattern = #value;
+            }
+        });
+        Some(syn::parse_quote! {
+            /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+            mod patterns {
+                #(#statics)*
+            }
+        })
     }
 }
 
@@ -272,7 +337,7 @@ pub fn compile(pattern: &str) -> Result<Table> {
 
 impl Table {
     /// The `TextPattern::new(…)` expression that holds this automaton.
-    pub fn to_tokens(&self) -> TokenStream {
+    fn to_tokens(&self) -> TokenStream {
         let byte = |value: u8| proc_macro2::Literal::u8_unsuffixed(value);
         let ranges = self.ranges.iter().map(|&(first, last, class)| {
             let (first, last, class) = (byte(first), byte(last), byte(class));
@@ -554,33 +619,64 @@ mod tests {
     #[test]
     fn the_generated_check_is_rewritten_whole() {
         let mut file: syn::File = syn::parse_quote! {
-            fn from_str(value: &str) -> Result<(), &'static str> {
-                static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                    ::std::sync::LazyLock::new(|| ::regress::Regex::new("^\\S*$").unwrap());
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern");
+            pub mod types {
+                fn from_str(value: &str) -> Result<(), &'static str> {
+                    static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                        ::std::sync::LazyLock::new(|| ::regress::Regex::new("^\\S*$").unwrap());
+                    if PATTERN.find(value).is_none() {
+                        return Err("doesn't match pattern");
+                    }
+                    Ok(())
                 }
-                Ok(())
+                fn from_string(value: &str) -> Result<(), &'static str> {
+                    static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                        ::std::sync::LazyLock::new(|| ::regress::Regex::new("^\\S*$").unwrap());
+                    if PATTERN.find(value).is_none() {
+                        return Err("doesn't match pattern");
+                    }
+                    Ok(())
+                }
             }
         };
-        assert_eq!(run(&mut file, &Value::Null).unwrap(), 1);
+        assert_eq!(run(&mut file, &Value::Null).unwrap(), 2);
         let code = prettyplease::unparse(&file);
         assert!(!code.contains("regress"), "{code}");
-        assert!(
-            code.contains("static PATTERN: ::vidplat_core::__private::TextPattern"),
-            "{code}"
-        );
-        assert!(code.contains("if !PATTERN.is_match(value)"), "{code}");
+        // Both checks refer to the one automaton of their pattern.
+        let reference = "static PATTERN: &::vidplat_core::__private::TextPattern = &self::patterns::PATTERN_0;";
+        assert_eq!(code.matches(reference).count(), 2, "{code}");
+        let automaton = "static PATTERN_0: ::vidplat_core::__private::TextPattern";
+        assert_eq!(code.matches(automaton).count(), 1, "{code}");
+        assert!(!code.contains("PATTERN_1"), "{code}");
+        assert_eq!(code.matches("if !PATTERN.is_match(value)").count(), 2, "{code}");
+    }
+
+    #[test]
+    fn a_check_outside_types_stops_the_generation() {
+        let mut file: syn::File = syn::parse_quote! {
+            pub mod types {
+                pub mod builder {
+                    fn from_str(value: &str) -> bool {
+                        static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                            ::std::sync::LazyLock::new(|| ::regress::Regex::new("^a$").unwrap());
+                        PATTERN.find(value).is_none()
+                    }
+                }
+            }
+        };
+        let error = run(&mut file, &Value::Null).unwrap_err().to_string();
+        assert!(error.contains("checked in `types::builder`"), "{error}");
     }
 
     #[test]
     fn a_pattern_whose_check_is_not_rewritten_stops_the_generation() {
         // A typify that checked with `is_match` instead of `find`.
         let mut file: syn::File = syn::parse_quote! {
-            fn from_str(value: &str) -> bool {
-                static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                    ::std::sync::LazyLock::new(|| ::regress::Regex::new("^a$").unwrap());
-                PATTERN.is_match(value)
+            pub mod types {
+                fn from_str(value: &str) -> bool {
+                    static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
+                        ::std::sync::LazyLock::new(|| ::regress::Regex::new("^a$").unwrap());
+                    PATTERN.is_match(value)
+                }
             }
         };
         let error = run(&mut file, &Value::Null).unwrap_err().to_string();

@@ -3,6 +3,7 @@
 //! members and statuses, secret members, bounds), the schemas reachable from
 //! requests or responses, and the YAML as progenitor should see it.
 
+use crate::codegen::patterns::Compiled;
 use crate::services::operations;
 use anyhow::Result;
 use proc_macro2::TokenStream;
@@ -169,7 +170,7 @@ pub fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStre
 /// checks a mock's answer against, as `vidplat_test::SuccessCheck` values:
 /// the bounds of its returned schemas (`x-returned-bounds`), patterns
 /// compiled as the generated crates' are.
-pub fn success_checks_of(spec: &Value, op: &Value) -> Result<Vec<TokenStream>> {
+pub fn success_checks_of(spec: &Value, op: &Value, patterns: &mut Compiled) -> Result<Vec<TokenStream>> {
     let Some(schema) = success_schema(spec, op) else {
         return Ok(Vec::new());
     };
@@ -179,8 +180,8 @@ pub fn success_checks_of(spec: &Value, op: &Value) -> Result<Vec<TokenStream>> {
             let rule = match (&bound, core_rule(&bound)) {
                 (_, Some(rule)) => quote!(Bound(vidplat_core::Rule::#rule)),
                 (crate::bounds::Bound::Pattern(pattern), None) => {
-                    let compiled = crate::codegen::patterns::compile(pattern)?.to_tokens();
-                    quote!(Pattern { pattern: #pattern, compiled: &#compiled })
+                    let compiled = patterns.name_of(pattern)?;
+                    quote!(Pattern { pattern: #pattern, compiled: &self::patterns::#compiled })
                 }
                 (other, None) => anyhow::bail!("{at}: the test kit has no check for {other}"),
             };
@@ -421,7 +422,8 @@ mod tests {
         let op = json!({"responses": {"200": {"content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Task"}
         }}}}});
-        let checks: Vec<String> = success_checks_of(&spec, &op)
+        let mut patterns = Compiled::default();
+        let checks: Vec<String> = success_checks_of(&spec, &op, &mut patterns)
             .unwrap()
             .iter()
             .map(|tokens| tokens.to_string().split_whitespace().collect())
@@ -434,7 +436,7 @@ mod tests {
         );
         // The pattern is kept as written for the message, and compiled.
         assert!(
-            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("compiled:&{"),
+            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("compiled:&self::patterns::PATTERN_0"),
             "{}",
             checks[1]
         );

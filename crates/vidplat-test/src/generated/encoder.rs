@@ -167,23 +167,7 @@ impl MockOperation for ListPresets {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
     ];
@@ -285,23 +269,7 @@ impl MockOperation for GetPreset {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
     ];
@@ -382,23 +350,7 @@ impl MockOperation for ListProfiles {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -496,23 +448,7 @@ impl MockOperation for GetProfile {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -1018,4 +954,19 @@ pub struct GetInputFileParams {
     pub filename: ::std::string::String,
     /// `readable` (query).
     pub readable: Option<i64>,
+}
+/// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+mod patterns {
+    /// `^[0-9a-zA-Z_-]+$`, compiled.
+    pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+        use ::vidplat_core::__private::Step::*;
+        ::vidplat_core::__private::TextPattern::new(
+            &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+            2,
+            &[1, 2, 1, 1, 1, 2],
+            &[Continue, Failed, Continue],
+            &[false, false, true],
+            0,
+        )
+    };
 }

@@ -295,23 +295,7 @@ impl MockOperation for ListContents {
             at: "body.data[].name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -495,23 +479,7 @@ impl MockOperation for GetContent {
             at: "body.name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -2009,23 +1977,7 @@ impl MockOperation for ListViewingPages {
             at: "body.data[].content_name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -2165,23 +2117,7 @@ impl MockOperation for GetViewingPage {
             at: "body.content_name",
             rule: crate::SuccessRule::Pattern {
                 pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &{
-                    use ::vidplat_core::__private::Step::*;
-                    ::vidplat_core::__private::TextPattern::new(
-                        &[
-                            (45, 45, 1),
-                            (48, 57, 1),
-                            (65, 90, 1),
-                            (95, 95, 1),
-                            (97, 122, 1),
-                        ],
-                        2,
-                        &[1, 2, 1, 1, 1, 2],
-                        &[Continue, Failed, Continue],
-                        &[false, false, true],
-                        0,
-                    )
-                },
+                compiled: &self::patterns::PATTERN_0,
             },
         },
         crate::SuccessCheck {
@@ -2620,4 +2556,19 @@ impl MockOperation for GetStreamingPolicy {
 pub struct GetStreamingPolicyParams {
     /// `policy-id` (path).
     pub policy_id: ::uuid::Uuid,
+}
+/// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+mod patterns {
+    /// `^[0-9a-zA-Z_-]+$`, compiled.
+    pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+        use ::vidplat_core::__private::Step::*;
+        ::vidplat_core::__private::TextPattern::new(
+            &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+            2,
+            &[1, 2, 1, 1, 1, 2],
+            &[Continue, Failed, Continue],
+            &[false, false, true],
+            0,
+        )
+    };
 }
