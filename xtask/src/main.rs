@@ -6,6 +6,7 @@ mod cli_bench;
 mod codegen;
 mod conformance;
 mod crosscheck;
+mod diagnostics;
 mod gaps;
 mod go_client;
 mod lint;

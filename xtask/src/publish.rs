@@ -70,7 +70,9 @@ pub fn docs() -> Result<()> {
 ///    resolves the crates to each other's packaged copies (as crates.io would
 ///    after publishing them in order), with the repository's `Cargo.lock`;
 /// 3. `cargo check` of each crate on its own (`CHECK_GROUPS`), so each builds
-///    with only the features it asks for, like a user's build or the verification.
+///    with only the features it asks for, like a user's build or the verification;
+/// 4. the programs under `crates/vidplat-core/tests/ui/` fail to compile
+///    against the packaged `vidplat-core` with the errors they expect (`diagnostics.rs`).
 ///
 /// What it does not check, and the verification would: code generation and
 /// linking (only `vidplat-sim`'s binary links; the libraries are pure Rust),
@@ -121,6 +123,12 @@ pub fn package() -> Result<()> {
         members.push(format!("{dir:?}"));
         patches.push(format!("{name} = {{ path = {dir:?} }}"));
     }
+    let diagnostics_dir = "vidplat-core-diagnostics";
+    let diagnostics = crate::diagnostics::write_package(
+        &workspace.join(diagnostics_dir),
+        &format!("vidplat-core-{}", crate_version("vidplat-core")?),
+    )?;
+    members.push(format!("{diagnostics_dir:?}"));
     std::fs::write(
         workspace.join("Cargo.toml"),
         format!(
@@ -139,6 +147,8 @@ pub fn package() -> Result<()> {
         }
         run_cargo(&args, &workspace, &target_env)?;
     }
+    // After `vidplat-core`'s lone check: its dependencies are compiled with its features.
+    crate::diagnostics::check(&workspace, diagnostics, &target_env)?;
     println!(
         "package: {} packaged, each compiles from its .crate ({:.0?})",
         LIBRARY_CRATES.join(", "),
