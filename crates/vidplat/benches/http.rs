@@ -213,6 +213,8 @@ fn sdk_client(base_url: &str) -> vidplat::Client {
 
 /// The raw client, configured like the SDK's: same user agent, connect and request timeouts.
 fn raw_client() -> reqwest::Client {
+    // reqwest has no TLS provider of its own here (as in a user's build).
+    vidplat::install_default_tls_provider();
     reqwest::Client::builder()
         .user_agent(concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(10))

@@ -147,6 +147,8 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async move {
+        // reqwest has no TLS provider of its own here (as in a user's build).
+        vidplat::install_default_tls_provider();
         let raw = reqwest::Client::new();
         let client = vidplat::Client::builder()
             .analytics_url(base.as_str())

@@ -276,7 +276,7 @@ async fn periods_past_now_have_no_data() -> Result<(), Error> {
     use serde_json::{json, Value};
     let (sim, client) = start(roomy()).await;
     let japan_now = || Utc::now().naive_utc() + Duration::hours(9);
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let get = |path: String| {
         let request = http
             .get(format!("{}{path}", sim.analytics_url))
@@ -1051,7 +1051,7 @@ async fn the_slow_query_limit_is_configurable() -> Result<(), Error> {
 async fn fast_keeps_the_one_at_a_time_limit() {
     assert!(SimConfig::fast().analytics_latency >= std::time::Duration::from_millis(50));
     let (sim, _client) = start(roomy()).await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let call = || {
         http.get(format!("{}/v2/os/data", sim.analytics_url))
             .bearer_auth(&sim.api_key)
@@ -1069,7 +1069,7 @@ async fn fast_keeps_the_one_at_a_time_limit() {
 #[tokio::test]
 async fn other_methods_and_paths_answer_the_error_body() {
     let (sim, _client) = start(roomy()).await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let post = http
         .post(format!("{}/v2/os/data", sim.analytics_url))
         .bearer_auth(&sim.api_key)

@@ -218,7 +218,7 @@ async fn the_printed_lines_name_the_root_and_what_from_env_reads_and_the_root_an
     );
 
     // The root answers the simulator's own routes; the encoder URL and key, the service's.
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let uploaded = http
         .put(format!("{root}/sim/input-files/from-binary.mp4?size=123"))
         .send()

@@ -149,7 +149,7 @@ async fn answer_raw(sim: &Simulator, id: &str, parameters: &[&str], query: &str,
         let close = open + path[open..].find('}').expect("its end");
         path.replace_range(open..=close, parameter);
     }
-    let mut request = reqwest::Client::new()
+    let mut request = crate::raw_http()
         .request(meta.method.to_reqwest(), format!("{}{path}?{query}", sim.encoder_url))
         .bearer_auth(&sim.api_key);
     if let Some(body) = body {
@@ -797,7 +797,7 @@ async fn input_files_are_those_uploaded_and_tasks_need_theirs() {
     // Uploaded through the simulator's API (Rust, or PUT /sim/input-files/{path} with the file as the body;
     // `?size=N` instead of the body: an_input_file_given_by_its_size_needs_no_body).
     sim.add_input_file("uploads/new.mp4", 2048);
-    let uploaded = reqwest::Client::new()
+    let uploaded = crate::raw_http()
         .put(format!("http://{}/sim/input-files/uploads/angle-2.mp4", sim.address))
         .body(vec![0_u8; 100])
         .send()
@@ -833,7 +833,7 @@ async fn input_files_are_those_uploaded_and_tasks_need_theirs() {
 
 /// `PUT /sim/input-files/{path}` with `query` and `body`: the status and the body.
 async fn put_input_file(sim: &Simulator, path_and_query: &str, body: Vec<u8>) -> (u16, String) {
-    let answer = reqwest::Client::new()
+    let answer = crate::raw_http()
         .put(format!("http://{}/sim/input-files/{path_and_query}", sim.address))
         .body(body)
         .send()
@@ -1129,7 +1129,7 @@ async fn the_authorization_scheme_is_case_insensitive() {
         ..SimConfig::fast()
     })
     .await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let get = |url: String, authorization: String| {
         let request = http.get(url).header("authorization", authorization);
         async move {
@@ -1554,7 +1554,7 @@ async fn a_waiting_task_carries_its_nullable_members_as_null() {
     let p = preset(&client, "p", json!({})).await;
     let profile_id = profile(&client, "only-p", &[p], json!({})).await;
     let task_id = register_one(&client, "movie.mp4", profile_id, json!({})).await;
-    let raw: Value = reqwest::Client::new()
+    let raw: Value = crate::raw_http()
         .get(format!("{}/v1/tasks/{task_id}", sim.encoder_url))
         .bearer_auth(&sim.api_key)
         .send()
@@ -1582,7 +1582,7 @@ async fn a_waiting_task_carries_its_nullable_members_as_null() {
 #[tokio::test]
 async fn empty_lists_keep_their_envelope() {
     let (sim, client) = start(stepping(60_000)).await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let raw = |path: &'static str| {
         let request = http.get(format!("{}{path}", sim.encoder_url)).bearer_auth(&sim.api_key);
         async move {
@@ -1620,7 +1620,7 @@ async fn an_empty_list_in_an_update_is_not_a_list_left_out() {
             .find(|meta| meta.id == operation)
             .expect("an operation");
         let path = meta.path.replace(parameter, &id.to_string());
-        let request = reqwest::Client::new()
+        let request = crate::raw_http()
             .request(meta.method.to_reqwest(), format!("{}{path}", sim.encoder_url))
             .bearer_auth(&sim.api_key)
             .json(&body);

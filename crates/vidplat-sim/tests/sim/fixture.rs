@@ -93,7 +93,7 @@ async fn a_fault_on_an_operation_breaks_the_connection_after_the_head_and_is_not
     })
     .expect("a usable fault");
     let url = format!("{}/v1/counts", sim.encoder_url);
-    let response = reqwest::Client::new()
+    let response = crate::raw_http()
         .get(url)
         .bearer_auth(&sim.api_key)
         .send()
@@ -240,15 +240,17 @@ async fn the_journal_names_each_operation_with_its_status_and_never_the_key() {
 
     // Over HTTP, the same entries; DELETE empties it.
     let url = format!("http://{}/sim/journal", sim.address);
-    let listed: serde_json::Value = reqwest::get(&url).await.expect("an answer").json().await.expect("JSON");
-    assert_eq!(listed["data"][2]["query"], "per_page=5");
-    assert_eq!(listed["data"].as_array().map(Vec::len), Some(4));
-    let status = reqwest::Client::new()
-        .delete(&url)
+    let listed: serde_json::Value = crate::raw_http()
+        .get(&url)
         .send()
         .await
         .expect("an answer")
-        .status();
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(listed["data"][2]["query"], "per_page=5");
+    assert_eq!(listed["data"].as_array().map(Vec::len), Some(4));
+    let status = crate::raw_http().delete(&url).send().await.expect("an answer").status();
     assert_eq!(status, 204);
     assert_eq!(sim.journal(), []);
 }

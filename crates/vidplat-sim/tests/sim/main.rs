@@ -10,6 +10,14 @@ mod fixture;
 mod server;
 mod vms;
 
+/// A plain reqwest client, for requests the facade would not send. The
+/// workspace builds reqwest without a TLS provider of its own (as vidplat's
+/// users do), so the process's default provider is installed first.
+pub fn raw_http() -> reqwest::Client {
+    vidplat::install_default_tls_provider();
+    reqwest::Client::new()
+}
+
 /// `method` `url` with `key` as its bearer (none when `None`) and `body` as
 /// JSON: the status, the `Retry-After` header and the JSON body (`null` when empty).
 async fn request(
@@ -19,7 +27,7 @@ async fn request(
     body: Option<serde_json::Value>,
 ) -> (u16, Option<String>, serde_json::Value) {
     let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
-    let mut request = reqwest::Client::new().request(method, url);
+    let mut request = raw_http().request(method, url);
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }

@@ -136,7 +136,7 @@ async fn every_operation_is_routed_behind_its_documented_permission() {
     let permissions = permissions();
     assert_eq!(vidplat::vms::operations::ALL.len(), 60);
     assert_eq!(permissions.len(), 60);
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let no_permission = sim.key_with(Vec::<Permission>::new());
     for meta in vidplat::vms::operations::ALL {
         let path = meta
@@ -191,7 +191,7 @@ fn fill_ids(path: &str, id: &str) -> String {
 #[tokio::test]
 async fn bounds_of_the_yaml_are_checked_after_the_key() {
     let (sim, _) = start().await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let url = format!("{}/v1/contents?per_page=101", sim.vms_url);
     let unauthenticated = http.get(&url).send().await.expect("response");
     assert_eq!(unauthenticated.status().as_u16(), 401);
@@ -1672,7 +1672,7 @@ async fn viewing_pages_answer_only_valid_signed_urls() {
     assert_eq!(page.status, Some(types::PageStatus::Public));
     assert_eq!(page.revoked_audiences, ["banned"]);
 
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     // Pages without a site are on the shared portal domain; the simulator answers
     // https://{domain}/pages/{id} at local_page_url of it.
     let fetch = |url: String| {
@@ -1823,7 +1823,7 @@ async fn sites_dedicated(vms: &vidplat::vms::Client) -> String {
 #[tokio::test]
 async fn empty_lists_keep_their_envelope() {
     let (sim, client) = start().await;
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     let raw = |path: String| {
         let request = http.get(format!("{}{path}", sim.vms_url)).bearer_auth(&sim.api_key);
         async move {
@@ -1872,7 +1872,7 @@ async fn signed_page(vms: &vidplat::vms::Client, site: Option<&str>, extra: Valu
 /// GET of a page URL of the documented form, at the simulator's listener.
 async fn open_page(sim: &Simulator, url: &str, cookie: Option<&str>) -> reqwest::Response {
     let local = sim.local_page_url(url).expect("an https page URL");
-    let mut request = reqwest::Client::new().get(local);
+    let mut request = crate::raw_http().get(local);
     if let Some(cookie) = cookie {
         request = request.header(reqwest::header::COOKIE, cookie);
     }
@@ -1904,7 +1904,11 @@ async fn signed_pages_are_at_their_documented_address() {
         open_page(&sim, &signed(&at_portal, &key, &grant), None).await.status(),
         404
     );
-    let old = reqwest::get(format!("{}/pages/{id}", sim.vms_url)).await.unwrap();
+    let old = crate::raw_http()
+        .get(format!("{}/pages/{id}", sim.vms_url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(old.status(), 404);
     let body: Value = old.json().await.unwrap();
     assert!(
@@ -2144,7 +2148,7 @@ async fn answer_raw(sim: &Simulator, id: &str, parameters: &[&str], body: Value)
         let close = open + path[open..].find('}').expect("its end");
         path.replace_range(open..=close, parameter);
     }
-    let answer = reqwest::Client::new()
+    let answer = crate::raw_http()
         .request(meta.method.to_reqwest(), format!("{}{path}", sim.vms_url))
         .bearer_auth(&sim.api_key)
         .json(&body)

@@ -334,7 +334,7 @@ async fn signatures_in_a_query_or_a_body_are_stored_redacted_and_any_signature_r
     let path = TempPath::new("signatures.json");
     let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
     vidplat_core::install_default_tls_provider();
-    let http = reqwest::Client::new();
+    let http = crate::raw_http();
     // The key, when the service echoes it, is scrubbed like the signatures.
     let list = |base: &str, key: &str, signature: &str| {
         http.get(format!(
@@ -424,7 +424,7 @@ async fn an_answer_past_64_mib_reaches_the_live_run_unrecorded_and_is_named() {
     });
     let path = TempPath::new("large.json");
     let cassette = Cassette::record(&path.0);
-    let client = reqwest::Client::new();
+    let client = crate::raw_http();
     let request = client
         .get(format!("http://{address}/v1/tasks/7"))
         .build()

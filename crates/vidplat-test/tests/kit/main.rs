@@ -6,6 +6,14 @@ mod cassettes;
 mod example_ingest;
 mod mocks;
 mod setup_checks;
+
+/// A plain reqwest client, for requests the facade would not send. The
+/// workspace builds reqwest without a TLS provider of its own (as vidplat's
+/// users do), so the process's default provider is installed first.
+pub fn raw_http() -> reqwest::Client {
+    vidplat::install_default_tls_provider();
+    reqwest::Client::new()
+}
 #[cfg(feature = "sim")]
 mod simulator;
 mod time;
