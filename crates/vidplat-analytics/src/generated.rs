@@ -29453,7 +29453,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicContentCategoryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByContentCategory<'a> {
@@ -29624,7 +29624,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicQueryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicQuery<'a> {
@@ -29786,7 +29786,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicTimePeriodPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByTimePeriod<'a> {
@@ -29907,7 +29907,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicAudienceRatingPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicAudienceRating<'a> {
@@ -30035,7 +30035,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicReactionPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicReaction<'a> {
@@ -30178,7 +30178,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicEnvironmentPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByEnvironment<'a> {
@@ -30297,7 +30297,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicViewingHistoryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicViewingHistory<'a> {
@@ -30438,7 +30438,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicOsPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByOs<'a> {
@@ -30546,7 +30546,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicRealtimeUserCountsPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicRealtimeUserCounts<'a> {
@@ -30679,7 +30679,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicRegionPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByRegion<'a> {
@@ -30824,7 +30824,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicSitePage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicBySite<'a> {
@@ -30955,7 +30955,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicViewingSituationPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicViewingSituation<'a> {
@@ -31098,7 +31098,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicContentTitlePage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByContentTitle<'a> {
@@ -31243,7 +31243,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicContentTitleUserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByContentTitleAndUser<'a> {
@@ -31388,7 +31388,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BasicUserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for BasicByUser<'a> {
@@ -31533,7 +31533,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudActiveUsersPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudActiveUsers<'a> {
@@ -31669,7 +31669,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudBrowserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByBrowser<'a> {
@@ -31805,7 +31805,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudContentCategoryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByContentCategory<'a> {
@@ -31967,7 +31967,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudQueryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudQuery<'a> {
@@ -32116,7 +32116,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudTimePeriodPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByTimePeriod<'a> {
@@ -32213,7 +32213,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudEngagementPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudEngagement<'a> {
@@ -32337,7 +32337,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudViewingHistoryPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudViewingHistory<'a> {
@@ -32497,7 +32497,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudContentNamePage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByContentName<'a> {
@@ -32664,7 +32664,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudContentNameUserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByContentNameAndUser<'a> {
@@ -32811,7 +32811,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudOsPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByOs<'a> {
@@ -32908,7 +32908,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudReactionPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudReaction<'a> {
@@ -33002,7 +33002,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudRealtimeUserCountsPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudRealtimeUserCounts<'a> {
@@ -33135,7 +33135,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudRegionPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByRegion<'a> {
@@ -33271,7 +33271,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudSitePage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudBySite<'a> {
@@ -33380,7 +33380,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudViewingSituationPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudViewingSituation<'a> {
@@ -33531,7 +33531,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudContentTitlePage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByContentTitle<'a> {
@@ -33698,7 +33698,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudContentTitleUserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByContentTitleAndUser<'a> {
@@ -33832,7 +33832,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudUserCountsLegacyPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudUserCountsLegacy<'a> {
@@ -33967,7 +33967,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CloudUserPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CloudByUser<'a> {

@@ -38,7 +38,7 @@ pub use builder::{RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{BaseUrl, ConfigError};
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
 pub use open_enum::ServiceErrorCode;
-pub use operation::{Operation, Paginated};
+pub use operation::{operation_rows, send_operation, Operation, Paginated};
 pub use paged::{PagePosition, Paged, PagingStyle};
 pub use patch::Patch;
 pub use period::{Period, PeriodError, ReportPeriod};

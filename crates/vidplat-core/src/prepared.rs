@@ -84,13 +84,17 @@ impl<T> Prepared<T> {
         &self.outgoing.request
     }
 
-    fn exchange(self) -> Exchanging {
+    pub(crate) fn exchange(self) -> Exchanging {
         self.outgoing.exchange()
     }
 }
 
 impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// Sends the request: the decoded success answer, or why there is none.
+    ///
+    /// The body is read the way the operation's row says, looked up when the
+    /// call runs, so every way of reading is compiled for `T`. With the
+    /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
         self.receive(None).await
     }
@@ -106,32 +110,43 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
         let reading = self.outgoing.operation.reading;
         let exchange = self.exchange().await?;
         match reading {
-            Reading::Empty => {
-                drop(wire_slot);
-                let Exchange { response, call, .. } = exchange;
-                let unit = serde::de::value::UnitDeserializer::<serde::de::value::Error>::new();
-                // `()` for every operation the documents show no body for (the generator sees to it).
-                let value = T::deserialize(unit).map_err(|e| {
-                    call.failure(
-                        Delivery::Answered,
-                        FailureKind::Refused(format!(
-                            "`{}` has no body to decode into its type: {e}",
-                            call.operation.id
-                        )),
-                    )
-                })?;
-                Ok(Response::new(response.status(), response.headers().clone(), value))
-            }
-            Reading::WhileArriving => {
-                // Boxed: its state (channels, the decoding thread's hand-off) is a few
-                // KiB, and only the large lists pay for it; inline, every call's future would.
-                let decoded = Box::pin(decode_while_arriving(exchange)).await;
-                drop(wire_slot);
-                decoded
-            }
+            Reading::Empty => read_no_body(exchange, wire_slot),
+            Reading::WhileArriving => read_while_arriving(exchange, wire_slot).await,
             Reading::Whole => decode_whole(exchange, wire_slot).await,
         }
     }
+}
+
+/// An answer the documents show no body for: `()` (the generator sees to
+/// it), whatever came.
+pub(crate) fn read_no_body<T: DeserializeOwned>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Result<Response<T>, CallFailure> {
+    drop(wire_slot);
+    let Exchange { response, call, .. } = exchange;
+    let unit = serde::de::value::UnitDeserializer::<serde::de::value::Error>::new();
+    let value = T::deserialize(unit).map_err(|e| {
+        call.failure(
+            Delivery::Answered,
+            FailureKind::Refused(format!(
+                "`{}` has no body to decode into its type: {e}",
+                call.operation.id
+            )),
+        )
+    })?;
+    Ok(Response::new(response.status(), response.headers().clone(), value))
+}
+
+pub(crate) async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Result<Response<T>, CallFailure> {
+    // Boxed: its state (channels, the decoding thread's hand-off) is a few
+    // KiB, and only the large lists pay for it; inline, every call's future would.
+    let decoded = Box::pin(decode_while_arriving(exchange)).await;
+    drop(wire_slot);
+    decoded
 }
 
 impl<P> Prepared<P>
@@ -145,14 +160,7 @@ where
     pub async fn rows(self) -> Result<Rows<P::Item>, CallFailure> {
         match self.outgoing.operation.reading {
             Reading::WhileArriving => Ok(Rows::Arriving(RowReceiver::start(self.exchange().await?))),
-            Reading::Whole | Reading::Empty => {
-                let page = self.send().await?.into_inner();
-                let truncated = page.truncated();
-                Ok(Rows::Decoded {
-                    rows: page.into_items().into_iter(),
-                    truncated,
-                })
-            }
+            Reading::Whole | Reading::Empty => Ok(Rows::decoded(self.send().await?.into_inner())),
         }
     }
 }
@@ -169,6 +177,17 @@ pub enum Rows<R> {
         /// The page's `truncated`, where it has one.
         truncated: Option<bool>,
     },
+}
+
+impl<R> Rows<R> {
+    /// The rows of a page decoded whole.
+    pub(crate) fn decoded<P: Paged<Item = R>>(page: P) -> Self {
+        let truncated = page.truncated();
+        Rows::Decoded {
+            rows: page.into_items().into_iter(),
+            truncated,
+        }
+    }
 }
 
 impl<R: DeserializeOwned + Send + 'static> Rows<R> {

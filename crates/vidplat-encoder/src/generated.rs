@@ -11366,7 +11366,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskCounts>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetTaskCounts<'a> {
@@ -11399,7 +11399,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ExternalId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetExternalId<'a> {
@@ -11432,7 +11432,7 @@ pub mod builder {
             ::vidplat_core::Response<types::NotificationSettings>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetNotificationSettings<'a> {
@@ -11491,7 +11491,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateNotificationSettings<'a> {
@@ -11528,7 +11528,7 @@ pub mod builder {
             ::vidplat_core::Response<types::PresetList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListPresets<'a> {
@@ -11587,7 +11587,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CreatedId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterPreset<'a> {
@@ -11641,7 +11641,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeletePreset<'a> {
@@ -11691,7 +11691,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Preset>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetPreset<'a> {
@@ -11765,7 +11765,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdatePreset<'a> {
@@ -11803,7 +11803,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ProfileList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListProfiles<'a> {
@@ -11862,7 +11862,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CreatedId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterProfile<'a> {
@@ -11916,7 +11916,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteProfile<'a> {
@@ -11966,7 +11966,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Profile>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetProfile<'a> {
@@ -12040,7 +12040,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateProfile<'a> {
@@ -12078,7 +12078,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskImportList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListTaskImports<'a> {
@@ -12125,7 +12125,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskImport>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ImportTasksCsv<'a> {
@@ -12179,7 +12179,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteTaskImport<'a> {
@@ -12233,7 +12233,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskImport>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetTaskImport<'a> {
@@ -12270,7 +12270,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteAllTasks<'a> {
@@ -12344,7 +12344,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListTasks<'a> {
@@ -12406,7 +12406,7 @@ pub mod builder {
             ::vidplat_core::Response<types::TaskRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterTask<'a> {
@@ -12457,7 +12457,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for CancelOrDeleteTask<'a> {
@@ -12504,7 +12504,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Task>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetTask<'a> {
@@ -12564,7 +12564,7 @@ pub mod builder {
             ::vidplat_core::Response<types::InputFile>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetInputFile<'a> {

@@ -660,8 +660,7 @@ impl<R: Report> Export<R> {
                 Some(position) => request.clone().at_page(position),
                 None => request.clone(),
             };
-            let prepared = page.prepare().map_err(|e| call_error(e.into()))?;
-            let mut rows = match prepared.rows().await.map_err(Error::from) {
+            let mut rows = match vidplat_core::operation_rows(page).await.map_err(Error::from) {
                 Ok(rows) => rows,
                 Err(error) => return ended(error).map_err(call_error),
             };

@@ -36564,7 +36564,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CategoryList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListCategories<'a> {
@@ -36636,7 +36636,7 @@ pub mod builder {
             ::vidplat_core::Response<types::CategoryRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterCategory<'a> {
@@ -36688,7 +36688,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteCategory<'a> {
@@ -36748,7 +36748,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Category>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetCategory<'a> {
@@ -36837,7 +36837,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateCategory<'a> {
@@ -36876,7 +36876,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ForwardPolicyList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListForwardPolicies<'a> {
@@ -36923,7 +36923,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ForwardPolicy>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetForwardPolicy<'a> {
@@ -37077,7 +37077,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ContentList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListContents<'a> {
@@ -37159,7 +37159,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ContentRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterContent<'a> {
@@ -37210,7 +37210,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteContent<'a> {
@@ -37261,7 +37261,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Content>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetContent<'a> {
@@ -37336,7 +37336,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateContent<'a> {
@@ -37388,7 +37388,7 @@ pub mod builder {
             ::vidplat_core::Response<types::DocumentList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListDocuments<'a> {
@@ -37463,7 +37463,7 @@ pub mod builder {
             ::vidplat_core::Response<types::RegisteredId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterDocument<'a> {
@@ -37539,7 +37539,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BulkRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterDocumentsBulk<'a> {
@@ -37603,7 +37603,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteDocument<'a> {
@@ -37667,7 +37667,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Document>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetDocument<'a> {
@@ -37755,7 +37755,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateDocument<'a> {
@@ -37907,7 +37907,7 @@ pub mod builder {
             ::vidplat_core::Response<types::PlayInformation>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetPlayInformation<'a> {
@@ -37975,7 +37975,7 @@ pub mod builder {
             ::vidplat_core::Response<types::PosterList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListPosters<'a> {
@@ -38050,7 +38050,7 @@ pub mod builder {
             ::vidplat_core::Response<types::RegisteredId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterPoster<'a> {
@@ -38126,7 +38126,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BulkRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterPostersBulk<'a> {
@@ -38202,7 +38202,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ReorderPosters<'a> {
@@ -38266,7 +38266,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeletePoster<'a> {
@@ -38330,7 +38330,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Poster>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetPoster<'a> {
@@ -38418,7 +38418,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdatePoster<'a> {
@@ -38510,7 +38510,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ContentStatistics>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetContentStatistics<'a> {
@@ -38564,7 +38564,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamSetList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListStreamSets<'a> {
@@ -38639,7 +38639,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamSetRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterStreamSet<'a> {
@@ -38703,7 +38703,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteStreamSet<'a> {
@@ -38767,7 +38767,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamSet>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetStreamSet<'a> {
@@ -38855,7 +38855,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateStreamSet<'a> {
@@ -38908,7 +38908,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListStreams<'a> {
@@ -38983,7 +38983,7 @@ pub mod builder {
             ::vidplat_core::Response<types::RegisteredId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterStream<'a> {
@@ -39059,7 +39059,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BulkRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterStreamsBulk<'a> {
@@ -39123,7 +39123,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteStream<'a> {
@@ -39187,7 +39187,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Stream>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetStream<'a> {
@@ -39275,7 +39275,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateStream<'a> {
@@ -39328,7 +39328,7 @@ pub mod builder {
             ::vidplat_core::Response<types::SubtitleList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListSubtitles<'a> {
@@ -39403,7 +39403,7 @@ pub mod builder {
             ::vidplat_core::Response<types::RegisteredId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterSubtitle<'a> {
@@ -39479,7 +39479,7 @@ pub mod builder {
             ::vidplat_core::Response<types::BulkRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterSubtitlesBulk<'a> {
@@ -39543,7 +39543,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteSubtitle<'a> {
@@ -39607,7 +39607,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Subtitle>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetSubtitle<'a> {
@@ -39695,7 +39695,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateSubtitle<'a> {
@@ -39827,7 +39827,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ViewingPageList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListViewingPages<'a> {
@@ -39896,7 +39896,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ViewingPageRegistration>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterViewingPage<'a> {
@@ -39947,7 +39947,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteViewingPage<'a> {
@@ -39994,7 +39994,7 @@ pub mod builder {
             ::vidplat_core::Response<types::ViewingPage>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetViewingPage<'a> {
@@ -40065,7 +40065,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateViewingPage<'a> {
@@ -40141,7 +40141,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for AddRevokedAudience<'a> {
@@ -40179,7 +40179,7 @@ pub mod builder {
             ::vidplat_core::Response<types::LabelList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListLabels<'a> {
@@ -40238,7 +40238,7 @@ pub mod builder {
             ::vidplat_core::Response<types::RegisteredId>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for RegisterLabel<'a> {
@@ -40289,7 +40289,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for DeleteLabel<'a> {
@@ -40336,7 +40336,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Label>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetLabel<'a> {
@@ -40407,7 +40407,7 @@ pub mod builder {
             ::vidplat_core::Response<()>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for UpdateLabel<'a> {
@@ -40475,7 +40475,7 @@ pub mod builder {
             ::vidplat_core::Response<types::PlaylistItems>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetPlaylistItems<'a> {
@@ -40513,7 +40513,7 @@ pub mod builder {
             ::vidplat_core::Response<types::SiteList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListSites<'a> {
@@ -40560,7 +40560,7 @@ pub mod builder {
             ::vidplat_core::Response<types::Site>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetSite<'a> {
@@ -40593,7 +40593,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamingPolicyList>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for ListStreamingPolicies<'a> {
@@ -40640,7 +40640,7 @@ pub mod builder {
             ::vidplat_core::Response<types::StreamingPolicy>,
             ::vidplat_core::CallFailure,
         > {
-            ::vidplat_core::Operation::prepare(self)?.send().await
+            ::vidplat_core::send_operation(self, ::std::option::Option::None).await
         }
     }
     impl<'a> ::vidplat_core::Operation for GetStreamingPolicy<'a> {

@@ -17,6 +17,6 @@ pub trait Call: Operation {
 
 impl<O: Operation> Call for O {
     async fn call(self) -> Result<Self::Success, Error> {
-        Ok(self.prepare()?.send().await?.into_inner())
+        Ok(vidplat_core::send_operation(self, None).await?.into_inner())
     }
 }

@@ -220,12 +220,9 @@ async fn fetch<O: Paginated>(
     at: PagePosition,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<O::Success, Error> {
-    let prepared = operation.at(at).prepare()?;
-    let page = match wire_slot {
-        Some(slot) => prepared.send_holding(slot).await?,
-        None => prepared.send().await?,
-    };
-    Ok(page.into_inner())
+    Ok(vidplat_core::send_operation(operation.at(at), wire_slot)
+        .await?
+        .into_inner())
 }
 
 /// `last_page` lists: the first page says how many there are, so the rest

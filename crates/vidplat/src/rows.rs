@@ -57,7 +57,7 @@ where
     where
         Self: 'a,
     {
-        let start = async move { Ok(self.prepare()?.rows().await?) };
+        let start = async move { Ok(vidplat_core::operation_rows(self).await?) };
         RowStream {
             state: State::Starting(Box::pin(start)),
         }

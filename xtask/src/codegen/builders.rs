@@ -191,7 +191,7 @@ fn builder(op: &Operation) -> Result<TokenStream> {
             #(#setters)*
             #[doc = #send_doc]
             pub async fn send(self) -> ::std::result::Result<::vidplat_core::Response<#success>, ::vidplat_core::CallFailure> {
-                ::vidplat_core::Operation::prepare(self)?.send().await
+                ::vidplat_core::send_operation(self, ::std::option::Option::None).await
             }
         }
 
