@@ -6,6 +6,9 @@ mod cassettes;
 mod example_ingest;
 mod mocks;
 mod setup_checks;
+#[cfg(feature = "sim")]
+mod simulator;
+mod time;
 
 /// A plain reqwest client, for requests the facade would not send. The
 /// workspace builds reqwest without a TLS provider of its own (as vidplat's
@@ -14,6 +17,3 @@ pub fn raw_http() -> reqwest::Client {
     vidplat::install_default_tls_provider();
     reqwest::Client::new()
 }
-#[cfg(feature = "sim")]
-mod simulator;
-mod time;
