@@ -288,7 +288,7 @@ pub mod prelude {
     #[cfg(feature = "encoder")]
     pub use crate::TaskTimes as _;
     pub use crate::{Call, Paginate};
-    pub use futures::{StreamExt as _, TryStreamExt as _};
+    pub use futures_util::{StreamExt as _, TryStreamExt as _};
 }
 pub use error::{
     ApiError, ConfigError, DecodeError, Error, PagingProblem, Quota, ServiceErrorCode, TimeoutError, TimeoutKind,

@@ -32,8 +32,8 @@
 //! ```
 
 use crate::{Error, PagingProblem};
-use futures::future::{BoxFuture, FutureExt};
-use futures::stream::{self, BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
+use futures_util::future::{BoxFuture, FutureExt};
+use futures_util::stream::{self, BoxStream, FuturesOrdered, Stream, StreamExt, TryStreamExt};
 use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -380,7 +380,7 @@ fn guarded<'a, P: Paged + Send + 'a>(
     pages
         .scan(false, move |stopped, page| {
             if *stopped {
-                return futures::future::ready(None);
+                return futures_util::future::ready(None);
             }
             let page = page.and_then(|page| {
                 received = received.saturating_add(1);
@@ -405,7 +405,7 @@ fn guarded<'a, P: Paged + Send + 'a>(
                 }
             });
             *stopped = page.is_err();
-            futures::future::ready(Some(page))
+            futures_util::future::ready(Some(page))
         })
         .boxed()
 }

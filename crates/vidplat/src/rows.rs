@@ -27,7 +27,7 @@
 //! works too, its page decoded whole first.
 
 use crate::Error;
-use futures::Stream;
+use futures_util::Stream;
 use serde::de::DeserializeOwned;
 use std::future::Future;
 use std::pin::Pin;

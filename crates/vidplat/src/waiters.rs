@@ -17,7 +17,7 @@
 //! ```
 
 use crate::{Client, Error};
-use futures::stream::{self, BoxStream, StreamExt};
+use futures_util::stream::{self, BoxStream, StreamExt};
 use std::future::{Future, IntoFuture};
 use std::num::NonZeroU64;
 use std::pin::Pin;
