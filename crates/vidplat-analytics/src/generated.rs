@@ -19,6 +19,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudience {
+        #[inline]
         pub fn builder() -> builder::BasicAudience {
             Default::default()
         }
@@ -42,6 +43,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingPage {
+        #[inline]
         pub fn builder() -> builder::BasicAudienceRatingPage {
             Default::default()
         }
@@ -59,6 +61,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingRow {
+        #[inline]
         pub fn builder() -> builder::BasicAudienceRatingRow {
             Default::default()
         }
@@ -82,6 +85,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryPage {
+        #[inline]
         pub fn builder() -> builder::BasicContentCategoryPage {
             Default::default()
         }
@@ -132,6 +136,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryRow {
+        #[inline]
         pub fn builder() -> builder::BasicContentCategoryRow {
             Default::default()
         }
@@ -155,6 +160,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitlePage {
+        #[inline]
         pub fn builder() -> builder::BasicContentTitlePage {
             Default::default()
         }
@@ -210,6 +216,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleRow {
+        #[inline]
         pub fn builder() -> builder::BasicContentTitleRow {
             Default::default()
         }
@@ -233,6 +240,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserPage {
+        #[inline]
         pub fn builder() -> builder::BasicContentTitleUserPage {
             Default::default()
         }
@@ -276,6 +284,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserRow {
+        #[inline]
         pub fn builder() -> builder::BasicContentTitleUserRow {
             Default::default()
         }
@@ -299,6 +308,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentPage {
+        #[inline]
         pub fn builder() -> builder::BasicEnvironmentPage {
             Default::default()
         }
@@ -358,6 +368,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentRow {
+        #[inline]
         pub fn builder() -> builder::BasicEnvironmentRow {
             Default::default()
         }
@@ -381,6 +392,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsPage {
+        #[inline]
         pub fn builder() -> builder::BasicOsPage {
             Default::default()
         }
@@ -440,6 +452,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsRow {
+        #[inline]
         pub fn builder() -> builder::BasicOsRow {
             Default::default()
         }
@@ -460,6 +473,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicPlaybackPointSegment {
+        #[inline]
         pub fn builder() -> builder::BasicPlaybackPointSegment {
             Default::default()
         }
@@ -483,6 +497,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryPage {
+        #[inline]
         pub fn builder() -> builder::BasicQueryPage {
             Default::default()
         }
@@ -584,6 +599,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryRow {
+        #[inline]
         pub fn builder() -> builder::BasicQueryRow {
             Default::default()
         }
@@ -604,6 +620,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionButton {
+        #[inline]
         pub fn builder() -> builder::BasicReactionButton {
             Default::default()
         }
@@ -627,6 +644,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionPage {
+        #[inline]
         pub fn builder() -> builder::BasicReactionPage {
             Default::default()
         }
@@ -644,6 +662,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionRow {
+        #[inline]
         pub fn builder() -> builder::BasicReactionRow {
             Default::default()
         }
@@ -661,6 +680,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionSegment {
+        #[inline]
         pub fn builder() -> builder::BasicReactionSegment {
             Default::default()
         }
@@ -678,6 +698,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeTitleCount {
+        #[inline]
         pub fn builder() -> builder::BasicRealtimeTitleCount {
             Default::default()
         }
@@ -698,6 +719,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountRow {
+        #[inline]
         pub fn builder() -> builder::BasicRealtimeUserCountRow {
             Default::default()
         }
@@ -709,17 +731,20 @@ pub mod types {
     pub struct BasicRealtimeUserCountsLoginId(::std::string::String);
     impl ::std::ops::Deref for BasicRealtimeUserCountsLoginId {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<BasicRealtimeUserCountsLoginId> for ::std::string::String {
+        #[inline]
         fn from(value: BasicRealtimeUserCountsLoginId) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for BasicRealtimeUserCountsLoginId {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -737,6 +762,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -746,6 +772,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -783,6 +810,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountsPage {
+        #[inline]
         pub fn builder() -> builder::BasicRealtimeUserCountsPage {
             Default::default()
         }
@@ -806,6 +834,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionPage {
+        #[inline]
         pub fn builder() -> builder::BasicRegionPage {
             Default::default()
         }
@@ -862,6 +891,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionRow {
+        #[inline]
         pub fn builder() -> builder::BasicRegionRow {
             Default::default()
         }
@@ -885,6 +915,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSitePage {
+        #[inline]
         pub fn builder() -> builder::BasicSitePage {
             Default::default()
         }
@@ -941,6 +972,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSiteRow {
+        #[inline]
         pub fn builder() -> builder::BasicSiteRow {
             Default::default()
         }
@@ -970,6 +1002,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSituation {
+        #[inline]
         pub fn builder() -> builder::BasicSituation {
             Default::default()
         }
@@ -993,6 +1026,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodPage {
+        #[inline]
         pub fn builder() -> builder::BasicTimePeriodPage {
             Default::default()
         }
@@ -1043,6 +1077,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodRow {
+        #[inline]
         pub fn builder() -> builder::BasicTimePeriodRow {
             Default::default()
         }
@@ -1066,6 +1101,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserPage {
+        #[inline]
         pub fn builder() -> builder::BasicUserPage {
             Default::default()
         }
@@ -1110,6 +1146,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserRow {
+        #[inline]
         pub fn builder() -> builder::BasicUserRow {
             Default::default()
         }
@@ -1133,6 +1170,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryPage {
+        #[inline]
         pub fn builder() -> builder::BasicViewingHistoryPage {
             Default::default()
         }
@@ -1188,6 +1226,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryRow {
+        #[inline]
         pub fn builder() -> builder::BasicViewingHistoryRow {
             Default::default()
         }
@@ -1211,6 +1250,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationPage {
+        #[inline]
         pub fn builder() -> builder::BasicViewingSituationPage {
             Default::default()
         }
@@ -1228,6 +1268,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationRow {
+        #[inline]
         pub fn builder() -> builder::BasicViewingSituationRow {
             Default::default()
         }
@@ -1245,6 +1286,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUserRow {
+        #[inline]
         pub fn builder() -> builder::CloudActiveUserRow {
             Default::default()
         }
@@ -1262,6 +1304,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUsersPage {
+        #[inline]
         pub fn builder() -> builder::CloudActiveUsersPage {
             Default::default()
         }
@@ -1273,22 +1316,26 @@ pub mod types {
     pub struct CloudActiveUsersSort(::std::string::String);
     impl ::std::ops::Deref for CloudActiveUsersSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudActiveUsersSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudActiveUsersSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudActiveUsersSort {
+        #[inline]
         fn default() -> Self {
             CloudActiveUsersSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudActiveUsersSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1301,6 +1348,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1309,6 +1357,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1340,6 +1389,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserPage {
+        #[inline]
         pub fn builder() -> builder::CloudBrowserPage {
             Default::default()
         }
@@ -1390,6 +1440,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserRow {
+        #[inline]
         pub fn builder() -> builder::CloudBrowserRow {
             Default::default()
         }
@@ -1401,22 +1452,26 @@ pub mod types {
     pub struct CloudByBrowserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByBrowserSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByBrowserSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByBrowserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByBrowserSort {
+        #[inline]
         fn default() -> Self {
             CloudByBrowserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByBrowserSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1429,6 +1484,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1437,6 +1493,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1462,22 +1519,26 @@ pub mod types {
     pub struct CloudByContentCategorySort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentCategorySort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentCategorySort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByContentCategorySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentCategorySort {
+        #[inline]
         fn default() -> Self {
             CloudByContentCategorySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentCategorySort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1490,6 +1551,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1498,6 +1560,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1523,22 +1586,26 @@ pub mod types {
     pub struct CloudByContentNameAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameAndUserSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameAndUserSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByContentNameAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameAndUserSort {
+        #[inline]
         fn default() -> Self {
             CloudByContentNameAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameAndUserSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1551,6 +1618,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1560,6 +1628,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1585,22 +1654,26 @@ pub mod types {
     pub struct CloudByContentNameSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByContentNameSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameSort {
+        #[inline]
         fn default() -> Self {
             CloudByContentNameSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1613,6 +1686,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1621,6 +1695,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1646,22 +1721,26 @@ pub mod types {
     pub struct CloudByContentTitleAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleAndUserSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByContentTitleAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleAndUserSort {
+        #[inline]
         fn default() -> Self {
             CloudByContentTitleAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleAndUserSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1674,6 +1753,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1683,6 +1763,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1708,22 +1789,26 @@ pub mod types {
     pub struct CloudByContentTitleSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByContentTitleSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleSort {
+        #[inline]
         fn default() -> Self {
             CloudByContentTitleSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1736,6 +1821,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1744,6 +1830,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1769,22 +1856,26 @@ pub mod types {
     pub struct CloudByOsSort(::std::string::String);
     impl ::std::ops::Deref for CloudByOsSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByOsSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByOsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByOsSort {
+        #[inline]
         fn default() -> Self {
             CloudByOsSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByOsSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1797,6 +1888,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByOsSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1805,6 +1897,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByOsSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1830,22 +1923,26 @@ pub mod types {
     pub struct CloudByRegionSort(::std::string::String);
     impl ::std::ops::Deref for CloudByRegionSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByRegionSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByRegionSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByRegionSort {
+        #[inline]
         fn default() -> Self {
             CloudByRegionSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByRegionSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1858,6 +1955,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByRegionSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1866,6 +1964,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByRegionSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1891,22 +1990,26 @@ pub mod types {
     pub struct CloudBySiteSort(::std::string::String);
     impl ::std::ops::Deref for CloudBySiteSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudBySiteSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudBySiteSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudBySiteSort {
+        #[inline]
         fn default() -> Self {
             CloudBySiteSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudBySiteSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1919,6 +2022,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudBySiteSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1927,6 +2031,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudBySiteSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1952,22 +2057,26 @@ pub mod types {
     pub struct CloudByTimePeriodSort(::std::string::String);
     impl ::std::ops::Deref for CloudByTimePeriodSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByTimePeriodSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByTimePeriodSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByTimePeriodSort {
+        #[inline]
         fn default() -> Self {
             CloudByTimePeriodSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByTimePeriodSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1980,6 +2089,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1988,6 +2098,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2013,22 +2124,26 @@ pub mod types {
     pub struct CloudByUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByUserSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByUserSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudByUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByUserSort {
+        #[inline]
         fn default() -> Self {
             CloudByUserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByUserSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2041,6 +2156,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2049,6 +2165,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByUserSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2080,6 +2197,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryPage {
+        #[inline]
         pub fn builder() -> builder::CloudContentCategoryPage {
             Default::default()
         }
@@ -2121,6 +2239,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryRow {
+        #[inline]
         pub fn builder() -> builder::CloudContentCategoryRow {
             Default::default()
         }
@@ -2138,6 +2257,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNamePage {
+        #[inline]
         pub fn builder() -> builder::CloudContentNamePage {
             Default::default()
         }
@@ -2187,6 +2307,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameRow {
+        #[inline]
         pub fn builder() -> builder::CloudContentNameRow {
             Default::default()
         }
@@ -2204,6 +2325,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserPage {
+        #[inline]
         pub fn builder() -> builder::CloudContentNameUserPage {
             Default::default()
         }
@@ -2244,6 +2366,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserRow {
+        #[inline]
         pub fn builder() -> builder::CloudContentNameUserRow {
             Default::default()
         }
@@ -2261,6 +2384,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitlePage {
+        #[inline]
         pub fn builder() -> builder::CloudContentTitlePage {
             Default::default()
         }
@@ -2310,6 +2434,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleRow {
+        #[inline]
         pub fn builder() -> builder::CloudContentTitleRow {
             Default::default()
         }
@@ -2327,6 +2452,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserPage {
+        #[inline]
         pub fn builder() -> builder::CloudContentTitleUserPage {
             Default::default()
         }
@@ -2367,6 +2493,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserRow {
+        #[inline]
         pub fn builder() -> builder::CloudContentTitleUserRow {
             Default::default()
         }
@@ -2381,6 +2508,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPage {
+        #[inline]
         pub fn builder() -> builder::CloudEngagementPage {
             Default::default()
         }
@@ -2401,6 +2529,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPoint {
+        #[inline]
         pub fn builder() -> builder::CloudEngagementPoint {
             Default::default()
         }
@@ -2418,6 +2547,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsPage {
+        #[inline]
         pub fn builder() -> builder::CloudOsPage {
             Default::default()
         }
@@ -2468,6 +2598,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsRow {
+        #[inline]
         pub fn builder() -> builder::CloudOsRow {
             Default::default()
         }
@@ -2485,6 +2616,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryPage {
+        #[inline]
         pub fn builder() -> builder::CloudQueryPage {
             Default::default()
         }
@@ -2586,6 +2718,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryRow {
+        #[inline]
         pub fn builder() -> builder::CloudQueryRow {
             Default::default()
         }
@@ -2597,22 +2730,26 @@ pub mod types {
     pub struct CloudQuerySort(::std::string::String);
     impl ::std::ops::Deref for CloudQuerySort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudQuerySort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudQuerySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudQuerySort {
+        #[inline]
         fn default() -> Self {
             CloudQuerySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudQuerySort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2625,6 +2762,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudQuerySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2633,6 +2771,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudQuerySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2664,6 +2803,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionButton {
+        #[inline]
         pub fn builder() -> builder::CloudReactionButton {
             Default::default()
         }
@@ -2678,6 +2818,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionPage {
+        #[inline]
         pub fn builder() -> builder::CloudReactionPage {
             Default::default()
         }
@@ -2695,6 +2836,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionSegment {
+        #[inline]
         pub fn builder() -> builder::CloudReactionSegment {
             Default::default()
         }
@@ -2718,6 +2860,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountRow {
+        #[inline]
         pub fn builder() -> builder::CloudRealtimeUserCountRow {
             Default::default()
         }
@@ -2735,6 +2878,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountsPage {
+        #[inline]
         pub fn builder() -> builder::CloudRealtimeUserCountsPage {
             Default::default()
         }
@@ -2746,22 +2890,26 @@ pub mod types {
     pub struct CloudRealtimeUserCountsSort(::std::string::String);
     impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudRealtimeUserCountsSort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudRealtimeUserCountsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudRealtimeUserCountsSort {
+        #[inline]
         fn default() -> Self {
             CloudRealtimeUserCountsSort("date_time|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudRealtimeUserCountsSort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2774,6 +2922,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2782,6 +2931,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2813,6 +2963,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionPage {
+        #[inline]
         pub fn builder() -> builder::CloudRegionPage {
             Default::default()
         }
@@ -2860,6 +3011,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionRow {
+        #[inline]
         pub fn builder() -> builder::CloudRegionRow {
             Default::default()
         }
@@ -2877,6 +3029,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSitePage {
+        #[inline]
         pub fn builder() -> builder::CloudSitePage {
             Default::default()
         }
@@ -2924,6 +3077,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSiteRow {
+        #[inline]
         pub fn builder() -> builder::CloudSiteRow {
             Default::default()
         }
@@ -2956,6 +3110,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituation {
+        #[inline]
         pub fn builder() -> builder::CloudSituation {
             Default::default()
         }
@@ -2973,6 +3128,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituationSegment {
+        #[inline]
         pub fn builder() -> builder::CloudSituationSegment {
             Default::default()
         }
@@ -2990,6 +3146,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodPage {
+        #[inline]
         pub fn builder() -> builder::CloudTimePeriodPage {
             Default::default()
         }
@@ -3031,6 +3188,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodRow {
+        #[inline]
         pub fn builder() -> builder::CloudTimePeriodRow {
             Default::default()
         }
@@ -3054,6 +3212,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountLegacyRow {
+        #[inline]
         pub fn builder() -> builder::CloudUserCountLegacyRow {
             Default::default()
         }
@@ -3071,6 +3230,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountsLegacyPage {
+        #[inline]
         pub fn builder() -> builder::CloudUserCountsLegacyPage {
             Default::default()
         }
@@ -3082,22 +3242,26 @@ pub mod types {
     pub struct CloudUserCountsLegacySort(::std::string::String);
     impl ::std::ops::Deref for CloudUserCountsLegacySort {
         type Target = ::std::string::String;
+        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudUserCountsLegacySort> for ::std::string::String {
+        #[inline]
         fn from(value: CloudUserCountsLegacySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudUserCountsLegacySort {
+        #[inline]
         fn default() -> Self {
             CloudUserCountsLegacySort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudUserCountsLegacySort {
         type Err = self::error::ConversionError;
+        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3110,6 +3274,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3118,6 +3283,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
+        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3149,6 +3315,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserPage {
+        #[inline]
         pub fn builder() -> builder::CloudUserPage {
             Default::default()
         }
@@ -3184,6 +3351,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserRow {
+        #[inline]
         pub fn builder() -> builder::CloudUserRow {
             Default::default()
         }
@@ -3201,6 +3369,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryPage {
+        #[inline]
         pub fn builder() -> builder::CloudViewingHistoryPage {
             Default::default()
         }
@@ -3253,6 +3422,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryRow {
+        #[inline]
         pub fn builder() -> builder::CloudViewingHistoryRow {
             Default::default()
         }
@@ -3267,6 +3437,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingSituationPage {
+        #[inline]
         pub fn builder() -> builder::CloudViewingSituationPage {
             Default::default()
         }
@@ -3283,6 +3454,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
+        #[inline]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -3303,6 +3475,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudience {
+            #[inline]
             fn default() -> Self {
                 Self {
                     segment: Ok(Default::default()),
@@ -3334,6 +3507,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudience> for super::BasicAudience {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicAudience,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3351,6 +3525,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudience> for BasicAudience {
+            #[inline]
             fn from(value: super::BasicAudience) -> Self {
                 Self {
                     segment: Ok(value.segment),
@@ -3380,6 +3555,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3428,6 +3604,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingPage>
         for super::BasicAudienceRatingPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicAudienceRatingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3458,6 +3635,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingPage>
         for BasicAudienceRatingPage {
+            #[inline]
             fn from(value: super::BasicAudienceRatingPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3481,6 +3659,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     audience: Ok(Default::default()),
@@ -3511,6 +3690,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingRow>
         for super::BasicAudienceRatingRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicAudienceRatingRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3531,6 +3711,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingRow>
         for BasicAudienceRatingRow {
+            #[inline]
             fn from(value: super::BasicAudienceRatingRow) -> Self {
                 Self {
                     audience: Ok(value.audience),
@@ -3560,6 +3741,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3608,6 +3790,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryPage>
         for super::BasicContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3638,6 +3821,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryPage>
         for BasicContentCategoryPage {
+            #[inline]
             fn from(value: super::BasicContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3705,6 +3889,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -3842,6 +4027,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryRow>
         for super::BasicContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3932,6 +4118,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryRow>
         for BasicContentCategoryRow {
+            #[inline]
             fn from(value: super::BasicContentCategoryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -3972,6 +4159,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitlePage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4020,6 +4208,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitlePage>
         for super::BasicContentTitlePage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4050,6 +4239,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitlePage>
         for BasicContentTitlePage {
+            #[inline]
             fn from(value: super::BasicContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4125,6 +4315,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -4280,6 +4471,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleRow>
         for super::BasicContentTitleRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4379,6 +4571,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleRow> for BasicContentTitleRow {
+            #[inline]
             fn from(value: super::BasicContentTitleRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -4421,6 +4614,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4469,6 +4663,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserPage>
         for super::BasicContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4499,6 +4694,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserPage>
         for BasicContentTitleUserPage {
+            #[inline]
             fn from(value: super::BasicContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4558,6 +4754,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -4671,6 +4868,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserRow>
         for super::BasicContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4751,6 +4949,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserRow>
         for BasicContentTitleUserRow {
+            #[inline]
             fn from(value: super::BasicContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -4789,6 +4988,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4837,6 +5037,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentPage>
         for super::BasicEnvironmentPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicEnvironmentPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4866,6 +5067,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentPage> for BasicEnvironmentPage {
+            #[inline]
             fn from(value: super::BasicEnvironmentPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4945,6 +5147,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5109,6 +5312,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentRow>
         for super::BasicEnvironmentRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicEnvironmentRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5213,6 +5417,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentRow> for BasicEnvironmentRow {
+            #[inline]
             fn from(value: super::BasicEnvironmentRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5256,6 +5461,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5303,6 +5509,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsPage> for super::BasicOsPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5332,6 +5539,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsPage> for BasicOsPage {
+            #[inline]
             fn from(value: super::BasicOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5411,6 +5619,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5572,6 +5781,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsRow> for super::BasicOsRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5676,6 +5886,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsRow> for BasicOsRow {
+            #[inline]
             fn from(value: super::BasicOsRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5715,6 +5926,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicPlaybackPointSegment {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -5754,6 +5966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicPlaybackPointSegment>
         for super::BasicPlaybackPointSegment {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicPlaybackPointSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5782,6 +5995,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicPlaybackPointSegment>
         for BasicPlaybackPointSegment {
+            #[inline]
             fn from(value: super::BasicPlaybackPointSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -5812,6 +6026,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5859,6 +6074,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryPage> for super::BasicQueryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5888,6 +6104,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryPage> for BasicQueryPage {
+            #[inline]
             fn from(value: super::BasicQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6023,6 +6240,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -6312,6 +6530,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryRow> for super::BasicQueryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6486,6 +6705,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryRow> for BasicQueryRow {
+            #[inline]
             fn from(value: super::BasicQueryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -6539,6 +6759,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionButton {
+            #[inline]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -6578,6 +6799,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionButton>
         for super::BasicReactionButton {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6605,6 +6827,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionButton> for BasicReactionButton {
+            #[inline]
             fn from(value: super::BasicReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -6635,6 +6858,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6682,6 +6906,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionPage> for super::BasicReactionPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6711,6 +6936,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionPage> for BasicReactionPage {
+            #[inline]
             fn from(value: super::BasicReactionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6734,6 +6960,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -6763,6 +6990,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionRow> for super::BasicReactionRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicReactionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6782,6 +7010,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionRow> for BasicReactionRow {
+            #[inline]
             fn from(value: super::BasicReactionRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -6803,6 +7032,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionSegment {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -6833,6 +7063,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionSegment>
         for super::BasicReactionSegment {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6850,6 +7081,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionSegment> for BasicReactionSegment {
+            #[inline]
             fn from(value: super::BasicReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -6871,6 +7103,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeTitleCount {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -6901,6 +7134,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeTitleCount>
         for super::BasicRealtimeTitleCount {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicRealtimeTitleCount,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6919,6 +7153,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeTitleCount>
         for BasicRealtimeTitleCount {
+            #[inline]
             fn from(value: super::BasicRealtimeTitleCount) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -6944,6 +7179,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -6983,6 +7219,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountRow>
         for super::BasicRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7007,6 +7244,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountRow>
         for BasicRealtimeUserCountRow {
+            #[inline]
             fn from(value: super::BasicRealtimeUserCountRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -7037,6 +7275,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountsPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7085,6 +7324,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountsPage>
         for super::BasicRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7115,6 +7355,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountsPage>
         for BasicRealtimeUserCountsPage {
+            #[inline]
             fn from(value: super::BasicRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7146,6 +7387,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7193,6 +7435,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionPage> for super::BasicRegionPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7222,6 +7465,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionPage> for BasicRegionPage {
+            #[inline]
             fn from(value: super::BasicRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7297,6 +7541,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -7449,6 +7694,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionRow> for super::BasicRegionRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7548,6 +7794,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionRow> for BasicRegionRow {
+            #[inline]
             fn from(value: super::BasicRegionRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -7590,6 +7837,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSitePage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7637,6 +7885,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSitePage> for super::BasicSitePage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7666,6 +7915,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSitePage> for BasicSitePage {
+            #[inline]
             fn from(value: super::BasicSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7741,6 +7991,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSiteRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -7893,6 +8144,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSiteRow> for super::BasicSiteRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7992,6 +8244,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSiteRow> for BasicSiteRow {
+            #[inline]
             fn from(value: super::BasicSiteRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8042,6 +8295,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSituation {
+            #[inline]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -8107,6 +8361,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSituation> for super::BasicSituation {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8161,6 +8416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSituation> for BasicSituation {
+            #[inline]
             fn from(value: super::BasicSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -8194,6 +8450,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8242,6 +8499,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicTimePeriodPage>
         for super::BasicTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8271,6 +8529,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodPage> for BasicTimePeriodPage {
+            #[inline]
             fn from(value: super::BasicTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -8338,6 +8597,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8472,6 +8732,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicTimePeriodRow> for super::BasicTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8561,6 +8822,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodRow> for BasicTimePeriodRow {
+            #[inline]
             fn from(value: super::BasicTimePeriodRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8601,6 +8863,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8648,6 +8911,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserPage> for super::BasicUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8677,6 +8941,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserPage> for BasicUserPage {
+            #[inline]
             fn from(value: super::BasicUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -8736,6 +9001,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8852,6 +9118,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserRow> for super::BasicUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8931,6 +9198,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserRow> for BasicUserRow {
+            #[inline]
             fn from(value: super::BasicUserRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8969,6 +9237,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9017,6 +9286,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryPage>
         for super::BasicViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9047,6 +9317,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryPage>
         for BasicViewingHistoryPage {
+            #[inline]
             fn from(value: super::BasicViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9122,6 +9393,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -9271,6 +9543,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryRow>
         for super::BasicViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9371,6 +9644,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryRow>
         for BasicViewingHistoryRow {
+            #[inline]
             fn from(value: super::BasicViewingHistoryRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -9413,6 +9687,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9461,6 +9736,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationPage>
         for super::BasicViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9491,6 +9767,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationPage>
         for BasicViewingSituationPage {
+            #[inline]
             fn from(value: super::BasicViewingSituationPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9514,6 +9791,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -9544,6 +9822,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationRow>
         for super::BasicViewingSituationRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: BasicViewingSituationRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9564,6 +9843,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationRow>
         for BasicViewingSituationRow {
+            #[inline]
             fn from(value: super::BasicViewingSituationRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -9585,6 +9865,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -9614,6 +9895,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudActiveUserRow> for super::CloudActiveUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudActiveUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9631,6 +9913,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUserRow> for CloudActiveUserRow {
+            #[inline]
             fn from(value: super::CloudActiveUserRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -9652,6 +9935,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUsersPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9682,6 +9966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudActiveUsersPage>
         for super::CloudActiveUsersPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudActiveUsersPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9699,6 +9984,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUsersPage> for CloudActiveUsersPage {
+            #[inline]
             fn from(value: super::CloudActiveUsersPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9720,6 +10006,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9749,6 +10036,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserPage> for super::CloudBrowserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudBrowserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9766,6 +10054,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserPage> for CloudBrowserPage {
+            #[inline]
             fn from(value: super::CloudBrowserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9831,6 +10120,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -9969,6 +10259,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserRow> for super::CloudBrowserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudBrowserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10058,6 +10349,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserRow> for CloudBrowserRow {
+            #[inline]
             fn from(value: super::CloudBrowserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10090,6 +10382,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10120,6 +10413,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryPage>
         for super::CloudContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10138,6 +10432,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryPage>
         for CloudContentCategoryPage {
+            #[inline]
             fn from(value: super::CloudContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10191,6 +10486,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10305,6 +10601,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryRow>
         for super::CloudContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10380,6 +10677,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryRow>
         for CloudContentCategoryRow {
+            #[inline]
             fn from(value: super::CloudContentCategoryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10409,6 +10707,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNamePage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10439,6 +10738,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNamePage>
         for super::CloudContentNamePage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentNamePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10456,6 +10756,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNamePage> for CloudContentNamePage {
+            #[inline]
             fn from(value: super::CloudContentNamePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10521,6 +10822,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10664,6 +10966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameRow>
         for super::CloudContentNameRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentNameRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10753,6 +11056,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameRow> for CloudContentNameRow {
+            #[inline]
             fn from(value: super::CloudContentNameRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10785,6 +11089,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10815,6 +11120,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserPage>
         for super::CloudContentNameUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentNameUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10833,6 +11139,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserPage>
         for CloudContentNameUserPage {
+            #[inline]
             fn from(value: super::CloudContentNameUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10886,6 +11193,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -10999,6 +11307,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserRow>
         for super::CloudContentNameUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentNameUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11074,6 +11383,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserRow>
         for CloudContentNameUserRow {
+            #[inline]
             fn from(value: super::CloudContentNameUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -11103,6 +11413,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitlePage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11133,6 +11444,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitlePage>
         for super::CloudContentTitlePage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11151,6 +11463,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitlePage>
         for CloudContentTitlePage {
+            #[inline]
             fn from(value: super::CloudContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11216,6 +11529,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -11359,6 +11673,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleRow>
         for super::CloudContentTitleRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11448,6 +11763,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleRow> for CloudContentTitleRow {
+            #[inline]
             fn from(value: super::CloudContentTitleRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -11480,6 +11796,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11510,6 +11827,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserPage>
         for super::CloudContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11528,6 +11846,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserPage>
         for CloudContentTitleUserPage {
+            #[inline]
             fn from(value: super::CloudContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11581,6 +11900,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -11694,6 +12014,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserRow>
         for super::CloudContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11769,6 +12090,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserRow>
         for CloudContentTitleUserRow {
+            #[inline]
             fn from(value: super::CloudContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -11794,6 +12116,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11815,6 +12138,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPage>
         for super::CloudEngagementPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudEngagementPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11832,6 +12156,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPage> for CloudEngagementPage {
+            #[inline]
             fn from(value: super::CloudEngagementPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -11854,6 +12179,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPoint {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -11893,6 +12219,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPoint>
         for super::CloudEngagementPoint {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudEngagementPoint,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11920,6 +12247,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPoint> for CloudEngagementPoint {
+            #[inline]
             fn from(value: super::CloudEngagementPoint) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -11942,6 +12270,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11971,6 +12300,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsPage> for super::CloudOsPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11988,6 +12318,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsPage> for CloudOsPage {
+            #[inline]
             fn from(value: super::CloudOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12053,6 +12384,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -12191,6 +12523,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsRow> for super::CloudOsRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12280,6 +12613,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsRow> for CloudOsRow {
+            #[inline]
             fn from(value: super::CloudOsRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -12312,6 +12646,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -12341,6 +12676,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryPage> for super::CloudQueryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12358,6 +12694,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryPage> for CloudQueryPage {
+            #[inline]
             fn from(value: super::CloudQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12491,6 +12828,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -12786,6 +13124,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryRow> for super::CloudQueryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12960,6 +13299,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryRow> for CloudQueryRow {
+            #[inline]
             fn from(value: super::CloudQueryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -13009,6 +13349,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionButton {
+            #[inline]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -13039,6 +13380,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionButton>
         for super::CloudReactionButton {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13056,6 +13398,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionButton> for CloudReactionButton {
+            #[inline]
             fn from(value: super::CloudReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -13073,6 +13416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13093,6 +13437,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionPage> for super::CloudReactionPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13110,6 +13455,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionPage> for CloudReactionPage {
+            #[inline]
             fn from(value: super::CloudReactionPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -13128,6 +13474,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionSegment {
+            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -13158,6 +13505,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionSegment>
         for super::CloudReactionSegment {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13175,6 +13523,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionSegment> for CloudReactionSegment {
+            #[inline]
             fn from(value: super::CloudReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -13204,6 +13553,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -13252,6 +13602,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountRow>
         for super::CloudRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13287,6 +13638,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountRow>
         for CloudRealtimeUserCountRow {
+            #[inline]
             fn from(value: super::CloudRealtimeUserCountRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -13310,6 +13662,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountsPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13340,6 +13693,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountsPage>
         for super::CloudRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13358,6 +13712,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountsPage>
         for CloudRealtimeUserCountsPage {
+            #[inline]
             fn from(value: super::CloudRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13379,6 +13734,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13408,6 +13764,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionPage> for super::CloudRegionPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13425,6 +13782,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionPage> for CloudRegionPage {
+            #[inline]
             fn from(value: super::CloudRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13486,6 +13844,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13615,6 +13974,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionRow> for super::CloudRegionRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13699,6 +14059,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionRow> for CloudRegionRow {
+            #[inline]
             fn from(value: super::CloudRegionRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -13730,6 +14091,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSitePage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13759,6 +14121,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSitePage> for super::CloudSitePage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13776,6 +14139,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSitePage> for CloudSitePage {
+            #[inline]
             fn from(value: super::CloudSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13837,6 +14201,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSiteRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13966,6 +14331,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSiteRow> for super::CloudSiteRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14050,6 +14416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSiteRow> for CloudSiteRow {
+            #[inline]
             fn from(value: super::CloudSiteRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14101,6 +14468,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituation {
+            #[inline]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -14175,6 +14543,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSituation> for super::CloudSituation {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14234,6 +14603,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituation> for CloudSituation {
+            #[inline]
             fn from(value: super::CloudSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -14260,6 +14630,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituationSegment {
+            #[inline]
             fn default() -> Self {
                 Self {
                     playback_point: Ok(Default::default()),
@@ -14290,6 +14661,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudSituationSegment>
         for super::CloudSituationSegment {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudSituationSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14310,6 +14682,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituationSegment>
         for CloudSituationSegment {
+            #[inline]
             fn from(value: super::CloudSituationSegment) -> Self {
                 Self {
                     playback_point: Ok(value.playback_point),
@@ -14331,6 +14704,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14361,6 +14735,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudTimePeriodPage>
         for super::CloudTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14378,6 +14753,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodPage> for CloudTimePeriodPage {
+            #[inline]
             fn from(value: super::CloudTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14431,6 +14807,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -14542,6 +14919,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudTimePeriodRow> for super::CloudTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14616,6 +14994,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodRow> for CloudTimePeriodRow {
+            #[inline]
             fn from(value: super::CloudTimePeriodRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14653,6 +15032,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountLegacyRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -14701,6 +15081,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountLegacyRow>
         for super::CloudUserCountLegacyRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudUserCountLegacyRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14736,6 +15117,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountLegacyRow>
         for CloudUserCountLegacyRow {
+            #[inline]
             fn from(value: super::CloudUserCountLegacyRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -14759,6 +15141,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountsLegacyPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14789,6 +15172,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountsLegacyPage>
         for super::CloudUserCountsLegacyPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudUserCountsLegacyPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14807,6 +15191,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountsLegacyPage>
         for CloudUserCountsLegacyPage {
+            #[inline]
             fn from(value: super::CloudUserCountsLegacyPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14828,6 +15213,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14857,6 +15243,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserPage> for super::CloudUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14874,6 +15261,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserPage> for CloudUserPage {
+            #[inline]
             fn from(value: super::CloudUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14919,6 +15307,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -15010,6 +15399,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserRow> for super::CloudUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15074,6 +15464,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserRow> for CloudUserRow {
+            #[inline]
             fn from(value: super::CloudUserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -15101,6 +15492,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15131,6 +15523,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryPage>
         for super::CloudViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15149,6 +15542,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryPage>
         for CloudViewingHistoryPage {
+            #[inline]
             fn from(value: super::CloudViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -15218,6 +15612,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryRow {
+            #[inline]
             fn default() -> Self {
                 Self {
                     browser_name: Ok(Default::default()),
@@ -15365,6 +15760,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryRow>
         for super::CloudViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15460,6 +15856,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryRow>
         for CloudViewingHistoryRow {
+            #[inline]
             fn from(value: super::CloudViewingHistoryRow) -> Self {
                 Self {
                     browser_name: Ok(value.browser_name),
@@ -15489,6 +15886,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingSituationPage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15510,6 +15908,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingSituationPage>
         for super::CloudViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: CloudViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15528,6 +15927,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingSituationPage>
         for CloudViewingSituationPage {
+            #[inline]
             fn from(value: super::CloudViewingSituationPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -15546,6 +15946,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
+            #[inline]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -15575,6 +15976,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
+            #[inline]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15592,6 +15994,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
+            #[inline]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -15606,6 +16009,7 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
+            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -15614,6 +16018,7 @@ pub mod types {
             }
         }
         impl ::std::fmt::Debug for ConversionError {
+            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -15622,11 +16027,13 @@ pub mod types {
             }
         }
         impl From<&'static str> for ConversionError {
+            #[inline]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
+            #[inline]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -15730,6 +16137,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudience;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15792,6 +16200,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15897,6 +16306,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15968,6 +16378,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16073,6 +16484,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16350,6 +16762,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitlePage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16455,6 +16868,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16768,6 +17182,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16873,6 +17288,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17114,6 +17530,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17219,6 +17636,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17550,6 +17968,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17655,6 +18074,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17986,6 +18406,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicPlaybackPointSegment;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18079,6 +18500,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18184,6 +18606,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18767,6 +19190,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionButton;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18855,6 +19279,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18960,6 +19385,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19031,6 +19457,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionSegment;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19107,6 +19534,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeTitleCount;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19183,6 +19611,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19271,6 +19700,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountsPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19376,6 +19806,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19481,6 +19912,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19794,6 +20226,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSitePage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19899,6 +20332,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSiteRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20212,6 +20646,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSituation;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20358,6 +20793,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20463,6 +20899,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20740,6 +21177,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20845,6 +21283,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21086,6 +21525,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21191,6 +21631,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21504,6 +21945,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21609,6 +22051,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21680,6 +22123,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21756,6 +22200,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUsersPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21827,6 +22272,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21898,6 +22344,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22177,6 +22624,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22248,6 +22696,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22473,6 +22922,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNamePage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22544,6 +22994,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22825,6 +23276,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22896,6 +23348,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23112,6 +23565,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitlePage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23183,6 +23637,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23464,6 +23919,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23535,6 +23991,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23751,6 +24208,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23805,6 +24263,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPoint;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23898,6 +24357,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23969,6 +24429,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24248,6 +24709,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24319,6 +24781,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24908,6 +25371,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionButton;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24979,6 +25443,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25033,6 +25498,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionSegment;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25109,6 +25575,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25224,6 +25691,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountsPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25295,6 +25763,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25366,6 +25835,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25627,6 +26097,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSitePage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25698,6 +26169,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSiteRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25959,6 +26431,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituation;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26123,6 +26596,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituationSegment;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26199,6 +26673,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26270,6 +26745,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26495,6 +26971,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountLegacyRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26610,6 +27087,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountsLegacyPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26681,6 +27159,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26752,6 +27231,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26939,6 +27419,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27010,6 +27491,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryRow;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27298,6 +27780,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingSituationPage;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27352,6 +27835,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
+                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27444,506 +27928,640 @@ pub mod types {
     }
     impl vidplat_core::Paged for BasicAudienceRatingPage {
         type Item = BasicAudienceRatingRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicContentCategoryPage {
         type Item = BasicContentCategoryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicContentTitlePage {
         type Item = BasicContentTitleRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicContentTitleUserPage {
         type Item = BasicContentTitleUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicEnvironmentPage {
         type Item = BasicEnvironmentRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicOsPage {
         type Item = BasicOsRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicQueryPage {
         type Item = BasicQueryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicReactionPage {
         type Item = BasicReactionRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicRealtimeUserCountsPage {
         type Item = BasicRealtimeUserCountRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicRegionPage {
         type Item = BasicRegionRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicSitePage {
         type Item = BasicSiteRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicTimePeriodPage {
         type Item = BasicTimePeriodRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicUserPage {
         type Item = BasicUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicViewingHistoryPage {
         type Item = BasicViewingHistoryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for BasicViewingSituationPage {
         type Item = BasicViewingSituationRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudActiveUsersPage {
         type Item = CloudActiveUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudBrowserPage {
         type Item = CloudBrowserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentCategoryPage {
         type Item = CloudContentCategoryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNamePage {
         type Item = CloudContentNameRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNameUserPage {
         type Item = CloudContentNameUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitlePage {
         type Item = CloudContentTitleRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitleUserPage {
         type Item = CloudContentTitleUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudEngagementPage {
         type Item = CloudEngagementPoint;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudOsPage {
         type Item = CloudOsRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudQueryPage {
         type Item = CloudQueryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudReactionPage {
         type Item = CloudReactionButton;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudRealtimeUserCountsPage {
         type Item = CloudRealtimeUserCountRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudRegionPage {
         type Item = CloudRegionRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudSitePage {
         type Item = CloudSiteRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudTimePeriodPage {
         type Item = CloudTimePeriodRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserCountsLegacyPage {
         type Item = CloudUserCountLegacyRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserPage {
         type Item = CloudUserRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingHistoryPage {
         type Item = CloudViewingHistoryRow;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingSituationPage {
         type Item = CloudSituation;
+        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl ::vidplat_core::FromText for BasicRealtimeUserCountsLoginId {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27952,6 +28570,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudActiveUsersSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27960,6 +28579,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByBrowserSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27968,6 +28588,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentCategorySort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27976,6 +28597,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameAndUserSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27984,6 +28606,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -27992,6 +28615,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleAndUserSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28000,6 +28624,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28008,6 +28633,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByOsSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28016,6 +28642,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByRegionSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28024,6 +28651,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudBySiteSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28032,6 +28660,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByTimePeriodSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28040,6 +28669,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByUserSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28048,6 +28678,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudQuerySort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28056,6 +28687,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudRealtimeUserCountsSort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28064,6 +28696,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudUserCountsLegacySort {
+        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28353,6 +28986,7 @@ let response = client.basic_by_content_category()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_content_category(&self) -> builder::BasicByContentCategory<'_> {
         builder::BasicByContentCategory::new(self)
     }
@@ -28386,6 +29020,7 @@ let response = client.basic_query()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_query(&self) -> builder::BasicQuery<'_> {
         builder::BasicQuery::new(self)
     }
@@ -28417,6 +29052,7 @@ let response = client.basic_by_time_period()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_time_period(&self) -> builder::BasicByTimePeriod<'_> {
         builder::BasicByTimePeriod::new(self)
     }
@@ -28442,6 +29078,7 @@ let response = client.basic_audience_rating()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_audience_rating(&self) -> builder::BasicAudienceRating<'_> {
         builder::BasicAudienceRating::new(self)
     }
@@ -28469,6 +29106,7 @@ let response = client.basic_reaction()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_reaction(&self) -> builder::BasicReaction<'_> {
         builder::BasicReaction::new(self)
     }
@@ -28498,6 +29136,7 @@ let response = client.basic_by_environment()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_environment(&self) -> builder::BasicByEnvironment<'_> {
         builder::BasicByEnvironment::new(self)
     }
@@ -28523,6 +29162,7 @@ let response = client.basic_viewing_history()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_viewing_history(&self) -> builder::BasicViewingHistory<'_> {
         builder::BasicViewingHistory::new(self)
     }
@@ -28552,6 +29192,7 @@ let response = client.basic_by_os()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_os(&self) -> builder::BasicByOs<'_> {
         builder::BasicByOs::new(self)
     }
@@ -28575,6 +29216,7 @@ let response = client.basic_realtime_user_counts()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_realtime_user_counts(&self) -> builder::BasicRealtimeUserCounts<'_> {
         builder::BasicRealtimeUserCounts::new(self)
     }
@@ -28604,6 +29246,7 @@ let response = client.basic_by_region()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_region(&self) -> builder::BasicByRegion<'_> {
         builder::BasicByRegion::new(self)
     }
@@ -28633,6 +29276,7 @@ let response = client.basic_by_site()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_site(&self) -> builder::BasicBySite<'_> {
         builder::BasicBySite::new(self)
     }
@@ -28660,6 +29304,7 @@ let response = client.basic_viewing_situation()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_viewing_situation(&self) -> builder::BasicViewingSituation<'_> {
         builder::BasicViewingSituation::new(self)
     }
@@ -28689,6 +29334,7 @@ let response = client.basic_by_content_title()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_content_title(&self) -> builder::BasicByContentTitle<'_> {
         builder::BasicByContentTitle::new(self)
     }
@@ -28718,6 +29364,7 @@ let response = client.basic_by_content_title_and_user()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_content_title_and_user(
         &self,
     ) -> builder::BasicByContentTitleAndUser<'_> {
@@ -28749,6 +29396,7 @@ let response = client.basic_by_user()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn basic_by_user(&self) -> builder::BasicByUser<'_> {
         builder::BasicByUser::new(self)
     }
@@ -28778,6 +29426,7 @@ let response = client.cloud_active_users()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_active_users(&self) -> builder::CloudActiveUsers<'_> {
         builder::CloudActiveUsers::new(self)
     }
@@ -28807,6 +29456,7 @@ let response = client.cloud_by_browser()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_browser(&self) -> builder::CloudByBrowser<'_> {
         builder::CloudByBrowser::new(self)
     }
@@ -28836,6 +29486,7 @@ let response = client.cloud_by_content_category()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_content_category(&self) -> builder::CloudByContentCategory<'_> {
         builder::CloudByContentCategory::new(self)
     }
@@ -28869,6 +29520,7 @@ let response = client.cloud_query()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_query(&self) -> builder::CloudQuery<'_> {
         builder::CloudQuery::new(self)
     }
@@ -28898,6 +29550,7 @@ let response = client.cloud_by_time_period()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_time_period(&self) -> builder::CloudByTimePeriod<'_> {
         builder::CloudByTimePeriod::new(self)
     }
@@ -28921,6 +29574,7 @@ let response = client.cloud_engagement()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_engagement(&self) -> builder::CloudEngagement<'_> {
         builder::CloudEngagement::new(self)
     }
@@ -28948,6 +29602,7 @@ let response = client.cloud_viewing_history()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_viewing_history(&self) -> builder::CloudViewingHistory<'_> {
         builder::CloudViewingHistory::new(self)
     }
@@ -28981,6 +29636,7 @@ let response = client.cloud_by_content_name()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_content_name(&self) -> builder::CloudByContentName<'_> {
         builder::CloudByContentName::new(self)
     }
@@ -29014,6 +29670,7 @@ let response = client.cloud_by_content_name_and_user()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_content_name_and_user(
         &self,
     ) -> builder::CloudByContentNameAndUser<'_> {
@@ -29045,6 +29702,7 @@ let response = client.cloud_by_os()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_os(&self) -> builder::CloudByOs<'_> {
         builder::CloudByOs::new(self)
     }
@@ -29068,6 +29726,7 @@ let response = client.cloud_reaction()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_reaction(&self) -> builder::CloudReaction<'_> {
         builder::CloudReaction::new(self)
     }
@@ -29091,6 +29750,7 @@ let response = client.cloud_realtime_user_counts()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_realtime_user_counts(&self) -> builder::CloudRealtimeUserCounts<'_> {
         builder::CloudRealtimeUserCounts::new(self)
     }
@@ -29120,6 +29780,7 @@ let response = client.cloud_by_region()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_region(&self) -> builder::CloudByRegion<'_> {
         builder::CloudByRegion::new(self)
     }
@@ -29149,6 +29810,7 @@ let response = client.cloud_by_site()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_site(&self) -> builder::CloudBySite<'_> {
         builder::CloudBySite::new(self)
     }
@@ -29174,6 +29836,7 @@ let response = client.cloud_viewing_situation()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_viewing_situation(&self) -> builder::CloudViewingSituation<'_> {
         builder::CloudViewingSituation::new(self)
     }
@@ -29207,6 +29870,7 @@ let response = client.cloud_by_content_title()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_content_title(&self) -> builder::CloudByContentTitle<'_> {
         builder::CloudByContentTitle::new(self)
     }
@@ -29240,6 +29904,7 @@ let response = client.cloud_by_content_title_and_user()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_content_title_and_user(
         &self,
     ) -> builder::CloudByContentTitleAndUser<'_> {
@@ -29269,6 +29934,7 @@ let response = client.cloud_user_counts_legacy()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_user_counts_legacy(&self) -> builder::CloudUserCountsLegacy<'_> {
         builder::CloudUserCountsLegacy::new(self)
     }
@@ -29298,6 +29964,7 @@ let response = client.cloud_by_user()
     .send()
     .await;
 ```*/
+    #[inline]
     pub fn cloud_by_user(&self) -> builder::CloudByUser<'_> {
         builder::CloudByUser::new(self)
     }
@@ -29327,14 +29994,17 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
+    #[inline]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
+    #[inline]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
+    #[inline]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -29378,6 +30048,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentCategory<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29447,6 +30118,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29459,6 +30131,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::BasicContentCategoryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -29531,6 +30204,7 @@ pub mod builder {
     }
     impl<'a> BasicQuery<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29618,6 +30292,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29630,6 +30305,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::BasicQueryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -29702,6 +30378,7 @@ pub mod builder {
     }
     impl<'a> BasicByTimePeriod<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29780,6 +30457,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29792,6 +30470,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = types::BasicTimePeriodPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -29850,6 +30529,7 @@ pub mod builder {
     }
     impl<'a> BasicAudienceRating<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29901,6 +30581,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/engagement/audience-rating/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29913,6 +30594,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicAudienceRating<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = types::BasicAudienceRatingPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -29969,6 +30651,7 @@ pub mod builder {
     }
     impl<'a> BasicReaction<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30029,6 +30712,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/engagement/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30041,6 +30725,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = types::BasicReactionPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30103,6 +30788,7 @@ pub mod builder {
     }
     impl<'a> BasicByEnvironment<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30172,6 +30858,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/environment/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30184,6 +30871,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByEnvironment<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::BasicEnvironmentPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30240,6 +30928,7 @@ pub mod builder {
     }
     impl<'a> BasicViewingHistory<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30291,6 +30980,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30303,6 +30993,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = types::BasicViewingHistoryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30363,6 +31054,7 @@ pub mod builder {
     }
     impl<'a> BasicByOs<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30432,6 +31124,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30444,6 +31137,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::BasicOsPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30496,6 +31190,7 @@ pub mod builder {
     }
     impl<'a> BasicRealtimeUserCounts<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30540,6 +31235,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30552,6 +31248,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = types::BasicRealtimeUserCountsPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30604,6 +31301,7 @@ pub mod builder {
     }
     impl<'a> BasicByRegion<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30673,6 +31371,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30685,6 +31384,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = types::BasicRegionPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30749,6 +31449,7 @@ pub mod builder {
     }
     impl<'a> BasicBySite<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30818,6 +31519,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30830,6 +31532,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::BasicSitePage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30887,6 +31590,7 @@ pub mod builder {
     }
     impl<'a> BasicViewingSituation<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30949,6 +31653,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/situation/data/{parameter}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30961,6 +31666,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = types::BasicViewingSituationPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31023,6 +31729,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitle<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31092,6 +31799,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31104,6 +31812,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::BasicContentTitlePage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31168,6 +31877,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31237,6 +31947,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31249,6 +31960,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = types::BasicContentTitleUserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31313,6 +32025,7 @@ pub mod builder {
     }
     impl<'a> BasicByUser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31382,6 +32095,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v1/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31394,6 +32108,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::BasicUserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31458,6 +32173,7 @@ pub mod builder {
     }
     impl<'a> CloudActiveUsers<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31527,6 +32243,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/active-users/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31539,6 +32256,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudActiveUsers<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = types::CloudActiveUsersPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31594,6 +32312,7 @@ pub mod builder {
     }
     impl<'a> CloudByBrowser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31663,6 +32382,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/browser/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31675,6 +32395,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByBrowser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = types::CloudBrowserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31730,6 +32451,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentCategory<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31799,6 +32521,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31811,6 +32534,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = types::CloudContentCategoryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31874,6 +32598,7 @@ pub mod builder {
     }
     impl<'a> CloudQuery<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31961,6 +32686,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31973,6 +32699,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = types::CloudQueryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32041,6 +32768,7 @@ pub mod builder {
     }
     impl<'a> CloudByTimePeriod<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32110,6 +32838,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32122,6 +32851,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::CloudTimePeriodPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32165,6 +32895,7 @@ pub mod builder {
     }
     impl<'a> CloudEngagement<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32207,6 +32938,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/engagement/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32219,6 +32951,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudEngagement<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::CloudEngagementPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32267,6 +33000,7 @@ pub mod builder {
     }
     impl<'a> CloudViewingHistory<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32331,6 +33065,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32343,6 +33078,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = types::CloudViewingHistoryPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32409,6 +33145,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentName<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32491,6 +33228,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/name/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32503,6 +33241,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentName<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = types::CloudContentNamePage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32576,6 +33315,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentNameAndUser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32658,6 +33398,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/name/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32670,6 +33411,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentNameAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = types::CloudContentNameUserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32736,6 +33478,7 @@ pub mod builder {
     }
     impl<'a> CloudByOs<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32805,6 +33548,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32817,6 +33561,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[24usize];
         type Success = types::CloudOsPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32860,6 +33605,7 @@ pub mod builder {
     }
     impl<'a> CloudReaction<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32902,6 +33648,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32914,6 +33661,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[25usize];
         type Success = types::CloudReactionPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32954,6 +33702,7 @@ pub mod builder {
     }
     impl<'a> CloudRealtimeUserCounts<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32996,6 +33745,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33008,6 +33758,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[26usize];
         type Success = types::CloudRealtimeUserCountsPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33060,6 +33811,7 @@ pub mod builder {
     }
     impl<'a> CloudByRegion<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33129,6 +33881,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33141,6 +33894,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[27usize];
         type Success = types::CloudRegionPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33196,6 +33950,7 @@ pub mod builder {
     }
     impl<'a> CloudBySite<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33265,6 +34020,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33277,6 +34033,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[28usize];
         type Success = types::CloudSitePage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33321,6 +34078,7 @@ pub mod builder {
     }
     impl<'a> CloudViewingSituation<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33374,6 +34132,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/situation/{parameter}/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33386,6 +34145,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[29usize];
         type Success = types::CloudViewingSituationPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33443,6 +34203,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitle<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33525,6 +34286,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33537,6 +34299,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[30usize];
         type Success = types::CloudContentTitlePage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33610,6 +34373,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33692,6 +34456,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33704,6 +34469,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[31usize];
         type Success = types::CloudContentTitleUserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33766,6 +34532,7 @@ pub mod builder {
     }
     impl<'a> CloudUserCountsLegacy<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33826,6 +34593,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/user-counts/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33838,6 +34606,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudUserCountsLegacy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[32usize];
         type Success = types::CloudUserCountsLegacyPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33892,6 +34661,7 @@ pub mod builder {
     }
     impl<'a> CloudByUser<'a> {
         /// A builder with nothing set.
+        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33961,6 +34731,7 @@ pub mod builder {
             self
         }
         ///Sends `GET /v2/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33973,6 +34744,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[33usize];
         type Success = types::CloudUserPage;
+        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33995,12 +34767,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34012,12 +34786,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicQuery<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34029,12 +34805,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByTimePeriod<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34046,12 +34824,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicAudienceRating<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34063,12 +34843,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicReaction<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34080,12 +34862,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByEnvironment<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34097,12 +34881,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingHistory<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34114,12 +34900,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByOs<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34131,12 +34919,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByRegion<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34148,12 +34938,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicBySite<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34165,12 +34957,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingSituation<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34182,12 +34976,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitle<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34199,12 +34995,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitleAndUser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34216,12 +35014,14 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for BasicByUser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
@@ -34233,11 +35033,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudActiveUsers<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34247,11 +35049,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByBrowser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34261,11 +35065,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentCategory<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34275,11 +35081,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudQuery<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34289,11 +35097,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByTimePeriod<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34303,11 +35113,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudViewingHistory<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34317,11 +35129,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentName<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34331,11 +35145,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentNameAndUser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34345,11 +35161,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByOs<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34359,11 +35177,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByRegion<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34373,11 +35193,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudBySite<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34387,11 +35209,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitle<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34401,11 +35225,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitleAndUser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34415,11 +35241,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudUserCountsLegacy<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34429,11 +35257,13 @@ pub mod builder {
     }
     impl<'a> ::vidplat_core::Paginated for CloudByUser<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
+        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[inline]
         fn at(self, position: ::vidplat_core::PagePosition) -> Self {
             match position {
                 ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
@@ -34444,6 +35274,7 @@ pub mod builder {
     impl<'a> BasicByContentCategory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34451,9 +35282,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentCategory<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34461,6 +35294,7 @@ pub mod builder {
     impl<'a> BasicQuery<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34468,9 +35302,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicQuery<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34478,6 +35314,7 @@ pub mod builder {
     impl<'a> BasicByTimePeriod<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34485,9 +35322,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByTimePeriod<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34495,6 +35334,7 @@ pub mod builder {
     impl<'a> BasicAudienceRating<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34502,9 +35342,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicAudienceRating<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34512,6 +35354,7 @@ pub mod builder {
     impl<'a> BasicReaction<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34519,9 +35362,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicReaction<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34529,6 +35374,7 @@ pub mod builder {
     impl<'a> BasicByEnvironment<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34536,9 +35382,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByEnvironment<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34546,6 +35394,7 @@ pub mod builder {
     impl<'a> BasicViewingHistory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34553,9 +35402,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingHistory<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34563,6 +35414,7 @@ pub mod builder {
     impl<'a> BasicByOs<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34570,9 +35422,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByOs<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34580,6 +35434,7 @@ pub mod builder {
     impl<'a> BasicByRegion<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34587,9 +35442,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByRegion<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34597,6 +35454,7 @@ pub mod builder {
     impl<'a> BasicBySite<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34604,9 +35462,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicBySite<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34614,6 +35474,7 @@ pub mod builder {
     impl<'a> BasicViewingSituation<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34621,9 +35482,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingSituation<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34631,6 +35494,7 @@ pub mod builder {
     impl<'a> BasicByContentTitle<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34638,9 +35502,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitle<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34648,6 +35514,7 @@ pub mod builder {
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34655,9 +35522,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitleAndUser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34665,6 +35534,7 @@ pub mod builder {
     impl<'a> BasicByUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -34672,9 +35542,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByUser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34682,14 +35554,17 @@ pub mod builder {
     impl<'a> CloudActiveUsers<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudActiveUsers<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34697,14 +35572,17 @@ pub mod builder {
     impl<'a> CloudByBrowser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByBrowser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34712,14 +35590,17 @@ pub mod builder {
     impl<'a> CloudByContentCategory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentCategory<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34727,14 +35608,17 @@ pub mod builder {
     impl<'a> CloudQuery<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudQuery<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34742,14 +35626,17 @@ pub mod builder {
     impl<'a> CloudByTimePeriod<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByTimePeriod<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34757,14 +35644,17 @@ pub mod builder {
     impl<'a> CloudEngagement<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudEngagement<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34772,14 +35662,17 @@ pub mod builder {
     impl<'a> CloudViewingHistory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingHistory<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34787,14 +35680,17 @@ pub mod builder {
     impl<'a> CloudByContentName<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentName<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34802,14 +35698,17 @@ pub mod builder {
     impl<'a> CloudByContentNameAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentNameAndUser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34817,14 +35716,17 @@ pub mod builder {
     impl<'a> CloudByOs<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByOs<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34832,14 +35734,17 @@ pub mod builder {
     impl<'a> CloudReaction<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudReaction<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34847,14 +35752,17 @@ pub mod builder {
     impl<'a> CloudByRegion<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByRegion<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34862,14 +35770,17 @@ pub mod builder {
     impl<'a> CloudBySite<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudBySite<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34877,14 +35788,17 @@ pub mod builder {
     impl<'a> CloudViewingSituation<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingSituation<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34892,14 +35806,17 @@ pub mod builder {
     impl<'a> CloudByContentTitle<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitle<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34907,14 +35824,17 @@ pub mod builder {
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitleAndUser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34922,14 +35842,17 @@ pub mod builder {
     impl<'a> CloudUserCountsLegacy<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudUserCountsLegacy<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -34937,14 +35860,17 @@ pub mod builder {
     impl<'a> CloudByUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByUser<'a> {
+        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }

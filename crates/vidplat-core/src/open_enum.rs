@@ -14,7 +14,8 @@
 /// `Other` with the code exactly as sent.
 pub trait ServiceErrorCode: for<'a> From<&'a str> {}
 
-/// Declares an open enumeration. See the module documentation.
+/// Declares an open enumeration. See the module documentation. Its functions
+/// are `#[inline]`: compiled where they are used (see ARCHITECTURE.md).
 #[macro_export]
 macro_rules! open_enum {
     (
@@ -37,6 +38,7 @@ macro_rules! open_enum {
             pub const KNOWN: &'static [&'static str] = &[$($value),*];
 
             /// The value as sent on the wire.
+            #[inline]
             pub fn as_str(&self) -> &str {
                 match self {
                     $( Self::$variant => $value, )*
@@ -45,12 +47,14 @@ macro_rules! open_enum {
             }
 
             /// Whether the value is one the document names.
+            #[inline]
             pub fn is_known(&self) -> bool {
                 !matches!(self, Self::Other(_))
             }
         }
 
         impl ::std::fmt::Display for $name {
+            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
@@ -60,6 +64,7 @@ macro_rules! open_enum {
             type Err = ::std::convert::Infallible;
 
             /// Never fails: an unknown value becomes `Other`.
+            #[inline]
             fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
                 Ok(match value {
                     $( $value => Self::$variant, )*
@@ -69,6 +74,7 @@ macro_rules! open_enum {
         }
 
         impl ::std::convert::From<&str> for $name {
+            #[inline]
             fn from(value: &str) -> Self {
                 match value.parse() {
                     Ok(parsed) => parsed,
@@ -78,12 +84,14 @@ macro_rules! open_enum {
         }
 
         impl ::std::convert::From<::std::string::String> for $name {
+            #[inline]
             fn from(value: ::std::string::String) -> Self {
                 Self::from(value.as_str())
             }
         }
 
         impl $crate::FromText for $name {
+            #[inline]
             fn from_text(text: &str) -> ::std::result::Result<Self, $crate::Refusal> {
                 ::std::result::Result::Ok($name::from(text))
             }

@@ -200,6 +200,8 @@ pub const MISSING: &str = "is required, and the value given is None";
 /// from `$from` to `Result<$to, Refusal>`, with their `Option` and borrowed
 /// forms: `None` is missing for a required member and unset for an optional
 /// one, and `&Option<_>` passes a borrowed response member on as it is.
+/// Each function is `#[inline]`: compiled where a setter uses it, not in the
+/// generated crate (see ARCHITECTURE.md).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! into_value {
@@ -207,12 +209,14 @@ macro_rules! into_value {
         $crate::into_value!(@same $to);
         $(
             impl $crate::IntoValue<$to> for $from {
+                #[inline]
                 fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                     let convert: fn($from) -> ::std::result::Result<$to, $crate::Refusal> = $convert;
                     convert(self)
                 }
             }
             impl $crate::IntoOptional<$to> for $from {
+                #[inline]
                 fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                     $crate::IntoValue::<$to>::into_value(self).map(::std::option::Option::Some)
                 }
@@ -224,11 +228,13 @@ macro_rules! into_value {
     // (one pair per body type keeps the generated crates quick to compile).
     (@builder $to:ty: $from:ty) => {
         impl $crate::IntoValue<$to> for $from {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 <$to>::try_from(self)
             }
         }
         impl $crate::IntoOptional<$to> for $from {
+            #[inline]
             fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 <$to>::try_from(self).map(::std::option::Option::Some)
             }
@@ -236,26 +242,31 @@ macro_rules! into_value {
     };
     (@same $to:ty) => {
         impl $crate::IntoValue<$to> for &$to {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::clone::Clone::clone(self))
             }
         }
         impl $crate::IntoOptional<$to> for &$to {
+            #[inline]
             fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::option::Option::Some(::std::clone::Clone::clone(self)))
             }
         }
         impl $crate::IntoValue<$to> for ::std::option::Option<$to> {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 self.ok_or_else(|| $crate::Refusal::new($crate::MISSING))
             }
         }
         impl $crate::IntoValue<$to> for &::std::option::Option<$to> {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 ::std::clone::Clone::clone(self).ok_or_else(|| $crate::Refusal::new($crate::MISSING))
             }
         }
         impl $crate::IntoOptional<$to> for &::std::option::Option<$to> {
+            #[inline]
             fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 ::std::result::Result::Ok(::std::clone::Clone::clone(self))
             }
@@ -263,6 +274,7 @@ macro_rules! into_value {
     };
     (@option $to:ty, $from:ty) => {
         impl $crate::IntoValue<$to> for ::std::option::Option<$from> {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 match self {
                     ::std::option::Option::Some(value) => $crate::IntoValue::<$to>::into_value(value),
@@ -271,16 +283,19 @@ macro_rules! into_value {
             }
         }
         impl $crate::IntoOptional<$to> for ::std::option::Option<$from> {
+            #[inline]
             fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 self.map($crate::IntoValue::<$to>::into_value).transpose()
             }
         }
         impl $crate::IntoValue<$to> for &::std::option::Option<$from> {
+            #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
                 $crate::IntoValue::<$to>::into_value(::std::clone::Clone::clone(self))
             }
         }
         impl $crate::IntoOptional<$to> for &::std::option::Option<$from> {
+            #[inline]
             fn into_optional(self) -> ::std::result::Result<::std::option::Option<$to>, $crate::Refusal> {
                 $crate::IntoOptional::<$to>::into_optional(::std::clone::Clone::clone(self))
             }

@@ -44,6 +44,7 @@ mod setters;
 mod spec;
 mod syntax;
 mod table;
+mod where_called;
 
 use crate::services::{repo_root, Service, SERVICES};
 use anyhow::{anyhow, bail, Context, Result};
@@ -178,7 +179,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     let mut file: syn::File = syn::parse2(tokens).context("parsing progenitor's output")?;
 
     let operations = model::operations(service.name, &spec, &file)?;
-    let passes = passes::run(&mut file, &spec)?;
+    let mut passes = passes::run(&mut file, &spec)?;
 
     let types = syntax::types_module(&mut file)?;
     let mut added = enums::items(&enums)?;
@@ -194,6 +195,15 @@ pub fn generate(service: &Service) -> Result<Generated> {
     file.items.push(table::module(service, &spec, &operations)?);
     file.items.extend(aliases::alias_methods(&spec)?);
     file.items.extend(from_read::modify_methods(&spec, &operations)?);
+    // Last, over everything written: each operation has a `prepare` to mark.
+    let marked = where_called::run(&mut file);
+    if marked < operations.len() {
+        bail!(
+            "codegen step `where_called` marked {marked} functions `#[inline]`, fewer than the {} operations' `prepare`",
+            operations.len()
+        );
+    }
+    passes.push(("where_called", marked));
 
     let exports = match service.name {
         "analytics" => Some(export::render(&spec, &operations, &file)?),
