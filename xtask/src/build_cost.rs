@@ -119,11 +119,22 @@ pub fn baseline_manifest(baseline: Baseline) -> String {
 }
 
 /// `main.rs` of the baseline crate; with ring, the provider is installed first
-/// (reqwest has none to fall back on).
-pub fn baseline_main(baseline: Baseline) -> String {
+/// (reqwest has none to fall back on). With `calls`, it also sends a request
+/// and decodes the answer (never run: the crate is only built).
+pub fn baseline_main(baseline: Baseline, calls: bool) -> String {
+    let mut main = BASELINE_MAIN.to_owned();
+    if calls {
+        main = main.replacen(
+            "    Ok(())",
+            "    if std::env::args().count() > 1 {\n        \
+             let task: Task = client.get(\"https://encoder.example.invalid/v1/tasks/7\").send().await?.json().await?;\n        \
+             println!(\"{}\", task.id);\n    }\n    Ok(())",
+            1,
+        );
+    }
     match baseline {
-        Baseline::Reqwest => BASELINE_MAIN.to_owned(),
-        Baseline::ReqwestRing => BASELINE_MAIN.replacen(
+        Baseline::Reqwest => main,
+        Baseline::ReqwestRing => main.replacen(
             "    let client",
             "    let _ = rustls::crypto::ring::default_provider().install_default();\n    let client",
             1,
@@ -131,8 +142,11 @@ pub fn baseline_main(baseline: Baseline) -> String {
     }
 }
 
-/// `main.rs` of the `vidplat` crate: build a client for each enabled service, so the linker links them.
-pub fn vidplat_main(set: &FeatureSet) -> String {
+/// `main.rs` of the `vidplat` crate: build a client for each enabled service,
+/// so the linker links them; with `calls`, also send one operation of each
+/// (never run: the crate is only built), so what an operation a program calls
+/// costs to compile is in the figure.
+pub fn vidplat_main(set: &FeatureSet, calls: bool) -> String {
     let mut urls = String::new();
     let mut uses = String::new();
     for service in set.features {
@@ -142,6 +156,20 @@ pub fn vidplat_main(set: &FeatureSet) -> String {
         uses.push_str(&format!(
             "    println!(\"{service}: {{}}\", client.{service}().is_ok());\n"
         ));
+    }
+    if calls {
+        uses.push_str("    if std::env::args().count() > 1 {\n");
+        for service in set.features {
+            let call = match *service {
+                "encoder" => "encoder()?.get_task().task_id(7)",
+                "vms" => "vms()?.get_content().content_name(\"c\")",
+                _ => "analytics()?.basic_by_content_category()",
+            };
+            uses.push_str(&format!(
+                "        println!(\"{service}: {{}}\", client.{call}.send().await.is_ok());\n"
+            ));
+        }
+        uses.push_str("    }\n");
     }
     format!(
         "#[tokio::main]\nasync fn main() -> Result<(), vidplat::Error> {{\n    let client = vidplat::Client::builder()\n\
@@ -243,6 +271,10 @@ pub struct Options {
     /// The checkout whose crates are measured (default: this one).
     #[arg(long)]
     repo: Option<PathBuf>,
+    /// Both mains also send a request (one operation of each service for
+    /// vidplat): what the operations a program calls add.
+    #[arg(long)]
+    calls: bool,
     /// Each clean build of the last round also writes cargo's `--timings` report into this directory.
     #[arg(long)]
     timings: Option<PathBuf>,
@@ -283,7 +315,7 @@ pub fn run(options: &Options) -> Result<()> {
             let baseline = measure(
                 &root.join("baseline"),
                 &baseline_manifest(baseline_kind),
-                &baseline_main(baseline_kind),
+                &baseline_main(baseline_kind, options.calls),
                 &lock,
                 report("baseline").as_deref(),
             )?;
@@ -294,7 +326,7 @@ pub fn run(options: &Options) -> Result<()> {
                 let vidplat = measure(
                     &dir,
                     &vidplat_manifest(&repo.join("crates/vidplat"), set),
-                    &vidplat_main(set),
+                    &vidplat_main(set, options.calls),
                     &lock,
                     report(&format!("vidplat-{}", set.name)).as_deref(),
                 )?;
@@ -392,8 +424,13 @@ mod tests {
         let ring = baseline_manifest(Baseline::ReqwestRing);
         assert!(ring.contains("features = [\"json\", \"query\", \"stream\", \"rustls-no-provider\"]"));
         assert!(ring.contains("rustls = { version = \"0.23\", default-features = false, features = [\"ring\""));
-        assert!(baseline_main(Baseline::ReqwestRing).contains("ring::default_provider().install_default()"));
-        assert_eq!(baseline_main(Baseline::Reqwest), BASELINE_MAIN);
+        assert!(baseline_main(Baseline::ReqwestRing, false).contains("ring::default_provider().install_default()"));
+        assert_eq!(baseline_main(Baseline::Reqwest, false), BASELINE_MAIN);
+        let calling = baseline_main(Baseline::ReqwestRing, true);
+        assert!(
+            calling.contains(".send().await?.json().await?") && calling.contains("install_default"),
+            "{calling}"
+        );
     }
 
     #[test]
@@ -418,13 +455,22 @@ mod tests {
 
     #[test]
     fn the_vidplat_main_builds_one_client_per_enabled_service() {
-        let all = vidplat_main(&FEATURE_SETS[0]);
+        let all = vidplat_main(&FEATURE_SETS[0], false);
         for service in ["encoder", "vms", "analytics"] {
             assert!(all.contains(&format!(".{service}_url(")), "{all}");
             assert!(all.contains(&format!("client.{service}()")), "{all}");
         }
-        let vms = vidplat_main(&FEATURE_SETS[2]);
+        let vms = vidplat_main(&FEATURE_SETS[2], false);
         assert!(vms.contains(".vms_url(") && !vms.contains("encoder"), "{vms}");
+        assert!(!all.contains(".send()"), "{all}");
+        let calling = vidplat_main(&FEATURE_SETS[0], true);
+        for call in [
+            "get_task().task_id(7)",
+            "get_content().content_name(\"c\")",
+            "basic_by_content_category()",
+        ] {
+            assert!(calling.contains(&format!("{call}.send().await.is_ok()")), "{calling}");
+        }
     }
 
     #[test]
