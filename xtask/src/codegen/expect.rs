@@ -7,6 +7,8 @@ pub enum Expect {
     Exactly(usize),
     /// At least one.
     Some,
+    /// At least this many.
+    AtLeast(usize),
     /// None may be needed (the YAML has nothing for the pass to do).
     Any,
 }

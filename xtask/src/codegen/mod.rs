@@ -195,15 +195,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
     file.items.push(table::module(service, &spec, &operations)?);
     file.items.extend(aliases::alias_methods(&spec)?);
     file.items.extend(from_read::modify_methods(&spec, &operations)?);
-    // Last, over everything written: each operation has a `prepare` to mark.
-    let marked = where_called::run(&mut file);
-    if marked < operations.len() {
-        bail!(
-            "codegen step `where_called` marked {marked} functions `#[inline]`, fewer than the {} operations' `prepare`",
-            operations.len()
-        );
-    }
-    passes.push(("where_called", marked));
+    passes.push(passes::run_one(&passes::LAST, &mut file, &spec)?);
 
     let exports = match service.name {
         "analytics" => Some(export::render(&spec, &operations, &file)?),

@@ -1,19 +1,29 @@
-//! Last step `where_called`: every function the generated crate writes that
-//! is not generic is marked `#[inline]`, so, like its generic ones, it is
-//! compiled to machine code in the crate that calls it, not in the generated
-//! crate. A program compiles the operations and conversions it uses, not the
-//! 119 the documents describe: the effect of Cargo's `hints.mostly-unused`,
-//! which stable Cargo ignores. (The derives' functions are `#[inline]`
-//! already: `cargo llvm-lines -p vidplat-vms --lib` finds 89 lines left.)
+//! Pass `where_called`, run last over everything written: every function
+//! the generated crate writes that is not generic is marked `#[inline]`, so,
+//! like its generic ones, it is compiled to machine code in the crate that
+//! calls it, not in the generated crate. A program compiles the operations
+//! and conversions it uses, not the 119 the documents describe: the effect
+//! of Cargo's `hints.mostly-unused`, which stable Cargo ignores. (The
+//! derives' functions are `#[inline]` already: `cargo llvm-lines -p
+//! vidplat-vms --lib` finds 89 lines left.)
 
+use crate::codegen::expect::Expect;
+use crate::codegen::spec::operations_with_ids;
+use anyhow::Result;
+use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
 /// Marks every non-generic function of `file` (methods, trait impls, nested
 /// items inside generic functions) `#[inline]`: how many it marked.
-pub fn run(file: &mut syn::File) -> usize {
+pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
     let mut mark = Mark { marked: 0 };
     mark.visit_file_mut(file);
-    mark.marked
+    Ok(mark.marked)
+}
+
+/// At least each operation's `prepare`.
+pub fn expect(spec: &Value) -> Expect {
+    Expect::AtLeast(operations_with_ids(spec).map_or(0, |ops| ops.len()))
 }
 
 struct Mark {
@@ -85,7 +95,7 @@ mod tests {
                 fn helper() {}
             }
         };
-        assert_eq!(run(&mut file), 3);
+        assert_eq!(run(&mut file, &Value::Null).unwrap(), 3);
         let text = file.to_token_stream().to_string();
         assert!(text.contains("# [inline] pub fn new"), "{text}");
         assert!(text.contains("# [inline] fn expecting"), "{text}");
