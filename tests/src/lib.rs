@@ -14,6 +14,30 @@ pub mod surface;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// Each crate's README, likewise (vidplat-export's is its crate's own
+/// documentation, compiled there). `crate_readmes_compile_their_rust` in the
+/// suite checks that no README marks a Rust example `ignore` but the one
+/// that needs crates vidplat does not depend on.
+#[cfg(doctest)]
+pub mod crate_readmes {
+    #[doc = include_str!("../../crates/vidplat/README.md")]
+    pub struct Facade;
+    #[doc = include_str!("../../crates/vidplat-core/README.md")]
+    pub struct Core;
+    #[doc = include_str!("../../crates/vidplat-encoder/README.md")]
+    pub struct Encoder;
+    #[doc = include_str!("../../crates/vidplat-vms/README.md")]
+    pub struct Vms;
+    #[doc = include_str!("../../crates/vidplat-analytics/README.md")]
+    pub struct Analytics;
+    #[doc = include_str!("../../crates/vidplat-sim/README.md")]
+    pub struct Sim;
+    #[doc = include_str!("../../crates/vidplat-cli/README.md")]
+    pub struct Cli;
+    #[doc = include_str!("../../crates/vidplat-test/README.md")]
+    pub struct Kit;
+}
+
 use std::path::{Path, PathBuf};
 
 /// The services, by short name, as in `openapi/<name>.yaml` and `crates/vidplat-<name>`.

@@ -121,6 +121,8 @@ impl fmt::Display for ApiError {
     }
 }
 
+impl std::error::Error for ApiError {}
+
 /// A success body that did not decode.
 #[derive(Debug)]
 #[non_exhaustive]

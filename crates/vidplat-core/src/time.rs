@@ -330,3 +330,40 @@ mod tests {
         assert_eq!(Timestamp::utc(&instant).to_string(), "2025-12-31 15:30:00");
     }
 }
+
+/// A wait as people read it, rounded up to the second (so "0 s" only once it
+/// is over): `41 s` under 100 seconds, then `12 min 5 s`, `3 h 20 min`, `2 d 11 h`.
+pub fn humanized(wait: std::time::Duration) -> impl std::fmt::Display {
+    struct Humanized(u64);
+    impl std::fmt::Display for Humanized {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            let seconds = self.0;
+            let (days, hours, minutes) = (seconds / 86_400, seconds / 3_600 % 24, seconds / 60 % 60);
+            match seconds {
+                0..100 => write!(f, "{seconds} s"),
+                100..3_600 => write!(f, "{minutes} min {} s", seconds % 60),
+                3_600..86_400 => write!(f, "{} h {minutes} min", seconds / 3_600),
+                _ => write!(f, "{days} d {hours} h"),
+            }
+        }
+    }
+    Humanized(wait.as_secs().saturating_add(u64::from(wait.subsec_nanos() > 0)))
+}
+
+#[cfg(test)]
+mod humanized_tests {
+    use super::humanized;
+    use std::time::Duration;
+
+    #[test]
+    fn waits_read_in_the_largest_units_that_fit() {
+        let shown = |secs: f64| humanized(Duration::from_secs_f64(secs)).to_string();
+        assert_eq!(shown(0.0), "0 s");
+        assert_eq!(shown(0.2), "1 s");
+        assert_eq!(shown(60.0), "60 s");
+        assert_eq!(shown(100.0), "1 min 40 s");
+        assert_eq!(shown(3_600.0), "1 h 0 min");
+        assert_eq!(shown(213_886.0), "2 d 11 h");
+        assert_eq!(humanized(Duration::MAX).to_string(), "213503982334601 d 7 h");
+    }
+}

@@ -54,6 +54,18 @@ impl SimError {
     }
 }
 
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status, self.code)?;
+        if let Some(message) = &self.message {
+            write!(f, ": {message}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SimError {}
+
 impl IntoResponse for SimError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({"code": self.code, "message": self.message});

@@ -115,6 +115,14 @@ pub struct TimeoutError {
     pub delivery: Delivery,
 }
 
+impl fmt::Display for TimeoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the call timed out ({})", self.kind)
+    }
+}
+
+impl std::error::Error for TimeoutError {}
+
 /// A connection that failed or broke.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -125,6 +133,18 @@ pub struct TransportError {
     pub delivery: Delivery,
     /// What the HTTP client reported.
     pub source: reqwest::Error,
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "transport error: {}", self.source)
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 impl Error {
@@ -216,10 +236,10 @@ impl fmt::Display for Error {
                         f,
                         "the shared analytics quota store (Redis) is unavailable; not sent"
                     )?,
-                    None => write!(f, "rate limited by the client-side {quota:?} quota; not sent")?,
+                    None => write!(f, "rate limited by the client-side {quota} analytics quota; not sent")?,
                 }
                 if let Some(after) = retry_after {
-                    write!(f, "; retry after {after:?}")?;
+                    write!(f, "; retry after {}", vidplat_core::humanized(*after))?;
                 }
                 Ok(())
             }
@@ -231,8 +251,8 @@ impl fmt::Display for Error {
                 f,
                 "already deleted: a retry of this DELETE found nothing to delete ({api}); an earlier attempt most likely deleted it"
             ),
-            Error::Timeout(timeout) => write!(f, "the call timed out ({})", timeout.kind),
-            Error::Transport(transport) => write!(f, "transport error: {}", transport.source),
+            Error::Timeout(timeout) => timeout.fmt(f),
+            Error::Transport(transport) => transport.fmt(f),
             Error::BodyTooLarge { limit } => write!(f, "the answer is larger than {limit} bytes (the client's cap)"),
             Error::Decode(error) => error.fmt(f),
             Error::Config(error) => write!(f, "client configuration: {error}"),

@@ -359,3 +359,72 @@ async fn an_unknown_error_code_is_kept() {
         vidplat::vms::types::ErrorCode::Other("CODE_FROM_A_NEWER_SERVER".into())
     );
 }
+
+/// Every public error type of the workspace's library crates can be shown,
+/// chained and boxed: `?` into `Box<dyn std::error::Error>` works for each.
+#[test]
+fn every_public_error_type_is_a_std_error() {
+    fn std_error<E: std::error::Error + Send + Sync + 'static>() {}
+    std_error::<vidplat::Error>();
+    std_error::<vidplat::ApiError>();
+    std_error::<vidplat::ConfigError>();
+    std_error::<vidplat::DecodeError>();
+    std_error::<vidplat::TimeoutError>();
+    std_error::<vidplat::TransportError>();
+    std_error::<vidplat::PeriodError>();
+    std_error::<vidplat::RedisQuotaError>();
+    std_error::<vidplat::profile::ProfileError>();
+    std_error::<vidplat::signing::SignError>();
+    std_error::<vidplat::signing::VerifyError>();
+    std_error::<vidplat::signing::InvalidSigningKey>();
+    std_error::<vidplat_core::CallFailure>();
+    std_error::<vidplat_core::QuotaRefusal>();
+    std_error::<vidplat_core::Refusal>();
+    std_error::<vidplat_core::SharedWorkError>();
+    std_error::<vidplat_core::TimestampParseError>();
+    std_error::<vidplat_export::ExportError>();
+    std_error::<vidplat_export::StateError>();
+    std_error::<vidplat_sim::SimError>();
+    std_error::<vidplat_test::Unreadable>();
+}
+
+#[test]
+fn a_simulator_error_says_its_status_code_and_message() {
+    let error = vidplat_sim::SimError::new(axum::http::StatusCode::FORBIDDEN, "OVER_SERVICE_LIMIT", "no more tasks");
+    assert_eq!(error.to_string(), "403 Forbidden OVER_SERVICE_LIMIT: no more tasks");
+}
+
+/// The READMEs' Rust examples are compiled as doc tests (`tests/src/lib.rs`):
+/// none may opt out with `ignore` but the root README's exporter wiring,
+/// which needs crates vidplat does not depend on.
+#[test]
+fn readme_rust_examples_are_not_ignored() {
+    let root = vidplat_tests::repo_root();
+    let mut readmes = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        let readme = entry.expect("an entry").path().join("README.md");
+        if readme.exists() {
+            readmes.push(readme);
+        }
+    }
+    let mut ignored = Vec::new();
+    for readme in &readmes {
+        let text = std::fs::read_to_string(readme).expect("a README");
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, fence) in lines.iter().enumerate().filter(|(_, l)| l.starts_with("```")) {
+            let words: Vec<&str> = fence.trim_start_matches('`').split(',').collect();
+            if words.contains(&"ignore") {
+                let first = lines.get(at + 1).copied().unwrap_or_default().to_owned();
+                ignored.push((readme.clone(), first));
+            }
+        }
+    }
+    assert_eq!(
+        ignored,
+        [(
+            root.join("README.md"),
+            r#"// Cargo.toml: vidplat = { version = "0.1", features = ["metrics"] },"#.to_owned()
+        )],
+        "only the metrics exporter wiring is ignored"
+    );
+}

@@ -39,6 +39,18 @@ impl Quota {
     }
 }
 
+impl std::fmt::Display for Quota {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Quota::PerMinute => "per-minute",
+            Quota::Concurrency => "one-at-a-time",
+            Quota::Month => "monthly",
+            Quota::Unspecified => "unspecified",
+            Quota::StoreUnavailable => "shared store's",
+        })
+    }
+}
+
 /// What to do when a limit is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QuotaMode {
@@ -87,6 +99,22 @@ pub struct QuotaRefusal {
     /// How long until that limit lets a call through, when the limiter knows.
     pub retry_after: Option<Duration>,
 }
+
+impl std::fmt::Display for QuotaRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the client-side {} analytics quota refused the call; not sent",
+            self.quota
+        )?;
+        if let Some(after) = self.retry_after {
+            write!(f, "; retry after {}", crate::time::humanized(after))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for QuotaRefusal {}
 
 /// The month's analytics count as a client knows it.
 ///
@@ -200,9 +228,7 @@ impl fmt::Display for QuotaWait {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("waiting")?;
         if let Some(left) = self.left() {
-            // Rounded up: "0 s" only once the wait is over.
-            let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-            write!(f, " {seconds} s")?;
+            write!(f, " {}", crate::time::humanized(left))?;
         }
         match self.cause {
             WaitCause::Limit => match self.quota {
