@@ -152,7 +152,10 @@ fn global_args() -> Vec<Arg> {
                 .long("profile")
                 .env("VIDPLAT_PROFILE")
                 .value_name("NAME")
-                .help("The profile of the configuration directory to use [default: default, when it exists]"),
+                .help(
+                    "The profile of the configuration directory to use; named with this flag it is the whole set-up \
+                     (the VIDPLAT_* URL, login and key variables are not read) [default: default, when it exists]",
+                ),
         ),
         global(
             Arg::new("output")

@@ -1,61 +1,296 @@
-//! The client of an invocation: the profile, then `VIDPLAT_*` variables, then flags.
+//! The client of an invocation, and where each of its settings came from
+//! (`vidplat profile status`, as `aws configure list`).
+//!
+//! A flag beats everything. Below the flags, a profile named with `--profile`
+//! is the whole set-up: the `VIDPLAT_*` variables are not read, so a shell
+//! that exported another account's (the simulator's, say) cannot redirect a
+//! call meant for the profile (the AWS CLI's rule for an explicit profile).
+//! Otherwise the variables beat the profile `VIDPLAT_PROFILE` names, else the
+//! profile `default` when there is one.
 
 use crate::failure::Failure;
+use clap::parser::ValueSource;
 use clap::ArgMatches;
+use std::fmt;
 use std::time::Duration;
-use vidplat::profile::{Profiles, DEFAULT_PROFILE};
+use vidplat::profile::{Profile, ProfileError, Profiles, DEFAULT_PROFILE, PROFILE_VARIABLE};
 use vidplat::{ClientBuilder, QuotaConfig, QuotaMode};
+
+/// Where a setting's value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A flag of this invocation (`--encoder-url`).
+    Flag(&'static str),
+    /// An environment variable (`VIDPLAT_ENCODER_URL`).
+    Variable(&'static str),
+    /// A profile of the configuration directory.
+    Profile(String),
+    /// Nothing named one: the profile `default`, which exists.
+    DefaultProfile,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag(flag) => write!(f, "--{flag}"),
+            Source::Variable(name) => f.write_str(name),
+            Source::Profile(name) => write!(f, "profile `{name}`"),
+            Source::DefaultProfile => f.write_str("the default"),
+        }
+    }
+}
+
+/// One setting as `profile status` shows it: secrets redacted.
+pub struct Setting {
+    pub name: &'static str,
+    pub value: Option<String>,
+    pub source: Option<Source>,
+}
+
+/// A connection setting a flag, a variable and a profile can each give.
+struct Layered {
+    name: &'static str,
+    flag: &'static str,
+    variable: &'static str,
+    of_profile: fn(&Profile) -> Option<String>,
+    apply: fn(ClientBuilder, &str) -> ClientBuilder,
+}
+
+const URLS_AND_LOGIN: [Layered; 4] = [
+    Layered {
+        name: "encoder_url",
+        flag: "encoder-url",
+        variable: "VIDPLAT_ENCODER_URL",
+        of_profile: |p| p.encoder_url.clone(),
+        apply: |b, v| b.encoder_url(v),
+    },
+    Layered {
+        name: "vms_url",
+        flag: "vms-url",
+        variable: "VIDPLAT_VMS_URL",
+        of_profile: |p| p.vms_url.clone(),
+        apply: |b, v| b.vms_url(v),
+    },
+    Layered {
+        name: "analytics_url",
+        flag: "analytics-url",
+        variable: "VIDPLAT_ANALYTICS_URL",
+        of_profile: |p| p.analytics_url.clone(),
+        apply: |b, v| b.analytics_url(v),
+    },
+    Layered {
+        name: "login_id",
+        flag: "login-id",
+        variable: "VIDPLAT_LOGIN_ID",
+        of_profile: |p| p.login_id.clone(),
+        apply: |b, v| b.login_id(v),
+    },
+];
+
+const API_KEY_VARIABLE: &str = "VIDPLAT_API_KEY";
+
+/// The invocation's set-up: the profile in use and each connection setting
+/// with its source, the flags, variables and profile already weighed.
+pub struct Setup {
+    /// The profile in use, and what named it.
+    profile: Option<(String, Source, Profile)>,
+    /// Whether the variables are read (not when `--profile` names the profile).
+    variables_read: bool,
+    /// The value of each of `URLS_AND_LOGIN`, in its order.
+    values: Vec<Option<(String, Source)>>,
+    api_key: Option<(String, Source)>,
+}
+
+impl Setup {
+    /// Weighs the flags of `matches`, the environment and the profiles.
+    pub fn resolve(matches: &ArgMatches) -> Result<Self, Failure> {
+        let explicit = matches.value_source("profile") == Some(ValueSource::CommandLine);
+        let profile = match matches.get_one::<String>("profile") {
+            Some(name) => {
+                let profiles = Profiles::load()?;
+                let source = if explicit {
+                    Source::Flag("profile")
+                } else {
+                    Source::Variable(PROFILE_VARIABLE)
+                };
+                Some((name.clone(), source, profiles.get(name)?.clone()))
+            }
+            // The default profile, when there is one: a missing directory or file is no
+            // error, an unreadable or unprotected one is (never silently skipped).
+            None => match Profiles::load() {
+                Ok(profiles) => profiles
+                    .get(DEFAULT_PROFILE)
+                    .ok()
+                    .map(|profile| (DEFAULT_PROFILE.to_owned(), Source::DefaultProfile, profile.clone())),
+                Err(ProfileError::NoConfigDir) => None,
+                Err(e) => return Err(e.into()),
+            },
+        };
+        Self::weigh(matches, profile, !explicit)
+    }
+
+    /// The flags of `matches` over the variables, with no profile: the values of a new one.
+    pub fn without_profile(matches: &ArgMatches) -> Result<Self, Failure> {
+        Self::weigh(matches, None, true)
+    }
+
+    fn weigh(
+        matches: &ArgMatches,
+        profile: Option<(String, Source, Profile)>,
+        variables_read: bool,
+    ) -> Result<Self, Failure> {
+        let variable = |name: &'static str| {
+            variables_read
+                .then(|| std::env::var(name).ok().filter(|v| !v.is_empty()))
+                .flatten()
+                .map(|value| (value, Source::Variable(name)))
+        };
+        let of_profile = |get: fn(&Profile) -> Option<String>| {
+            profile
+                .as_ref()
+                .and_then(|(name, _, p)| get(p).map(|value| (value, Source::Profile(name.clone()))))
+        };
+        let mut values = Vec::new();
+        for layered in &URLS_AND_LOGIN {
+            let flag = if layered.flag == "login-id" {
+                login_id(matches)
+            } else {
+                matches.get_one::<String>(layered.flag).cloned()
+            };
+            values.push(
+                flag.map(|value| (value, Source::Flag(layered.flag)))
+                    .or_else(|| variable(layered.variable))
+                    .or_else(|| of_profile(layered.of_profile)),
+            );
+        }
+        let key_file = match matches.get_one::<String>("api-key-file") {
+            Some(path) => {
+                let key =
+                    std::fs::read_to_string(path).map_err(|e| Failure::Setup(format!("--api-key-file {path}: {e}")))?;
+                Some((key.trim().to_owned(), Source::Flag("api-key-file")))
+            }
+            None => None,
+        };
+        let api_key = key_file.or_else(|| variable(API_KEY_VARIABLE)).or_else(|| {
+            profile.as_ref().and_then(|(name, _, p)| {
+                use secrecy::ExposeSecret as _;
+                let key = p.api_key.as_ref()?.expose_secret().to_owned();
+                Some((key, Source::Profile(name.clone())))
+            })
+        });
+        Ok(Self {
+            profile,
+            variables_read,
+            values,
+            api_key,
+        })
+    }
+
+    /// The weighed value of one of `encoder_url`, `vms_url`, `analytics_url`, `login_id`.
+    pub fn value(&self, name: &str) -> Option<(&str, &Source)> {
+        let at = URLS_AND_LOGIN.iter().position(|l| l.name == name)?;
+        self.values[at].as_ref().map(|(value, source)| (value.as_str(), source))
+    }
+
+    /// The weighed API key, and where it came from.
+    pub fn api_key(&self) -> Option<(&str, &Source)> {
+        self.api_key.as_ref().map(|(key, source)| (key.as_str(), source))
+    }
+
+    /// The builder the weighed settings describe, with the invocation's
+    /// timeout and quota flags over it.
+    pub fn builder(&self, matches: &ArgMatches) -> Result<ClientBuilder, Failure> {
+        let mut builder = ClientBuilder::default();
+        if let Some((name, _, profile)) = &self.profile {
+            // Routes, timeouts and the quota store come from the profile alone.
+            builder = builder.profile(name, profile)?;
+        }
+        for (layered, value) in URLS_AND_LOGIN.iter().zip(&self.values) {
+            if let Some((value, _)) = value {
+                builder = (layered.apply)(builder, value);
+            }
+        }
+        if let Some((key, _)) = &self.api_key {
+            builder = builder.api_key(key);
+        }
+        if let Some(timeout) = matches.get_one::<Duration>("timeout") {
+            builder = builder.total_timeout(*timeout);
+        }
+        let mode = match matches.get_one::<String>("quota").map(String::as_str) {
+            Some("fail-fast") => QuotaMode::FailFast,
+            _ => QuotaMode::Wait,
+        };
+        let defaults = QuotaConfig::default();
+        Ok(builder.analytics_quota(QuotaConfig {
+            mode,
+            window: matches
+                .get_one::<Duration>("analytics-window")
+                .copied()
+                .unwrap_or(defaults.window),
+            ..defaults
+        }))
+    }
+
+    /// Each setting, its value (secrets redacted) and where it came from.
+    pub fn settings(&self) -> Vec<Setting> {
+        let mut settings = vec![Setting {
+            name: "profile",
+            value: self.profile.as_ref().map(|(name, _, _)| name.clone()),
+            source: self.profile.as_ref().map(|(_, source, _)| source.clone()),
+        }];
+        for (layered, chosen) in URLS_AND_LOGIN.iter().zip(&self.values) {
+            settings.push(Setting {
+                name: layered.name,
+                value: chosen
+                    .as_ref()
+                    .map(|(value, _)| vidplat_core::without_credentials(value).into_owned()),
+                source: chosen.as_ref().map(|(_, source)| source.clone()),
+            });
+        }
+        settings.push(Setting {
+            name: "api_key",
+            value: self.api_key.as_ref().map(|_| vidplat_core::REDACTED.to_owned()),
+            source: self.api_key.as_ref().map(|(_, source)| source.clone()),
+        });
+        let profile = self.profile.as_ref();
+        let from_profile = |value: Option<String>| {
+            let source = profile.map(|(name, _, _)| Source::Profile(name.clone()));
+            Setting {
+                name: "",
+                source: value.as_ref().and(source),
+                value,
+            }
+        };
+        let store = profile.and_then(|(_, _, p)| p.quota_store.as_deref());
+        settings.push(Setting {
+            name: "quota_store",
+            ..from_profile(store.map(|url| vidplat_core::without_credentials(url).into_owned()))
+        });
+        let total = profile.and_then(|(_, _, p)| p.total_timeout_secs);
+        settings.push(Setting {
+            name: "total_timeout",
+            ..from_profile(total.map(|secs| humantime::format_duration(Duration::from_secs(secs)).to_string()))
+        });
+        settings
+    }
+
+    /// The `VIDPLAT_*` variables that are set but not read, because `--profile` names the profile.
+    pub fn ignored_variables(&self) -> Vec<&'static str> {
+        if self.variables_read {
+            return Vec::new();
+        }
+        URLS_AND_LOGIN
+            .iter()
+            .map(|l| l.variable)
+            .chain([API_KEY_VARIABLE])
+            .filter(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+            .collect()
+    }
+}
 
 /// The builder the flags, the environment and the profile describe.
 pub fn client_builder(matches: &ArgMatches) -> Result<ClientBuilder, Failure> {
-    let mut builder = ClientBuilder::default();
-    match matches.get_one::<String>("profile") {
-        Some(name) => {
-            let profiles = Profiles::load()?;
-            builder = builder.profile(name, profiles.get(name)?)?;
-        }
-        // The default profile, when there is one: a missing directory or file is no error.
-        None => {
-            if let Ok(profiles) = Profiles::load() {
-                if let Ok(profile) = profiles.get(DEFAULT_PROFILE) {
-                    builder = builder.profile(DEFAULT_PROFILE, profile)?;
-                }
-            }
-        }
-    }
-    builder = builder.with_env();
-    if let Some(url) = matches.get_one::<String>("encoder-url") {
-        builder = builder.encoder_url(url);
-    }
-    if let Some(url) = matches.get_one::<String>("vms-url") {
-        builder = builder.vms_url(url);
-    }
-    if let Some(url) = matches.get_one::<String>("analytics-url") {
-        builder = builder.analytics_url(url);
-    }
-    if let Some(login) = login_id(matches) {
-        builder = builder.login_id(login);
-    }
-    if let Some(path) = matches.get_one::<String>("api-key-file") {
-        let key = std::fs::read_to_string(path).map_err(|e| Failure::Setup(format!("--api-key-file {path}: {e}")))?;
-        builder = builder.api_key(key.trim());
-    }
-    if let Some(timeout) = matches.get_one::<Duration>("timeout") {
-        builder = builder.total_timeout(*timeout);
-    }
-    let mode = match matches.get_one::<String>("quota").map(String::as_str) {
-        Some("fail-fast") => QuotaMode::FailFast,
-        _ => QuotaMode::Wait,
-    };
-    let defaults = QuotaConfig::default();
-    Ok(builder.analytics_quota(QuotaConfig {
-        mode,
-        window: matches
-            .get_one::<Duration>("analytics-window")
-            .copied()
-            .unwrap_or(defaults.window),
-        ..defaults
-    }))
+    Setup::resolve(matches)?.builder(matches)
 }
 
 /// `--login-id`: the global flag, or an analytics operation's parameter of the same id (both JSON text).

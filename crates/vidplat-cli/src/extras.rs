@@ -113,13 +113,18 @@ pub fn top_commands() -> Vec<Command> {
             .subcommand_required(true)
             .subcommand(
                 Command::new("add")
-                    .about("Add or replace a profile from the global URL and login flags")
+                    .about(
+                        "Add or replace a profile from the global URL, login and key flags, else the VIDPLAT_* \
+                         variables; on a terminal, the key is asked for with the input hidden",
+                    )
                     .arg(name())
                     .arg(
                         Arg::new("api-key-stdin")
                             .long("api-key-stdin")
                             .action(ArgAction::SetTrue)
-                            .help("Read the API key from stdin (or use --api-key-file)"),
+                            .help(
+                                "Read the API key from stdin (asked for, hidden, on a terminal; or use --api-key-file)",
+                            ),
                     )
                     .arg(
                         Arg::new("quota-store")
@@ -143,6 +148,10 @@ pub fn top_commands() -> Vec<Command> {
                     ),
             )
             .subcommand(Command::new("list").about("Every profile's name and URLs"))
+            .subcommand(Command::new("status").about(
+                "Each setting this invocation would use, its value (secrets redacted) and where it came from: \
+                 a flag, a VIDPLAT_* variable or a profile",
+            ))
             .subcommand(Command::new("show").about("A profile, its key redacted").arg(name()))
             .subcommand(Command::new("remove").about("Remove a profile").arg(name())),
         sim_command(),
@@ -461,12 +470,19 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
     match matches.subcommand() {
         Some(("add", sub)) => {
             let name = sub.get_one::<String>("name").cloned().unwrap_or_default();
-            let flag = |id: &str| global.get_one::<String>(id).cloned();
+            // Flags over the `VIDPLAT_*` variables, as any command weighs them.
+            let setup = crate::config::Setup::without_profile(global)?;
+            let mut sources: Vec<String> = Vec::new();
+            let mut value = |setting: &str| {
+                let (value, source) = setup.value(setting)?;
+                sources.push(format!("{setting} ({source})"));
+                Some(value.to_owned())
+            };
             let mut profile = Profile {
-                encoder_url: flag("encoder-url"),
-                vms_url: flag("vms-url"),
-                analytics_url: flag("analytics-url"),
-                login_id: crate::config::login_id(global),
+                encoder_url: value("encoder_url"),
+                vms_url: value("vms_url"),
+                analytics_url: value("analytics_url"),
+                login_id: value("login_id"),
                 quota_store: sub.get_one::<String>("quota-store").cloned(),
                 total_timeout_secs: sub.get_one::<Duration>("total-timeout").map(Duration::as_secs),
                 ..Profile::default()
@@ -478,23 +494,69 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
                 profile.routes.insert(operation.to_owned(), route.to_owned());
             }
             let key = if sub.get_flag("api-key-stdin") {
-                let mut key = String::new();
-                io.stdin.read_to_string(&mut key)?;
-                Some(key)
-            } else if let Some(path) = flag("api-key-file") {
-                Some(
-                    std::fs::read_to_string(&path)
-                        .map_err(|e| Failure::Setup(format!("--api-key-file {path}: {e}")))?,
-                )
+                sources.push("api_key (--api-key-stdin)".to_owned());
+                Some(read_key(&name, io)?)
+            } else if let Some((key, source)) = setup.api_key() {
+                sources.push(format!("api_key ({source})"));
+                Some(key.to_owned())
+            } else if io.stdin_terminal {
+                let key = read_key(&name, io)?;
+                (!key.trim().is_empty()).then(|| {
+                    sources.push("api_key (typed)".to_owned());
+                    key
+                })
             } else {
                 None
             };
             profile.api_key = key.map(|k| k.trim().to_owned().into());
+            if sources.is_empty()
+                && profile.quota_store.is_none()
+                && profile.total_timeout_secs.is_none()
+                && profile.routes.is_empty()
+            {
+                return Err(Failure::invalid(
+                    "profile add",
+                    "has nothing to save: give --encoder-url, --vms-url, --analytics-url, --login-id, a key \
+                     (--api-key-stdin, --api-key-file), --quota-store, --total-timeout or --route, \
+                     or export the VIDPLAT_* variables",
+                ));
+            }
             // Applying it checks the routes and the quota store before anything is saved.
             vidplat::ClientBuilder::default().profile(&name, &profile)?.build()?;
             profiles.insert(name.clone(), profile);
             profiles.save()?;
-            writeln!(io.stderr, "saved profile `{name}` in {}", profiles.dir().display())?;
+            let from = if sources.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", sources.join(", "))
+            };
+            writeln!(
+                io.stderr,
+                "saved profile `{name}` in {}{from}",
+                profiles.dir().display()
+            )?;
+            Ok(())
+        }
+        Some(("status", _)) => {
+            let setup = crate::config::Setup::resolve(global)?;
+            let mut rows = RowWriter::new(format, None);
+            for setting in setup.settings() {
+                let row = json!({
+                    "setting": setting.name,
+                    "value": setting.value,
+                    "source": setting.source.map(|s| s.to_string()),
+                });
+                rows.row(io.stdout, &row)?;
+            }
+            rows.finish(io.stdout)?;
+            let ignored = setup.ignored_variables();
+            if !ignored.is_empty() {
+                writeln!(
+                    io.stderr,
+                    "note: {} set but not read: --profile names the whole set-up",
+                    ignored.join(", ")
+                )?;
+            }
             Ok(())
         }
         Some(("list", _)) => {
@@ -522,6 +584,18 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
     }
 }
 
+/// The API key of a profile being added: typed at a prompt with the input
+/// hidden when stdin is a terminal, else read from stdin.
+fn read_key(name: &str, io: &mut Io<'_>) -> Result<String, Failure> {
+    if io.stdin_terminal {
+        return rpassword::prompt_password(format!("API key for profile `{name}` (input hidden): "))
+            .map_err(|e| Failure::Setup(format!("reading the key from the terminal: {e}")));
+    }
+    let mut key = String::new();
+    io.stdin.read_to_string(&mut key)?;
+    Ok(key)
+}
+
 /// A profile as `list` and `show` print it: URLs without credentials, the key redacted.
 fn shown(name: &str, profile: &vidplat::profile::Profile) -> Value {
     let url = |u: &Option<String>| u.as_deref().map(|u| vidplat_core::without_credentials(u).into_owned());
@@ -540,11 +614,15 @@ fn shown(name: &str, profile: &vidplat::profile::Profile) -> Value {
     })
 }
 
-/// `completion SHELL`.
-pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) {
+/// `completion SHELL`. The script is made whole before it is written:
+/// clap_complete panics when its writer fails (`vidplat completion bash | head`).
+pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
     if let Some(shell) = matches.get_one::<clap_complete::Shell>("shell") {
-        clap_complete::generate(*shell, &mut root(), "vidplat", io.stdout);
+        let mut script = Vec::new();
+        clap_complete::generate(*shell, &mut root(), "vidplat", &mut script);
+        io.stdout.write_all(&script)?;
     }
+    Ok(())
 }
 
 /// `sim`.

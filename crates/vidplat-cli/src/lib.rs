@@ -39,6 +39,8 @@ pub struct Io<'a> {
     pub terminal: bool,
     /// Whether stderr is a terminal (progress drawn with a spinner then, else plain lines).
     pub stderr_terminal: bool,
+    /// Whether stdin is a terminal (a key being added is then asked for, hidden).
+    pub stdin_terminal: bool,
 }
 
 /// Runs one command line; the exit code.
@@ -91,10 +93,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
     match name {
         "profile" => return extras::profile(sub, matches, io, format),
-        "completion" => {
-            extras::completion(sub, io);
-            return Ok(());
-        }
+        "completion" => return extras::completion(sub, io),
         #[cfg(feature = "sim")]
         "sim" => return extras::sim(sub, io).await,
         _ => {}

@@ -14,6 +14,7 @@ fn main() {
         let (mut stdin, stdout, mut stderr) = (std::io::stdin().lock(), std::io::stdout(), std::io::stderr());
         let terminal = stdout.is_terminal();
         let stderr_terminal = stderr.is_terminal();
+        let stdin_terminal = stdin.is_terminal();
         let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
         let mut io = vidplat_cli::Io {
             stdin: &mut stdin,
@@ -21,6 +22,7 @@ fn main() {
             stderr: &mut stderr,
             terminal,
             stderr_terminal,
+            stdin_terminal,
         };
         tokio::select! {
             code = vidplat_cli::run(std::env::args_os(), &mut io) => code,

@@ -943,3 +943,329 @@ async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
             "exit_code": 4, "import_id": id.parse::<u64>().expect("a number"), "count": 1, "status": "failed"}})
     );
 }
+
+/// A key file only its owner reads, in the test's configuration directory.
+fn key_file(cli: &Cli, name: &str, key: &str) -> String {
+    let path = cli.config_dir.path().join(name);
+    std::fs::write(&path, key).expect("key file written");
+    path.to_string_lossy().into_owned()
+}
+
+/// `profile status -o json` as (setting, value, source) rows.
+fn status_rows(run: &Run) -> Vec<(String, Value, Value)> {
+    assert_eq!(run.code, 0, "{run:?}");
+    run.json()
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| {
+            (
+                row["setting"].as_str().expect("a setting").to_owned(),
+                row["value"].clone(),
+                row["source"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn status_of<'r>(rows: &'r [(String, Value, Value)], setting: &str) -> (&'r Value, &'r Value) {
+    let (_, value, source) = rows
+        .iter()
+        .find(|(name, _, _)| name == setting)
+        .unwrap_or_else(|| panic!("no row for {setting}: {rows:?}"));
+    (value, source)
+}
+
+#[tokio::test]
+async fn an_explicit_profile_beats_the_variables_and_status_says_where_each_value_came_from() {
+    // The shell exports simulator A (as `eval "$(vidplat sim --print-env)"` does);
+    // the profile `staging` is simulator B.
+    let cli = Cli::start().await;
+    let staging = Simulator::start_with(SimConfig::fast()).await.expect("simulator B");
+    let key = key_file(&cli, "staging.key", &staging.api_key);
+    let add = cli
+        .run(&[
+            "profile",
+            "add",
+            "staging",
+            "--encoder-url",
+            &staging.encoder_url,
+            "--api-key-file",
+            &key,
+        ])
+        .await;
+    assert_eq!(add.code, 0, "{add:?}");
+    let preset = r#"{"name": "only-on-staging", "destination": "https://upload.example.com/out", "format": "MP4", "output_filename": "%INPUT_FILENAME%"}"#;
+    let registered = cli
+        .run_stdin(
+            &[
+                "--encoder-url",
+                &staging.encoder_url,
+                "--api-key-file",
+                &key,
+                "encoder",
+                "register-preset",
+                "--body",
+                "-",
+                "-o",
+                "json",
+            ],
+            preset,
+        )
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let listed = cli
+        .run(&["--profile", "staging", "encoder", "list-presets", "-o", "json"])
+        .await;
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(
+        listed.stdout.contains("only-on-staging"),
+        "the call went to B: {listed:?}"
+    );
+
+    let status = cli
+        .run(&["--profile", "staging", "profile", "status", "-o", "json"])
+        .await;
+    let rows = status_rows(&status);
+    assert_eq!(status_of(&rows, "profile"), (&json!("staging"), &json!("--profile")));
+    assert_eq!(
+        status_of(&rows, "encoder_url"),
+        (&json!(staging.encoder_url), &json!("profile `staging`"))
+    );
+    assert_eq!(
+        status_of(&rows, "api_key"),
+        (&json!("[redacted]"), &json!("profile `staging`"))
+    );
+    // `profile add` saved the variable's vms URL into the profile (and said so).
+    assert!(add.stderr.contains("vms_url (VIDPLAT_VMS_URL)"), "{add:?}");
+    assert_eq!(
+        status_of(&rows, "vms_url"),
+        (&json!(cli.sim.vms_url), &json!("profile `staging`"))
+    );
+    assert!(!status.stdout.contains(&staging.api_key) && !status.stdout.contains(&cli.sim.api_key));
+    assert_eq!(
+        status.stderr,
+        "note: VIDPLAT_ENCODER_URL, VIDPLAT_VMS_URL, VIDPLAT_ANALYTICS_URL, VIDPLAT_LOGIN_ID, VIDPLAT_API_KEY \
+         set but not read: --profile names the whole set-up\n"
+    );
+
+    // A flag beats the profile.
+    let status = cli
+        .run(&[
+            "--profile",
+            "staging",
+            "--encoder-url",
+            "http://127.0.0.1:9/encoder",
+            "profile",
+            "status",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert_eq!(
+        status_of(&status_rows(&status), "encoder_url"),
+        (&json!("http://127.0.0.1:9/encoder"), &json!("--encoder-url"))
+    );
+
+    // A profile named by VIDPLAT_PROFILE is under the variables (which the shell set on purpose).
+    let mut command = cli.command(&["profile", "status", "-o", "json"]);
+    command.env("VIDPLAT_PROFILE", "staging");
+    let status = cli.run_with(command, "").await;
+    let rows = status_rows(&status);
+    assert_eq!(
+        status_of(&rows, "profile"),
+        (&json!("staging"), &json!("VIDPLAT_PROFILE"))
+    );
+    assert_eq!(
+        status_of(&rows, "encoder_url"),
+        (&json!(cli.sim.encoder_url), &json!("VIDPLAT_ENCODER_URL"))
+    );
+    assert_eq!(status.stderr, "");
+}
+
+#[tokio::test]
+async fn profile_add_takes_the_environment_and_refuses_a_profile_with_nothing_in_it() {
+    let cli = Cli::start().await;
+    let add = cli.run(&["profile", "add", "from-env"]).await;
+    assert_eq!(add.code, 0, "{add:?}");
+    assert!(
+        add.stderr.contains("encoder_url (VIDPLAT_ENCODER_URL)") && add.stderr.contains("api_key (VIDPLAT_API_KEY)"),
+        "{add:?}"
+    );
+    let shown = cli.run(&["profile", "show", "from-env", "-o", "json"]).await;
+    assert_eq!(shown.code, 0, "{shown:?}");
+    assert_eq!(
+        (
+            &shown.json()["encoder_url"],
+            &shown.json()["api_key"],
+            &shown.json()["login_id"]
+        ),
+        (
+            &json!(cli.sim.encoder_url),
+            &json!("[redacted]"),
+            &json!(cli.sim.login_id)
+        )
+    );
+    // The saved profile alone reaches the simulator.
+    let mut command = cli.command(&["--profile", "from-env", "encoder", "list-tasks", "-o", "json"]);
+    command.env_remove("VIDPLAT_ENCODER_URL").env_remove("VIDPLAT_API_KEY");
+    let listed = cli.run_with(command, "").await;
+    assert_eq!((listed.code, listed.stdout.as_str()), (0, "[]\n"), "{listed:?}");
+
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    command
+        .args(["profile", "add", "empty"])
+        .env_clear()
+        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+    let empty = cli.run_with(command, "").await;
+    assert_eq!(empty.code, 2, "{empty:?}");
+    assert!(empty.stderr.contains("has nothing to save"), "{empty:?}");
+    let config = std::fs::read_to_string(cli.config_dir.path().join("config.toml")).expect("config");
+    assert!(!config.contains("empty"), "nothing saved: {config}");
+}
+
+/// Runs `vidplat ARGS` on a pseudo-terminal (Python's `pty`, which makes it
+/// the controlling terminal), types `typed` once `prompt` shows, and gives
+/// back everything the terminal showed and the exit code.
+async fn on_a_terminal(cli: &Cli, args: &[&str], prompt: &str, typed: &str) -> (String, i32) {
+    const DRIVER: &str = r#"
+import os, pty, select, sys, time
+prompt, typed = sys.argv[1].encode(), sys.argv[2].encode()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[3], sys.argv[3:])
+shown, sent, deadline = b"", False, time.time() + 30
+while time.time() < deadline:
+    ready, _, _ = select.select([fd], [], [], 0.2)
+    if not sent and (prompt in shown or time.time() > deadline - 25):
+        os.write(fd, typed + b"\n")
+        sent = True
+    if ready:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(shown.decode("utf-8", "replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let output = tokio::process::Command::new("python3")
+        .args(["-c", DRIVER, prompt, typed, env!("CARGO_BIN_EXE_vidplat")])
+        .args(args)
+        .env_clear()
+        .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path())
+        .env("VIDPLAT_ENCODER_URL", &cli.sim.encoder_url)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("python3 runs the terminal driver");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        output.status.code().unwrap_or(-1),
+    )
+}
+
+#[tokio::test]
+async fn profile_add_on_a_terminal_asks_for_the_key_and_never_shows_it() {
+    let cli = Cli::start().await;
+    let typed = "typed-key-8d1f";
+    for (name, flag) in [("typed", None), ("stdin", Some("--api-key-stdin"))] {
+        let mut args = vec!["profile", "add", name];
+        args.extend(flag);
+        let (screen, code) = on_a_terminal(&cli, &args, "(input hidden): ", typed).await;
+        assert_eq!(code, 0, "{name}: {screen}");
+        assert!(
+            screen.contains(&format!("API key for profile `{name}` (input hidden): ")),
+            "{name}: {screen}"
+        );
+        assert!(!screen.contains(typed), "{name}: the key was echoed: {screen}");
+        let credentials = std::fs::read_to_string(cli.config_dir.path().join("credentials.toml")).expect("credentials");
+        assert!(credentials.contains(typed), "{name}: {credentials}");
+    }
+}
+
+#[test]
+fn a_completion_script_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vidplat"))
+        .args(["completion", "bash"])
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // `| head -c 100`: the reader takes a little, then closes the pipe.
+    let mut start = [0u8; 100];
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_exact(&mut start)
+        .expect("the script begins");
+    let output = child.wait_with_output().expect("the binary ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!((output.status.code(), stderr.as_ref()), (Some(0), ""));
+}
+
+#[tokio::test]
+async fn secrets_stay_in_the_owners_file_and_an_unprotected_one_is_refused() {
+    let cli = Cli::start().await;
+    let store = "redis://:hunter2@127.0.0.1:9/0";
+    let add = cli
+        .run(&["profile", "add", "shared", "--quota-store", store, "--login-id", "acct"])
+        .await;
+    assert_eq!(add.code, 0, "{add:?}");
+    let dir = cli.config_dir.path();
+    let config = std::fs::read_to_string(dir.join("config.toml")).expect("config");
+    assert!(
+        !config.contains("hunter2") && !config.contains(&cli.sim.api_key),
+        "{config}"
+    );
+    let credentials_path = dir.join("credentials.toml");
+    let credentials = std::fs::read_to_string(&credentials_path).expect("credentials");
+    assert!(credentials.contains(store), "{credentials}");
+    let shown = cli.run(&["profile", "show", "shared", "-o", "json"]).await;
+    assert_eq!(shown.json()["quota_store"], "redis://***@127.0.0.1:9/0");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&credentials_path)
+            .expect("credentials")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Others can read it: refused, named, and how to fix it said (also for the default profile).
+        std::fs::set_permissions(&credentials_path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        for args in [
+            &["--profile", "shared", "encoder", "list-tasks"][..],
+            &["encoder", "list-tasks"][..],
+        ] {
+            let refused = cli.run(args).await;
+            assert_eq!(refused.code, 2, "{refused:?}");
+            assert_eq!(
+                refused.stderr,
+                format!(
+                    "error: profile: {0}: holds secrets and others can read or write it (mode 0644): \
+                     run `chmod 600 {0}`\n",
+                    credentials_path.display()
+                )
+            );
+        }
+        // A symbolic link to a private file: refused as well.
+        let real = dir.join("elsewhere.toml");
+        std::fs::rename(&credentials_path, &real).expect("moved");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        std::os::unix::fs::symlink(&real, &credentials_path).expect("symlink");
+        let refused = cli.run(&["--profile", "shared", "encoder", "list-tasks"]).await;
+        assert_eq!(refused.code, 2, "{refused:?}");
+        assert!(
+            refused.stderr.contains("is a symbolic link, which is not read"),
+            "{refused:?}"
+        );
+    }
+}

@@ -5,7 +5,10 @@
 //! (`$VIDPLAT_CONFIG_DIR`, else the platform's, e.g. `~/.config/vidplat` on
 //! Linux): `config.toml` holds the URLs, login ID, route overrides, quota
 //! store and timeouts; `credentials.toml`, created readable by its owner only
-//! (mode 0600 on Unix), holds the API key.
+//! (mode 0600 on Unix), holds the API key and a quota store URL that carries
+//! a password. A file holding a secret that others can read, or that is a
+//! symbolic link, is refused with a message saying how to fix it (as ssh
+//! refuses a private key others can read).
 //!
 //! ```toml
 //! # config.toml
@@ -118,6 +121,14 @@ pub enum ProfileError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A file holding a secret is not the owner's alone: others can read it,
+    /// or it is a symbolic link (which could point anywhere).
+    Unprotected {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and how to fix it.
+        reason: String,
+    },
     /// A profile's value cannot be used (a route that is not `METHOD /path`, a
     /// quota store without the `redis` feature).
     Unusable {
@@ -138,6 +149,7 @@ impl fmt::Display for ProfileError {
             ProfileError::NotFound { name } => write!(f, "no profile named `{name}`"),
             ProfileError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             ProfileError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
+            ProfileError::Unprotected { path, reason } => write!(f, "{}: {reason}", path.display()),
             ProfileError::Unusable { name, reason } => write!(f, "profile `{name}`: {reason}"),
         }
     }
@@ -166,10 +178,19 @@ struct CredentialsFile {
     profiles: BTreeMap<String, Credentials>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Credentials {
-    api_key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api_key: Option<String>,
+    /// A quota store URL that carries a password (one without stays in `config.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    quota_store: Option<String>,
+}
+
+/// Whether a URL carries a user, a password or a `password=` query value.
+fn carries_secret(url: &str) -> bool {
+    matches!(vidplat_core::without_credentials(url), std::borrow::Cow::Owned(_))
 }
 
 /// The profiles of one configuration directory, read whole, changed and saved.
@@ -197,11 +218,28 @@ impl Profiles {
 
     /// The profiles of `dir` (none when its files do not exist).
     pub fn load_from(dir: &Path) -> Result<Self, ProfileError> {
-        let config: ConfigFile = read_toml(&dir.join("config.toml"))?;
-        let credentials: CredentialsFile = read_toml(&dir.join("credentials.toml"))?;
+        let config_path = dir.join("config.toml");
+        let config: ConfigFile = read_toml(&config_path)?;
+        // A config.toml written before quota store passwords moved out is still read, if it is private.
+        if config
+            .profiles
+            .values()
+            .any(|p| p.quota_store.as_deref().is_some_and(carries_secret))
+        {
+            ensure_private(&config_path)?;
+        }
+        let credentials_path = dir.join("credentials.toml");
+        ensure_private(&credentials_path)?;
+        let credentials: CredentialsFile = read_toml(&credentials_path)?;
         let mut profiles = config.profiles;
         for (name, credentials) in credentials.profiles {
-            profiles.entry(name).or_default().api_key = Some(SecretString::from(credentials.api_key));
+            let profile = profiles.entry(name).or_default();
+            if let Some(key) = credentials.api_key {
+                profile.api_key = Some(SecretString::from(key));
+            }
+            if let Some(url) = credentials.quota_store {
+                profile.quota_store = Some(url);
+            }
         }
         Ok(Self {
             dir: dir.to_owned(),
@@ -236,26 +274,27 @@ impl Profiles {
         self.profiles.remove(name).is_some()
     }
 
-    /// Writes both files: `credentials.toml` readable by its owner only.
+    /// Writes both files: `credentials.toml` (the keys, and quota store URLs
+    /// that carry a password) readable by its owner only.
     pub fn save(&self) -> Result<(), ProfileError> {
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| ProfileError::Io { path, source }
         };
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        let config = ConfigFile {
-            profiles: self.profiles.clone(),
-        };
-        let credentials = CredentialsFile {
-            profiles: self
-                .profiles
-                .iter()
-                .filter_map(|(name, profile)| {
-                    let key = profile.api_key.as_ref()?.expose_secret().to_owned();
-                    Some((name.clone(), Credentials { api_key: key }))
-                })
-                .collect(),
-        };
+        let mut config = ConfigFile::default();
+        let mut credentials = CredentialsFile::default();
+        for (name, profile) in &self.profiles {
+            let mut public = profile.clone();
+            let secret = Credentials {
+                api_key: public.api_key.take().map(|key| key.expose_secret().to_owned()),
+                quota_store: public.quota_store.take_if(|url| carries_secret(url)),
+            };
+            if secret.api_key.is_some() || secret.quota_store.is_some() {
+                credentials.profiles.insert(name.clone(), secret);
+            }
+            config.profiles.insert(name.clone(), public);
+        }
         let config_path = self.dir.join("config.toml");
         write_file(&config_path, &to_toml(&config, &config_path)?, false).map_err(io(&config_path))?;
         let credentials_path = self.dir.join("credentials.toml");
@@ -263,6 +302,44 @@ impl Profiles {
             .map_err(io(&credentials_path))?;
         Ok(())
     }
+}
+
+/// Refuses a file that holds a secret unless it is a regular file only its
+/// owner can read and write (a missing file is no secret).
+fn ensure_private(path: &Path) -> Result<(), ProfileError> {
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(ProfileError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    let unprotected = |reason: String| ProfileError::Unprotected {
+        path: path.to_owned(),
+        reason,
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(unprotected(format!(
+            "holds secrets and is a symbolic link, which is not read: replace it with the file itself \
+             (`cp --remove-destination \"$(readlink -f {0})\" {0}`)",
+            path.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(unprotected(format!(
+                "holds secrets and others can read or write it (mode {mode:04o}): run `chmod 600 {}`",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProfileError> {
@@ -294,25 +371,34 @@ fn to_toml<T: Serialize>(value: &T, path: &Path) -> Result<String, ProfileError>
     })
 }
 
-/// Writes `text` to `path`; a private file is created (and kept) readable by its owner only.
+/// Writes `text` to `path` through a new file renamed over it: a symbolic link
+/// at `path` is replaced, never followed, and a private file is created
+/// readable by its owner only before a byte is written.
 fn write_file(path: &Path, text: &str, private: bool) -> std::io::Result<()> {
     use std::io::Write as _;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("profile");
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
-    if private {
-        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-        options.mode(0o600);
-        // A file that already exists keeps its mode on open: set it first.
-        if path.exists() {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-        }
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(if private { 0o600 } else { 0o644 });
     }
     #[cfg(not(unix))]
     let _ = private;
-    let mut file = options.open(path)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()
+    let _ = std::fs::remove_file(&temporary);
+    let written = options.open(&temporary).and_then(|mut file| {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&temporary, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&temporary);
+            Err(e)
+        }
+    }
 }
 
 impl ClientBuilder {
@@ -364,12 +450,13 @@ impl ClientBuilder {
         Ok(self)
     }
 
-    /// A builder from the profile `name` (the configuration directory's), then
-    /// the `VIDPLAT_*` variables over it: the command line's order.
+    /// A builder from the profile `name` (the configuration directory's) alone:
+    /// a profile named is the whole set-up, and the `VIDPLAT_*` variables are
+    /// not read (as the command line's `--profile`), so a shell that exported
+    /// another account's cannot redirect the calls.
     pub fn from_profile(name: &str) -> Result<Self, Error> {
         let profiles = Profiles::load()?;
-        let builder = ClientBuilder::default().profile(name, profiles.get(name)?)?;
-        Ok(builder.with_env())
+        Ok(ClientBuilder::default().profile(name, profiles.get(name)?)?)
     }
 }
 
@@ -401,8 +488,8 @@ fn with_quota_store(_: ClientBuilder, name: &str, _: &Profile, _: &str) -> Resul
 }
 
 impl crate::Client {
-    /// The client of the profile `name`, with the `VIDPLAT_*` variables over it
-    /// (see the [module](crate::profile)).
+    /// The client of the profile `name` alone, no `VIDPLAT_*` variable read
+    /// (see [`ClientBuilder::from_profile`] and the [module](crate::profile)).
     pub fn from_profile(name: &str) -> Result<Self, Error> {
         ClientBuilder::from_profile(name)?.build()
     }

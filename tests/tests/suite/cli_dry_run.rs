@@ -39,6 +39,7 @@ async fn dry_run(argv: Vec<String>) -> (i32, String, String) {
         stderr: &mut stderr,
         terminal: false,
         stderr_terminal: false,
+        stdin_terminal: false,
     };
     let code = vidplat_cli::run(argv, &mut io).await;
     (
