@@ -17,6 +17,7 @@ mod run;
 
 pub use command::{root, EXIT_CODES};
 pub use failure::Exit;
+pub use output::TerminalSafe;
 
 use crate::command::{find, SERVICES};
 use crate::failure::Failure;

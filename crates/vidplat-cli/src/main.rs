@@ -15,7 +15,15 @@ fn main() {
         let terminal = stdout.is_terminal();
         let stderr_terminal = stderr.is_terminal();
         let stdin_terminal = stdin.is_terminal();
-        let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+        // On a terminal, nothing from the network reaches it unescaped, whatever the format.
+        let mut stdout: Box<dyn std::io::Write> = if terminal {
+            Box::new(std::io::BufWriter::with_capacity(
+                64 * 1024,
+                vidplat_cli::TerminalSafe::new(stdout.lock()),
+            ))
+        } else {
+            Box::new(std::io::BufWriter::with_capacity(64 * 1024, stdout.lock()))
+        };
         let mut io = vidplat_cli::Io {
             stdin: &mut stdin,
             stdout: &mut stdout,

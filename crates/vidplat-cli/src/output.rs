@@ -75,7 +75,8 @@ impl RowWriter {
             Format::Csv | Format::Table => {
                 let value = serde_json::to_value(row).map_err(io::Error::other)?;
                 let columns = self.columns.get_or_insert_with(|| default_columns(&value));
-                let cells: Vec<String> = columns.iter().map(|c| cell(lookup(&value, c))).collect();
+                let text = if self.format == Format::Csv { cell } else { table_cell };
+                let cells: Vec<String> = columns.iter().map(|c| text(lookup(&value, c))).collect();
                 if self.format == Format::Csv {
                     let mut csv = csv::WriterBuilder::new().from_writer(Vec::new());
                     if first {
@@ -151,11 +152,11 @@ pub fn value(out: &mut dyn Write, format: Format, columns: Option<Vec<String>>, 
                 .set_content_arrangement(ContentArrangement::Dynamic);
             let columns = columns.unwrap_or_else(|| default_columns(value));
             if !value.is_object() {
-                writeln!(out, "{}", cell(Some(value)))?;
+                writeln!(out, "{}", table_cell(Some(value)))?;
                 return Ok(());
             }
             for column in columns {
-                let shown = cell(lookup(value, &column));
+                let shown = table_cell(lookup(value, &column));
                 table.add_row(vec![column, shown]);
             }
             writeln!(out, "{table}")
@@ -185,10 +186,111 @@ fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
     })
 }
 
+/// A CSV cell: a value's text as it came.
 fn cell(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
+    }
+}
+
+/// A table cell: its control characters escaped, wherever the table goes (a
+/// table is read on a terminal, where an escape sequence from the network
+/// could set the clipboard, the window's title or clear the screen).
+fn table_cell(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => vidplat_core::escape_controls(s).into_owned(),
+        other => cell(other),
+    }
+}
+
+/// stdout on a terminal: every control character but the line's end and tab
+/// written as an escape (`\u{1b}`), whatever the format (CSV cells are kept
+/// as they came only when they go to a file or a pipe).
+pub struct TerminalSafe<W: Write> {
+    inner: W,
+    /// A first byte of a two-byte UTF-8 sequence that may encode a C1 control (CSI is U+009B).
+    held: Option<u8>,
+    escaped: Vec<u8>,
+}
+
+impl<W: Write> TerminalSafe<W> {
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            held: None,
+            escaped: Vec::new(),
+        }
+    }
+}
+
+impl<W: Write> Write for TerminalSafe<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.escaped.clear();
+        let mut rest = bytes;
+        if let Some(first) = self.held.take() {
+            match rest.first() {
+                Some(&second) if (0x80..=0x9f).contains(&second) => {
+                    let control = char::from(second);
+                    self.escaped.extend(control.escape_default().to_string().bytes());
+                    rest = &rest[1..];
+                }
+                _ => self.escaped.push(first),
+            }
+        }
+        let mut at = 0;
+        while at < rest.len() {
+            let byte = rest[at];
+            match byte {
+                b'\n' | b'\t' => self.escaped.push(byte),
+                0x00..=0x1f | 0x7f => self
+                    .escaped
+                    .extend(char::from(byte).escape_default().to_string().bytes()),
+                0xc2 if at + 1 == rest.len() => self.held = Some(byte),
+                0xc2 if (0x80..=0x9f).contains(&rest[at + 1]) => {
+                    let control = char::from(rest[at + 1]);
+                    self.escaped.extend(control.escape_default().to_string().bytes());
+                    at += 1;
+                }
+                _ => self.escaped.push(byte),
+            }
+            at += 1;
+        }
+        self.inner.write_all(&self.escaped)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(byte) = self.held.take() {
+            self.inner.write_all(&[byte])?;
+        }
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TerminalSafe;
+    use std::io::Write as _;
+
+    fn shown(chunks: &[&[u8]]) -> String {
+        let mut safe = TerminalSafe::new(Vec::new());
+        for chunk in chunks {
+            safe.write_all(chunk).expect("written");
+        }
+        safe.flush().expect("flushed");
+        String::from_utf8(safe.inner).expect("UTF-8")
+    }
+
+    #[test]
+    fn controls_are_escaped_and_line_ends_kept_even_across_writes() {
+        let osc52 = "a\u{1b}]52;c;aGk=\u{7}b\r\n";
+        assert_eq!(shown(&[osc52.as_bytes()]), "a\\u{1b}]52;c;aGk=\\u{7}b\\r\n");
+        // CSI as the C1 control U+009B (0xC2 0x9B), split between two writes.
+        assert_eq!(shown(&[b"x\xc2", b"\x9b2J"]), "x\\u{9b}2J");
+        assert_eq!(shown(&["é ü – 🎬\t".as_bytes()]), "é ü – 🎬\t");
+        // A two-byte character that is no control, split the same way.
+        assert_eq!(shown(&[&"°".as_bytes()[..1], &"°".as_bytes()[1..]]), "°");
     }
 }

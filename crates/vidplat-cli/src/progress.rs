@@ -27,11 +27,13 @@ impl Statuses {
     }
 
     /// One status change: a line on stderr (above the spinner on a terminal).
+    /// `text` may quote the network (a status the service made up): its controls are escaped.
     pub fn line(&self, stderr: &mut dyn Write, text: &str) -> io::Result<()> {
+        let text = vidplat_core::escape_controls(text);
         match &self.bar {
             Some(bar) => {
-                bar.println(text);
-                bar.set_message(text.to_owned());
+                bar.println(&text);
+                bar.set_message(text.into_owned());
                 Ok(())
             }
             None => writeln!(stderr, "{text}"),

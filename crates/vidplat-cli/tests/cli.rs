@@ -1188,6 +1188,78 @@ async fn profile_add_on_a_terminal_asks_for_the_key_and_never_shows_it() {
     }
 }
 
+/// A server answering every request with `status_and_headers` and the JSON
+/// `body`: its base URL (ending in `/{service}`) and a count of its requests.
+async fn canned_server(
+    service: &str,
+    status_and_headers: &'static str,
+    body: &'static str,
+) -> (String, Arc<AtomicU64>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let url = format!("http://{}/{service}", listener.local_addr().expect("an address"));
+    let requests = Arc::new(AtomicU64::new(0));
+    let counted = requests.clone();
+    tokio::spawn(async move {
+        use tokio::io::AsyncReadExt as _;
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let mut head = [0u8; 4096];
+            let _ = socket.read(&mut head).await;
+            let answer = format!(
+                "HTTP/1.1 {status_and_headers}\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(answer.as_bytes()).await;
+        }
+    });
+    (url, requests)
+}
+
+#[tokio::test]
+async fn fail_fast_exits_3_at_once_on_the_servers_429_with_its_retry_time() {
+    let cli = Cli::start().await;
+    let (url, requests) = canned_server(
+        "analytics",
+        "429 Too Many Requests\r\nRetry-After: 30",
+        r#"{"message":"too many requests"}"#,
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let refused = cli
+        .run(&[
+            "--quota",
+            "fail-fast",
+            "--analytics-url",
+            &url,
+            "analytics",
+            "cloud-by-os",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(10), "no wait: {refused:?}");
+    assert_eq!(refused.code, 3, "{refused:?}");
+    assert_eq!(refused.stdout, "");
+    let error: Value = serde_json::from_str(&refused.stderr).expect("JSON on stderr");
+    assert_eq!(
+        (
+            &error["error"]["kind"],
+            &error["error"]["status"],
+            &error["error"]["retry_after_secs"]
+        ),
+        (&json!("rate_limited"), &json!(429), &json!(30.0)),
+        "{error}"
+    );
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("retry after")),
+        "{error}"
+    );
+    assert_eq!(requests.load(Ordering::SeqCst), 1, "sent once, not again");
+}
+
 #[test]
 fn a_completion_script_into_a_closed_pipe_ends_quietly() {
     use std::io::Read as _;
@@ -1268,4 +1340,58 @@ async fn secrets_stay_in_the_owners_file_and_an_unprotected_one_is_refused() {
             "{refused:?}"
         );
     }
+}
+
+/// A task whose text would, printed raw, write the clipboard (OSC 52), set the
+/// window's title (OSC 0), clear the screen (CSI 2J, also as the C1 control
+/// U+009B) and rewrite the line (CR).
+const HOSTILE_TASK: &str = r#"{"id": 1, "status": "\u001b]0;pwned\u0007encoding",
+    "episode_name": "\u001b]52;c;aGk=\u0007movie\r\u001b[2J\u009b2J.mp4"}"#;
+
+#[tokio::test]
+async fn escape_sequences_from_the_network_never_reach_a_terminal() {
+    let cli = Cli::start().await;
+    let (url, _) = canned_server("encoder", "200 OK", HOSTILE_TASK).await;
+    let get = ["--encoder-url", url.as_str(), "encoder", "get-task", "--task-id", "1"];
+    for format in [None, Some("csv"), Some("table")] {
+        let mut args = get.to_vec();
+        args.extend(format.map(|f| ["-o", f]).into_iter().flatten());
+        let (screen, code) = on_a_terminal(&cli, &args, "", "").await;
+        assert_eq!(code, 0, "{format:?}: {screen}");
+        assert!(
+            !screen.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+            "{format:?}: {screen:?}"
+        );
+        assert!(
+            screen.contains("\\u{1b}]52;c;aGk=\\u{7}movie\\r"),
+            "{format:?}: {screen:?}"
+        );
+    }
+    // A table is escaped into a pipe too; CSV into a pipe keeps the bytes as they came.
+    let table = cli.run(&[&get[..], &["-o", "table"]].concat()).await;
+    assert!(
+        !table.stdout.contains('\u{1b}') && table.stdout.contains("\\u{1b}]0;pwned"),
+        "{table:?}"
+    );
+    let csv = cli.run(&[&get[..], &["-o", "csv"]].concat()).await;
+    assert!(csv.stdout.contains("\u{1b}]52;c;aGk=\u{7}movie\r"), "{csv:?}");
+    // A wait's status lines on stderr.
+    let wait = cli
+        .run(&[
+            "--encoder-url",
+            &url,
+            "--timeout",
+            "1s",
+            "encoder",
+            "wait-task",
+            "1",
+            "--poll-interval",
+            "200ms",
+        ])
+        .await;
+    assert_eq!(wait.code, 124, "{wait:?}");
+    assert!(
+        !wait.stderr.contains('\u{1b}') && wait.stderr.contains("task 1: \\u{1b}]0;pwned\\u{7}encoding"),
+        "{wait:?}"
+    );
 }

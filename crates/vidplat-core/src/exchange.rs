@@ -15,6 +15,7 @@ use crate::body::{read_capped, ReadAnswer, ReadError};
 use crate::failure::{CallFailure, FailureKind};
 use crate::judge::{Judge, Judged};
 use crate::observe::{ErrorType, Site, Took};
+use crate::quota::limits::QuotaMode;
 use crate::redact::Redactor;
 use crate::remainder::{Remainder, STREAM_ABOVE};
 use crate::retry::{may_send_again, Delivery};
@@ -336,7 +337,13 @@ impl Runtime {
                 _ => None,
             };
             let this = failure(delivery, attempts, kind);
-            let retry = spare.filter(|_| may_send_again(Some(method), delivery, status));
+            // A server's 429 is a quota answer too: in fail-fast mode it is the caller's at once.
+            let fail_fast_429 = status == Some(429)
+                && inner
+                    .quota
+                    .as_ref()
+                    .is_some_and(|limiter| limiter.config().mode == QuotaMode::FailFast);
+            let retry = spare.filter(|_| !fail_fast_429 && may_send_again(Some(method), delivery, status));
             let backoff = inner.retry.backoff(attempts - 1);
             let wait = retry_after.map_or(backoff, |after| after.max(backoff));
             let retrying = retry.is_some() && !deadline.cut_short(Instant::now(), wait);
