@@ -6,7 +6,7 @@ use crate::schema::{Column, ColumnKind, Value};
 use crate::sink::{Encoder, SinkError};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
-    TimestampSecondBuilder,
+    TimestampMillisecondBuilder,
 };
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};
@@ -38,7 +38,12 @@ pub(crate) fn data_type(kind: ColumnKind) -> DataType {
         ColumnKind::Integer => DataType::Int64,
         ColumnKind::Float => DataType::Float64,
         ColumnKind::Boolean => DataType::Boolean,
-        ColumnKind::Timestamp => DataType::Timestamp(TimeUnit::Second, Some(TIMEZONE.into())),
+        // Milliseconds: Parquet has no second unit, and a second timestamp is
+        // written as a bare INT64, which readers that go by the Parquet schema
+        // (pyarrow, DuckDB) read as a number. As milliseconds it is a TIMESTAMP
+        // adjusted to UTC, the zone kept in the embedded Arrow schema
+        // (`tests/exporter/python_readers.rs` reads both formats back).
+        ColumnKind::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(TIMEZONE.into())),
         ColumnKind::Date => DataType::Date32,
     }
 }
@@ -70,7 +75,7 @@ enum Builder {
     Integer(Int64Builder),
     Float(Float64Builder),
     Boolean(BooleanBuilder),
-    Timestamp(TimestampSecondBuilder),
+    Timestamp(TimestampMillisecondBuilder),
     Date(Date32Builder),
     Json(StringBuilder),
 }
@@ -85,7 +90,7 @@ impl Builder {
             ColumnKind::Float => Builder::Float(Float64Builder::with_capacity(rows)),
             ColumnKind::Boolean => Builder::Boolean(BooleanBuilder::with_capacity(rows)),
             ColumnKind::Timestamp => {
-                Builder::Timestamp(TimestampSecondBuilder::with_capacity(rows).with_timezone(TIMEZONE))
+                Builder::Timestamp(TimestampMillisecondBuilder::with_capacity(rows).with_timezone(TIMEZONE))
             }
             ColumnKind::Date => Builder::Date(Date32Builder::with_capacity(rows)),
             ColumnKind::Json => Builder::Json(StringBuilder::with_capacity(rows, rows * 64)),
@@ -119,8 +124,8 @@ impl Builder {
             (Builder::Integer(b), Value::Integer(n)) => b.append_value(*n),
             (Builder::Float(b), Value::Float(x)) => b.append_value(*x),
             (Builder::Boolean(b), Value::Boolean(v)) => b.append_value(*v),
-            // The instant, in seconds since the epoch; the field's zone says +09:00.
-            (Builder::Timestamp(b), Value::Timestamp(at)) => b.append_value(at.timestamp()),
+            // The instant, in milliseconds since the epoch; the field's zone says +09:00.
+            (Builder::Timestamp(b), Value::Timestamp(at)) => b.append_value(at.timestamp_millis()),
             (Builder::Date(b), Value::Date(day)) => b.append_value(day.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE),
             (_, value) => return Err(mismatch(column, value)),
         }

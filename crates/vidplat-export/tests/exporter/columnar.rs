@@ -5,11 +5,12 @@
 
 use crate::columns::EVERY_KIND as COLUMNS;
 use arrow_array::cast::AsArray as _;
-use arrow_array::types::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampSecondType};
+use arrow_array::types::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampMillisecondType};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use chrono::{DateTime, NaiveDate};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{LogicalType, Type as PhysicalType};
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -73,8 +74,8 @@ enum Cell {
     Integer(i64),
     Float(f64),
     Boolean(bool),
-    /// Seconds since the Unix epoch.
-    Seconds(i64),
+    /// Milliseconds since the Unix epoch.
+    Millis(i64),
     /// Days since 1970-01-01.
     Days(i32),
 }
@@ -89,7 +90,7 @@ fn expected(i: usize) -> Vec<Cell> {
             Value::Integer(n) => Cell::Integer(n),
             Value::Float(x) => Cell::Float(x),
             Value::Boolean(b) => Cell::Boolean(b),
-            Value::Timestamp(t) => Cell::Seconds(t.timestamp()),
+            Value::Timestamp(t) => Cell::Millis(t.timestamp_millis()),
             Value::Date(d) => Cell::Days(
                 i32::try_from((d - NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch")).num_days()).expect("days"),
             ),
@@ -103,7 +104,7 @@ fn expected_schema() -> Schema {
         Field::new(name, data_type, nullable)
             .with_metadata(HashMap::from([("description".to_owned(), description.to_owned())]))
     };
-    let japan = || DataType::Timestamp(TimeUnit::Second, Some("+09:00".into()));
+    let japan = || DataType::Timestamp(TimeUnit::Millisecond, Some("+09:00".into()));
     Schema::new(vec![
         described("content_title", DataType::Utf8, true, "Content title."),
         described(
@@ -176,8 +177,8 @@ fn cells(batches: &[RecordBatch]) -> Vec<Vec<Cell>> {
                         DataType::Int64 => Cell::Integer(column.as_primitive::<Int64Type>().value(r)),
                         DataType::Float64 => Cell::Float(column.as_primitive::<Float64Type>().value(r)),
                         DataType::Boolean => Cell::Boolean(column.as_boolean().value(r)),
-                        DataType::Timestamp(TimeUnit::Second, _) => {
-                            Cell::Seconds(column.as_primitive::<TimestampSecondType>().value(r))
+                        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                            Cell::Millis(column.as_primitive::<TimestampMillisecondType>().value(r))
                         }
                         DataType::Date32 => Cell::Days(column.as_primitive::<Date32Type>().value(r)),
                         other => panic!("unexpected type {other}"),
@@ -242,6 +243,31 @@ fn parquet_reads_back_with_its_schema_and_values() {
             column.column_path()
         );
     }
+    // The Parquet schema itself, which DuckDB reads the types from (and pyarrow
+    // too, for an INT64 without a logical type, whatever the embedded Arrow
+    // schema says): timestamps are TIMESTAMP(MILLIS, UTC), dates DATE, not
+    // bare integers.
+    let parquet_schema = metadata.file_metadata().schema_descr();
+    let logical: Vec<(&str, PhysicalType, Option<LogicalType>)> = parquet_schema
+        .columns()
+        .iter()
+        .map(|c| (c.name(), c.physical_type(), c.logical_type_ref().cloned()))
+        .filter(|(name, _, _)| ["date_time", "export_chunk_first", "export_fetched_at"].contains(name))
+        .collect();
+    let utc_millis = || {
+        Some(LogicalType::Timestamp {
+            is_adjusted_to_u_t_c: true,
+            unit: parquet::basic::TimeUnit::MILLIS,
+        })
+    };
+    assert_eq!(
+        logical,
+        [
+            ("date_time", PhysicalType::INT64, utc_millis()),
+            ("export_chunk_first", PhysicalType::INT32, Some(LogicalType::Date)),
+            ("export_fetched_at", PhysicalType::INT64, utc_millis()),
+        ]
+    );
     assert_eq!(listing(dir.path()), ["part-000.parquet"]);
 }
 
