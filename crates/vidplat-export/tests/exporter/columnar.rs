@@ -16,9 +16,9 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use vidplat_export::{Files, Format, Partition, PartitionSink as _, RowSink as _, Value};
 
-const REPORT: &str = "cloud_viewing_history";
+pub(crate) const REPORT: &str = "cloud_viewing_history";
 
-fn day() -> NaiveDate {
+pub(crate) fn day() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 10, 1).expect("a day")
 }
 
@@ -27,8 +27,8 @@ fn at(rfc3339: &str) -> DateTime<chrono::FixedOffset> {
 }
 
 /// Row `i`: nulls, an unknown open-enum value, non-ASCII text and a JSON
-/// member among them.
-fn row(i: usize) -> Vec<Value<'static>> {
+/// member among them (the Python readers' test writes them too).
+pub(crate) fn row(i: usize) -> Vec<Value<'static>> {
     const TITLES: [&str; 3] = [
         "ドラマ 第1話: \"始まり\"",
         "news, at 7\nsecond line",

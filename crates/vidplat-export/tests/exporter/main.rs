@@ -6,4 +6,7 @@ mod columns;
 #[cfg(feature = "parquet")]
 mod columnar;
 mod csv_readback;
+// Read back with pyarrow and DuckDB (`.tools/venv`), as the exporter's users read them.
+#[cfg(feature = "parquet")]
+mod python_readers;
 mod schema;
