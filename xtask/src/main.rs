@@ -137,6 +137,8 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     println!("redis-server for the quota tests: {}", redis_server.display());
     std::env::set_var("VIDPLAT_REDIS_SERVER", &redis_server);
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
+    // The exporter's files read back with pyarrow and DuckDB (installed by `lint`); it may not skip.
+    std::env::set_var("VIDPLAT_REQUIRE_PYTHON_READERS", "1");
     step("test", &mut || cargo(&["test", "--workspace"]))?;
     // The quota's timing across OS processes, measured with nothing else running
     // (beside the suite's parallel tests, two cores starve the workers).
